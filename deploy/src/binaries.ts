@@ -1,0 +1,175 @@
+import { access, chmod, constants, copyFile, mkdir, mkdtemp, rename, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { aptDownloadFromSuite, aptInstall } from "./apt.js";
+import { withDirLock } from "./dir-lock.js";
+import { outputTail, run } from "./exec.js";
+import { defaultStateDir } from "./paths.js";
+
+/** The oldest nats-server we run: 2.9 lacks `sync_interval` and later JetStream fixes. */
+const MIN_NATS: Version = [2, 10, 0];
+/** Debian suite whose nats-server package is new enough (2.10.27, a static binary). */
+const NATS_SUITE = "trixie";
+const SYSTEM_DIRS = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
+
+type Version = readonly [number, number, number];
+
+/** Paths of the OpenLDAP programs the tests and launcher use. */
+export interface SlapdBinaries {
+  slapd: string;
+  slapadd: string;
+  slappasswd: string;
+  ldapsearch: string;
+}
+
+const natsCache = new Map<string, Promise<string>>();
+let redisCache: Promise<string> | undefined;
+let slapdCache: Promise<SlapdBinaries> | undefined;
+
+/**
+ * Makes sure a nats-server 2.10 or newer exists and returns its path. Uses the one on PATH (or
+ * `/usr/sbin/nats-server`) when new enough, else `<dataDir>/bin/nats-server`, downloading Debian
+ * trixie's package and unpacking it there (under a lock, so concurrent processes install once).
+ * @param dataDir where the binary cache lives. @default `<repo>/.corral` or `CORRAL_DATA_DIR`
+ */
+export function ensureNatsServer(dataDir: string = defaultStateDir()): Promise<string> {
+  let found = natsCache.get(dataDir);
+  if (!found) {
+    found = findOrInstallNats(dataDir);
+    natsCache.set(dataDir, found);
+    found.catch(() => natsCache.delete(dataDir));
+  }
+  return found;
+}
+
+/**
+ * Makes sure `redis-server` is installed (apt-get when missing) and returns its path.
+ * @param dataDir where the install lock lives. @default `<repo>/.corral` or `CORRAL_DATA_DIR`
+ */
+export function ensureRedisServer(dataDir: string = defaultStateDir()): Promise<string> {
+  redisCache ??= ensureInstalled(dataDir, ["redis-server"], async () => {
+    const path = await which("redis-server");
+    return path ? path : undefined;
+  });
+  redisCache.catch(() => (redisCache = undefined));
+  return redisCache;
+}
+
+/**
+ * Makes sure OpenLDAP's slapd and client tools are installed (packages slapd, ldap-utils) and
+ * returns their paths.
+ * @param dataDir where the install lock lives. @default `<repo>/.corral` or `CORRAL_DATA_DIR`
+ */
+export function ensureSlapd(dataDir: string = defaultStateDir()): Promise<SlapdBinaries> {
+  slapdCache ??= ensureInstalled(dataDir, ["slapd", "ldap-utils"], async () => {
+    const [slapd, slapadd, slappasswd, ldapsearch] = await Promise.all(
+      ["slapd", "slapadd", "slappasswd", "ldapsearch"].map(which),
+    );
+    return slapd && slapadd && slappasswd && ldapsearch ? { slapd, slapadd, slappasswd, ldapsearch } : undefined;
+  });
+  slapdCache.catch(() => (slapdCache = undefined));
+  return slapdCache;
+}
+
+async function ensureInstalled<T>(dataDir: string, packages: string[], find: () => Promise<T | undefined>): Promise<T> {
+  const present = await find();
+  if (present) {
+    return present;
+  }
+  return withDirLock(join(dataDir, "locks", "apt.lock"), async () => {
+    const installedMeanwhile = await find();
+    if (installedMeanwhile) {
+      return installedMeanwhile;
+    }
+    await aptInstall(packages);
+    const installed = await find();
+    if (!installed) {
+      throw new Error(`apt-get installed ${packages.join(" ")} but the programs are still not found`);
+    }
+    return installed;
+  });
+}
+
+async function findOrInstallNats(dataDir: string): Promise<string> {
+  const system = await which("nats-server");
+  if (system && (await isNewEnough(system))) {
+    return system;
+  }
+  const cached = join(dataDir, "bin", "nats-server");
+  if (await isNewEnough(cached)) {
+    return cached;
+  }
+  return withDirLock(join(dataDir, "locks", "nats-server.lock"), async () => {
+    if (await isNewEnough(cached)) {
+      return cached; // another process installed it while we waited
+    }
+    await installNatsFromDebian(cached);
+    const version = await natsVersion(cached);
+    if (!version || compare(version, MIN_NATS) < 0) {
+      throw new Error(`installed ${cached} but it reports version ${version?.join(".") ?? "unknown"}, need >= 2.10`);
+    }
+    return cached;
+  });
+}
+
+async function installNatsFromDebian(target: string): Promise<void> {
+  const work = await mkdtemp(join(tmpdir(), "corral-nats-install-"));
+  try {
+    let deb: string;
+    try {
+      deb = await aptDownloadFromSuite("nats-server", NATS_SUITE, work);
+    } catch (err) {
+      throw new Error(
+        `nats-server >= 2.10 is not installed and fetching Debian ${NATS_SUITE}'s package failed: ${(err as Error).message}`,
+      );
+    }
+    const unpacked = join(work, "unpacked");
+    const result = await run("dpkg", ["-x", deb, unpacked]);
+    if (result.code !== 0) {
+      throw new Error(`dpkg -x ${deb} failed (exit ${result.code ?? result.signal}):\n${outputTail(result)}`);
+    }
+    await mkdir(dirname(target), { recursive: true });
+    const partial = `${target}.partial-${process.pid}`;
+    await copyFile(join(unpacked, "usr", "sbin", "nats-server"), partial);
+    await chmod(partial, 0o755);
+    await rename(partial, target);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+async function isNewEnough(binary: string): Promise<boolean> {
+  const version = await natsVersion(binary);
+  return version !== undefined && compare(version, MIN_NATS) >= 0;
+}
+
+/** Parses `nats-server: v2.10.27` from `--version`; undefined when the binary is missing or odd. */
+async function natsVersion(binary: string): Promise<Version | undefined> {
+  try {
+    await access(binary, constants.X_OK);
+    const result = await run(binary, ["--version"], { timeoutMs: 10_000 });
+    const m = /v?(\d+)\.(\d+)\.(\d+)/.exec(result.stdout + result.stderr);
+    return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function compare(a: Version, b: Version): number {
+  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+}
+
+/** First executable named `name` on PATH or in the usual system dirs (root's sbin dirs included). */
+async function which(name: string): Promise<string | undefined> {
+  const dirs = [...(process.env["PATH"] ?? "").split(delimiter).filter(Boolean), ...SYSTEM_DIRS];
+  for (const dir of dirs) {
+    const candidate = join(dir, name);
+    try {
+      await access(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // keep looking
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,201 @@
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { ensureNatsServer, ensureRedisServer } from "./binaries.js";
+import { freePort } from "./ports.js";
+import { redisPing, ServerStartError, waitUntilReady } from "./readiness.js";
+import type { ServerProcess } from "./server-process.js";
+import { spawnServer } from "./server-process.js";
+
+/** A running server started by {@link startNats} or {@link startRedis}. */
+export interface ServerHandle {
+  /** Client URL, for example `nats://127.0.0.1:40123` or `redis://127.0.0.1:40124`. */
+  url: string;
+  port: number;
+  pid: number;
+  /** Settles when the server process has exited, whether stopped or crashed. */
+  exited: Promise<void>;
+  /** Stops the server (SIGTERM, SIGKILL after 10 s) and removes its temporary files. Idempotent. */
+  stop(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** A running nats-server. */
+export interface NatsHandle extends ServerHandle {
+  /** Monitoring endpoint, for example `http://127.0.0.1:40125` (`/healthz`, `/jsz`, `/varz`). */
+  monitorUrl: string;
+  /** JetStream store directory, when JetStream is on. */
+  storeDir?: string;
+}
+
+/** Options shared by the server starters. */
+export interface CommonServerOptions {
+  /** Binary cache and lock directory. @default `<repo>/.corral` or `CORRAL_DATA_DIR` */
+  stateDir?: string;
+  /** Own process group, so a terminal's Ctrl-C does not reach the server directly. @default false */
+  detached?: boolean;
+  /** Receives every line the server prints. */
+  onLine?: (line: string) => void;
+  /** Give up when the server is not ready after this long. @default 30_000 ms */
+  startTimeoutMs?: number;
+}
+
+/** Options for {@link startNats}. */
+export interface NatsOptions extends CommonServerOptions {
+  /** Enable JetStream. @default false */
+  jetstream?: boolean;
+  /** JetStream store; kept on stop. @default a temporary directory, removed on stop */
+  storeDir?: string;
+  /** Client port. @default any free port */
+  port?: number;
+  /** `sync_interval: always`: fsync every JetStream write before acknowledging it. @default true */
+  syncAlways?: boolean;
+  /** Largest message the server accepts, in bytes. @default 8 MiB */
+  maxPayloadBytes?: number;
+}
+
+/** Options for {@link startRedis}. */
+export interface RedisOptions extends CommonServerOptions {
+  /** Port. @default any free port */
+  port?: number;
+  /** Working directory (the AOF lives here when persisting). @default a temporary directory, removed on stop */
+  dir?: string;
+  /** Keep data in an append-only file under `dir`; otherwise no persistence at all. @default false */
+  persist?: boolean;
+}
+
+const STOP_GRACE_MS = 10_000;
+
+/**
+ * Starts a nats-server (2.10+) on 127.0.0.1 from a generated config, waiting until it accepts
+ * clients (and, with JetStream, until `/healthz?js-enabled-only=true` answers 200).
+ */
+export async function startNats(opts: NatsOptions = {}): Promise<NatsHandle> {
+  const binary = await ensureNatsServer(opts.stateDir);
+  const work = await mkdtemp(join(tmpdir(), "corral-nats-"));
+  const storeDir = opts.jetstream ? resolve(opts.storeDir ?? join(work, "jetstream")) : undefined;
+  try {
+    if (storeDir) {
+      await mkdir(storeDir, { recursive: true });
+    }
+    const confPath = join(work, "nats.conf");
+    await writeFile(confPath, natsConfig(opts, work, storeDir));
+    const server = spawnServer(binary, ["-c", confPath], { detached: opts.detached, onLine: opts.onLine });
+    const timeoutMs = opts.startTimeoutMs ?? 30_000;
+    try {
+      const ports = await waitUntilReady(server, "nats-server", () => readPortsFile(work, server.pid), timeoutMs);
+      const url = ports.nats[0];
+      const monitorUrl = ports.monitoring[0];
+      if (!url || !monitorUrl) {
+        throw new ServerStartError(`nats-server wrote an unexpected ports file`, JSON.stringify(ports));
+      }
+      if (storeDir) {
+        const health = `${monitorUrl}/healthz?js-enabled-only=true`;
+        await waitUntilReady(server, "nats-server JetStream", async () => ((await fetch(health)).ok ? true : undefined), timeoutMs);
+      }
+      const handle = makeHandle(server, url, async () => rm(work, { recursive: true, force: true }));
+      return { ...handle, monitorUrl, storeDir };
+    } catch (err) {
+      await server.terminate(STOP_GRACE_MS);
+      throw err;
+    }
+  } catch (err) {
+    await rm(work, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/**
+ * Starts a redis-server on 127.0.0.1 and waits until it answers PING. Without a fixed port it
+ * picks a free one and retries once with another when the port was taken meanwhile.
+ */
+export async function startRedis(opts: RedisOptions = {}): Promise<ServerHandle> {
+  const binary = await ensureRedisServer(opts.stateDir);
+  const tempDir = opts.dir ? undefined : await mkdtemp(join(tmpdir(), "corral-redis-"));
+  const dir = resolve(opts.dir ?? tempDir ?? ".");
+  const cleanup = async (): Promise<void> => {
+    if (tempDir) {
+      await rm(tempDir, { recursive: true, force: true });
+    }
+  };
+  try {
+    await mkdir(dir, { recursive: true });
+    const attempts = opts.port === undefined ? 2 : 1;
+    for (let attempt = 1; ; attempt++) {
+      const port = opts.port ?? (await freePort());
+      try {
+        return await startRedisOnce(binary, port, dir, opts, cleanup);
+      } catch (err) {
+        const clash = err instanceof ServerStartError && /address already in use/i.test(err.output);
+        if (!clash || attempt >= attempts) {
+          throw err;
+        }
+      }
+    }
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+}
+
+async function startRedisOnce(
+  binary: string,
+  port: number,
+  dir: string,
+  opts: RedisOptions,
+  cleanup: () => Promise<void>,
+): Promise<ServerHandle> {
+  const persistence = opts.persist ? ["--appendonly", "yes"] : ["--save", "", "--appendonly", "no"];
+  const args = ["--bind", "127.0.0.1", "--port", String(port), "--dir", dir, ...persistence];
+  const server = spawnServer(binary, args, { detached: opts.detached, onLine: opts.onLine });
+  try {
+    await waitUntilReady(server, "redis-server", async () => ((await redisPing(port)) ? true : undefined), opts.startTimeoutMs ?? 30_000);
+  } catch (err) {
+    await server.terminate(STOP_GRACE_MS);
+    throw err;
+  }
+  return makeHandle(server, `redis://127.0.0.1:${port}`, cleanup);
+}
+
+function makeHandle(server: ServerProcess, url: string, cleanup: () => Promise<void>): ServerHandle {
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= server.terminate(STOP_GRACE_MS).then(cleanup);
+    return stopping;
+  };
+  const exited = server.exited.then(() => undefined);
+  return { url, port: Number(new URL(url).port), pid: server.pid, exited, stop, [Symbol.asyncDispose]: stop };
+}
+
+function natsConfig(opts: NatsOptions, portsDir: string, storeDir: string | undefined): string {
+  const lines = [
+    `host: 127.0.0.1`,
+    `port: ${opts.port ?? -1}`,
+    `http: "127.0.0.1:-1"`,
+    `ports_file_dir: ${JSON.stringify(portsDir)}`,
+    `max_payload: ${opts.maxPayloadBytes ?? 8 * 1024 * 1024}`,
+  ];
+  if (storeDir) {
+    lines.push(`jetstream {`, `  store_dir: ${JSON.stringify(storeDir)}`);
+    if (opts.syncAlways ?? true) {
+      lines.push(`  sync_interval: always`);
+    }
+    lines.push(`}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+interface PortsFile {
+  nats: string[];
+  monitoring: string[];
+}
+
+/** nats-server writes `<dir>/<exe>_<pid>.ports` once it listens. */
+async function readPortsFile(dir: string, pid: number): Promise<PortsFile | undefined> {
+  const name = (await readdir(dir)).find((f) => f.endsWith(`_${pid}.ports`));
+  if (!name) {
+    return undefined;
+  }
+  const parsed = JSON.parse(await readFile(join(dir, name), "utf8")) as Partial<PortsFile>;
+  return { nats: parsed.nats ?? [], monitoring: parsed.monitoring ?? [] };
+}

@@ -1,0 +1,87 @@
+import { randomUUID } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Kvm } from "@nats-io/kv";
+import { connect } from "@nats-io/transport-node";
+import test from "ava";
+import { createClient } from "redis";
+import { startNats, startRedis } from "../../test/helpers/servers.js";
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test("servers - nats with JetStream answers a request, and stop() leaves no process", async (t) => {
+  const nats = await startNats({ jetstream: true });
+  try {
+    const nc = await connect({ servers: nats.url });
+    try {
+      const subject = `echo.${randomUUID()}`;
+      const sub = nc.subscribe(subject);
+      void (async () => {
+        for await (const m of sub) {
+          m.respond(m.data);
+        }
+      })();
+      const reply = await nc.request(subject, "ping", { timeout: 5_000 });
+      t.is(reply.string(), "ping");
+      t.is(nc.info?.max_payload, 8 * 1024 * 1024, "max_payload defaults to 8 MiB");
+    } finally {
+      await nc.close();
+    }
+    const varz = (await (await fetch(`${nats.monitorUrl}/varz`)).json()) as { jetstream?: { config?: { sync_always?: boolean } } };
+    t.true(varz.jetstream?.config?.sync_always, "JetStream runs with sync_interval: always by default");
+  } finally {
+    await Promise.all([nats.stop(), nats.stop()]);
+  }
+  t.false(isAlive(nats.pid), "nats-server is gone after stop()");
+});
+
+test("servers - redis answers SET and GET, and stop() leaves no process", async (t) => {
+  const redis = await startRedis();
+  try {
+    const client = createClient({ url: redis.url });
+    await client.connect();
+    try {
+      const key = `test-${randomUUID()}`;
+      await client.set(key, "value");
+      t.is(await client.get(key), "value");
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await redis.stop();
+  }
+  await redis.stop();
+  t.false(isAlive(redis.pid), "redis-server is gone after stop()");
+});
+
+test("servers - a persistent JetStream store keeps a KV value across a restart", async (t) => {
+  const storeDir = await mkdtemp(join(tmpdir(), "corral-test-store-"));
+  t.teardown(() => rm(storeDir, { recursive: true, force: true }));
+  const bucket = `test_${randomUUID().replaceAll("-", "")}`;
+
+  {
+    await using nats = await startNats({ jetstream: true, storeDir });
+    const nc = await connect({ servers: nats.url });
+    const kv = await new Kvm(nc).create(bucket);
+    await kv.put("greeting", "hello");
+    await nc.close();
+  }
+
+  await using nats = await startNats({ jetstream: true, storeDir });
+  const nc = await connect({ servers: nats.url });
+  try {
+    const kv = await new Kvm(nc).open(bucket);
+    const entry = await kv.get("greeting");
+    t.is(entry?.string(), "hello");
+  } finally {
+    await nc.close();
+  }
+});

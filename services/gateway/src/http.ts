@@ -1,0 +1,125 @@
+import type { HttpResponse } from "uWebSockets.js";
+import { isCorralError, type CorralError } from "@corral/shared";
+
+const STATUS_TEXT: Record<number, string> = {
+  200: "200 OK",
+  400: "400 Bad Request",
+  401: "401 Unauthorized",
+  403: "403 Forbidden",
+  404: "404 Not Found",
+  405: "405 Method Not Allowed",
+  409: "409 Conflict",
+  413: "413 Payload Too Large",
+  500: "500 Internal Server Error",
+  503: "503 Service Unavailable",
+  504: "504 Gateway Timeout",
+};
+
+const statusLine = (status: number) => STATUS_TEXT[status] ?? `${status} Error`;
+
+/** One HTTP exchange: remembers whether the client went away, and writes with backpressure. */
+export class Exchange {
+  aborted = false;
+  private done = false;
+  private readonly abortListeners: Array<() => void> = [];
+
+  constructor(private readonly res: HttpResponse) {
+    res.onAborted(() => {
+      this.aborted = true;
+      for (const listener of this.abortListeners) listener();
+    });
+  }
+
+  onAbort(listener: () => void): void {
+    this.abortListeners.push(listener);
+  }
+
+  get finished(): boolean {
+    return this.aborted || this.done;
+  }
+
+  /** Sends a complete response; a slow reader gets the rest as it drains (onWritable). */
+  send(status: number, body: Buffer | undefined, headers: Record<string, string> = {}): void {
+    if (this.finished) return;
+    this.done = true;
+    const res = this.res;
+    res.cork(() => {
+      res.writeStatus(statusLine(status));
+      for (const [k, v] of Object.entries(headers)) res.writeHeader(k, v);
+      if (!body || body.length === 0) {
+        res.end();
+        return;
+      }
+      const bytes = body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength) as ArrayBuffer;
+      const total = bytes.byteLength;
+      const startOffset = res.getWriteOffset();
+      const [ok, finished] = res.tryEnd(bytes, total);
+      if (!ok && !finished) {
+        res.onWritable((offset) => {
+          if (this.aborted) return true;
+          const [ok2] = res.tryEnd(bytes.slice(offset - startOffset), total);
+          return ok2;
+        });
+      }
+    });
+  }
+
+  json(status: number, value: unknown, headers: Record<string, string> = {}): void {
+    const body = value === undefined ? undefined : Buffer.from(JSON.stringify(value));
+    this.send(status, body, body ? { "content-type": "application/json", ...headers } : headers);
+  }
+
+  /** The JSON error body of DESIGN.md: `{status, error, message, details?}`. */
+  error(status: number, code: string, message: string, details?: Record<string, unknown>, headers?: Record<string, string>): void {
+    const body: Record<string, unknown> = { status, error: code, message };
+    if (details !== undefined) body["details"] = details;
+    this.json(status, body, headers);
+  }
+
+  fail(err: CorralError | unknown): void {
+    if (isCorralError(err)) {
+      // The spec's missing-provider-fields body is `{missingFields: [...]}`, not the generic error shape.
+      if (err.code === "missing_fields" && err.details) {
+        this.json(err.status, err.details);
+        return;
+      }
+      this.error(err.status, err.code, err.message, err.details);
+      return;
+    }
+    this.error(500, "internal", "internal error");
+  }
+}
+
+export class BodyTooLargeError extends Error {}
+
+/**
+ * Reads the request body up to `maxBytes`. Rejects with BodyTooLargeError past the limit, or when the
+ * client aborts. Chunks are copied: uWS detaches the ArrayBuffer after the callback.
+ */
+export function readBody(res: HttpResponse, exchange: Exchange, maxBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    exchange.onAbort(() => {
+      if (!settled) {
+        settled = true;
+        reject(new Error("aborted"));
+      }
+    });
+    res.onData((ab, isLast) => {
+      if (settled) return;
+      size += ab.byteLength;
+      if (size > maxBytes) {
+        settled = true;
+        reject(new BodyTooLargeError());
+        return;
+      }
+      chunks.push(Buffer.from(ab.slice(0)));
+      if (isLast) {
+        settled = true;
+        resolve(Buffer.concat(chunks, size));
+      }
+    });
+  });
+}

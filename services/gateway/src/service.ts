@@ -1,0 +1,168 @@
+import uWS from "uWebSockets.js";
+import type { HttpRequest, HttpResponse, us_listen_socket } from "uWebSockets.js";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { BadRequestError, CorralError, ForbiddenError, UnauthorizedError, call, type Logger } from "@corral/shared";
+import { BodyTooLargeError, Exchange, readBody } from "./http.js";
+import { API_KEY_HEADER, TENANT_HEADER, USER_HEADER, isAllowed, resolveIdentity } from "./identity.js";
+import { createRouter } from "./router.js";
+import { apiRoutes, type Route } from "./routes.js";
+import { openTenantDirectory } from "./tenant-directory.js";
+
+/** The version segment every API path starts with (spec 9). */
+export const API_VERSION = "v2";
+
+export interface GatewayOptions {
+  /** @default "0.0.0.0" */
+  host?: string;
+  /** 0 picks a free port. @default 55054 */
+  port?: number;
+  /** @default 4 MiB */
+  maxRequestBytes?: number;
+  /** @default 15000 */
+  requestTimeoutMs?: number;
+}
+
+export interface GatewayDeps extends GatewayOptions {
+  nc: NatsConnection;
+  log: Logger;
+}
+
+export interface Gateway {
+  /** The port it listens on. */
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** What the handler read from the request before any await (uWS invalidates `req` afterwards). */
+interface RequestHead {
+  method: string;
+  path: string;
+  query: string;
+  userId: string;
+  tenant: string;
+  contentLength: number | undefined;
+}
+
+function readHead(req: HttpRequest): RequestHead {
+  const length = req.getHeader("content-length");
+  void req.getHeader(API_KEY_HEADER); // accepted, not validated (spec 5.1 leaves API keys open)
+  return {
+    method: req.getCaseSensitiveMethod().toUpperCase(),
+    path: req.getUrl(),
+    query: req.getQuery() ?? "",
+    userId: req.getHeader(USER_HEADER),
+    tenant: req.getHeader(TENANT_HEADER),
+    contentLength: length ? Number(length) : undefined,
+  };
+}
+
+function parseQuery(query: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of new URLSearchParams(query)) out[k] = v;
+  return out;
+}
+
+function parseJson(bytes: Buffer, kind: Route["body"]): unknown {
+  if (bytes.length === 0 || bytes.toString("utf8").trim() === "") {
+    if (kind === "json") throw new BadRequestError("a JSON request body is required");
+    return undefined;
+  }
+  try {
+    return JSON.parse(bytes.toString("utf8"));
+  } catch (err) {
+    throw new BadRequestError(`request body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** Starts the REST gateway: parse, authenticate, authorise, forward over NATS, map errors to statuses. */
+export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
+  const { nc, log } = deps;
+  const maxRequestBytes = deps.maxRequestBytes ?? 4 * 1024 * 1024;
+  const requestTimeoutMs = deps.requestTimeoutMs ?? 15000;
+  // A request must also fit in one NATS message (with room for the envelope).
+  const maxBodyBytes = Math.min(maxRequestBytes, Math.max(0, (nc.info?.max_payload ?? 1048576) - 16384));
+  const directory = await openTenantDirectory(nc, log);
+  const route = createRouter(apiRoutes());
+
+  const handle = async (res: HttpResponse, head: RequestHead, ex: Exchange): Promise<void> => {
+    const versionPrefix = `/${API_VERSION}`;
+    let path: string;
+    if (head.path === versionPrefix || head.path.startsWith(versionPrefix + "/")) {
+      path = head.path.slice(versionPrefix.length) || "/";
+    } else if (head.path === "/status" || head.path === "/status/") {
+      path = "/status";
+    } else {
+      ex.error(404, "not_found", `no such path ${head.path}; API paths start with /${API_VERSION}`);
+      return;
+    }
+    const match = route(head.method, path);
+    if (match.kind === "not_found") {
+      ex.error(404, "not_found", `no such path ${head.path}`);
+      return;
+    }
+    if (match.kind === "method_not_allowed") {
+      ex.error(405, "method_not_allowed", `${head.method} is not allowed on ${head.path}`, { allowed: match.allowed }, {
+        allow: match.allowed.join(", "),
+      });
+      return;
+    }
+    if (match.kind === "bad_path") {
+      ex.error(400, "bad_request", match.message);
+      return;
+    }
+    const r = match.route;
+    if (r.access === "public") {
+      ex.json(200, { status: "OK" });
+      return;
+    }
+    const identity = await resolveIdentity(head.userId, head.tenant, directory);
+    if (!isAllowed(identity.role, r.access)) {
+      const need = r.access === "superadmin" ? "the superadmin" : "a tenant admin";
+      const message = `${r.method} ${head.path} requires ${need}`;
+      throw r.denialStatus === 403 ? new ForbiddenError(message) : new UnauthorizedError(message);
+    }
+    let body: unknown;
+    if (r.body !== "none") {
+      if (head.contentLength !== undefined && head.contentLength > maxBodyBytes) throw new BodyTooLargeError();
+      body = parseJson(await readBody(res, ex, maxBodyBytes), r.body);
+    }
+    if (ex.finished || !r.subject) return;
+    const value = await call(nc, r.subject, { identity, params: match.params, query: parseQuery(head.query), body }, {
+      timeoutMs: requestTimeoutMs,
+    });
+    ex.json(200, value);
+  };
+
+  const app = uWS.App().any("/*", (res, req) => {
+    const head = readHead(req);
+    const ex = new Exchange(res);
+    handle(res, head, ex).catch((err: unknown) => {
+      if (ex.finished) return;
+      if (err instanceof BodyTooLargeError) {
+        ex.error(413, "payload_too_large", `request body is larger than ${maxBodyBytes} bytes`, undefined, {
+          connection: "close",
+        });
+        return;
+      }
+      if (!(err instanceof CorralError) || err.status >= 500) log.warn("request failed", { path: head.path, err });
+      ex.fail(err);
+    });
+  });
+
+  const host = deps.host ?? "0.0.0.0";
+  const socket = await new Promise<us_listen_socket>((resolve, reject) =>
+    app.listen(host, deps.port ?? 55054, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${host}:${deps.port}`)))),
+  );
+  const port = uWS.us_socket_local_port(socket);
+  let stopping: Promise<void> | undefined;
+  return {
+    port,
+    stop() {
+      stopping ??= (async () => {
+        uWS.us_listen_socket_close(socket);
+        directory.stop();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import { CATALOG_KINDS, SUPERADMIN_TENANT, queues, serve, type Logger } from "@corral/shared";
+import { openCatalogStore } from "./adapters/catalog-store.js";
+import { openRegistryStore } from "./adapters/registry-store.js";
+import { openTenantStore } from "./adapters/tenant-store.js";
+import { openUsageStore } from "./adapters/usage-store.js";
+import { createCatalogReplacer } from "./catalog-replacer.js";
+import { catalogHandlers } from "./handlers/catalog.js";
+import { provisionerHandlers } from "./handlers/provisioners.js";
+import { tenantHandlers } from "./handlers/tenants.js";
+import { transferHandlers } from "./handlers/transfer.js";
+
+export interface TenancyServiceDeps {
+  nc: NatsConnection;
+  log: Logger;
+  /** @default Date.now */
+  now?: () => number;
+  /** How often abandoned catalog replacements are looked for. @default 15000 */
+  reconcileIntervalMs?: number;
+  /** Age after which another instance finishes an interrupted replacement. @default 30000 */
+  takeoverAfterMs?: number;
+}
+
+export interface TenancyService {
+  stop(): Promise<void>;
+}
+
+/** Starts the tenancy service: tenants, provisioner registry reads, the per-tenant catalog, export/import. */
+export async function startTenancyService(deps: TenancyServiceDeps): Promise<TenancyService> {
+  const { nc, log } = deps;
+  const now = deps.now ?? Date.now;
+  const [tenants, catalog, registry, usage] = await Promise.all([
+    openTenantStore(nc),
+    openCatalogStore(nc),
+    openRegistryStore(nc),
+    openUsageStore(nc),
+  ]);
+  const replacer = createCatalogReplacer({ tenants, catalog, log, now, takeoverAfterMs: deps.takeoverAfterMs });
+
+  // The superadmin tenant exists from the first start; concurrent instances race on create, one wins.
+  await tenants.create({ tenant: { name: SUPERADMIN_TENANT, description: "super admin tenant", workers: 0 } });
+
+  const handlers = Object.assign(
+    {},
+    tenantHandlers({ tenants, catalog, usage, replacer }),
+    provisionerHandlers(registry),
+    transferHandlers({ catalog, registry, replacer }),
+    ...CATALOG_KINDS.map((kind) => catalogHandlers(kind, { catalog, registry })),
+  );
+  const served = serve({ nc, queue: queues.tenancy, log, handlers });
+
+  const reconcile = () =>
+    replacer.reconcile().catch((err: unknown) => log.warn("catalog reconcile failed", { err }));
+  void reconcile();
+  const timer = setInterval(reconcile, deps.reconcileIntervalMs ?? 15000);
+  timer.unref();
+
+  let stopping: Promise<void> | undefined;
+  return {
+    stop() {
+      stopping ??= (async () => {
+        clearInterval(timer);
+        await served.stop();
+      })();
+      return stopping;
+    },
+  };
+}

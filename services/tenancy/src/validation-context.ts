@@ -1,0 +1,14 @@
+import { PluginKind, type ValidationContext } from "@corral/shared";
+import type { RegistryStore } from "./adapters/registry-store.js";
+
+/** Builds the validation context from the plugin types provisioners have announced, read fresh per write. */
+export async function loadValidationContext(registry: RegistryStore): Promise<ValidationContext> {
+  const [providerTypes, automatorTypes] = await Promise.all([
+    registry.pluginTypes(PluginKind.Provider),
+    registry.pluginTypes(PluginKind.Automator),
+  ]);
+  return {
+    isProviderType: (name: string) => providerTypes.has(name),
+    automatorType: (name: string) => automatorTypes.get(name),
+  };
+}

@@ -1,0 +1,161 @@
+import { readFileSync } from "node:fs";
+import { BadRequestError } from "./errors.js";
+
+/**
+ * Configuration uses the spec's property names (`server.port`, `security.enabled`, ...). Values come from
+ * an optional config file (JSON, nested or flat; or Java-style `key=value` properties) and are overridden by
+ * environment variables `CORRAL_` + the key upper-cased with dots as underscores (`CORRAL_SERVER_PORT`).
+ */
+
+type KeyType = "string" | "number" | "boolean";
+interface KeySpec {
+  type: KeyType;
+  default: string | number | boolean;
+  doc: string;
+}
+
+/** Every known key, its type, default and meaning. The README's configuration table mirrors this. */
+export const CONFIG_KEYS = {
+  "server.host": { type: "string", default: "0.0.0.0", doc: "bind address of the REST API" },
+  "server.port": { type: "number", default: 55054, doc: "port of the REST API" },
+  "server.maxRequestBytes": { type: "number", default: 4 * 1024 * 1024, doc: "largest accepted request body (413 past it)" },
+  "server.requestTimeoutMs": { type: "number", default: 15000, doc: "how long the gateway waits for a service" },
+  "nats.url": { type: "string", default: "nats://127.0.0.1:4222", doc: "NATS server URL(s), comma separated" },
+  "redis.url": { type: "string", default: "redis://127.0.0.1:6379", doc: "Redis URL" },
+  "data.dir": { type: "string", default: ".corral/data", doc: "data of the embedded nats-server and redis-server" },
+  "nats.syncAlways": { type: "boolean", default: true, doc: "embedded JetStream flushes every write (sync_interval: always)" },
+  "log.level": { type: "string", default: "info", doc: "debug, info, warn or error" },
+  "provisioner.local.enabled": { type: "boolean", default: true, doc: "npm start also runs one local provisioner" },
+  "security.enabled": { type: "boolean", default: false, doc: "require Bearer tokens on the API" },
+  "security.auth.server.address": { type: "string", default: "localhost", doc: "token server address" },
+  "security.auth.server.bind.port": { type: "number", default: 55059, doc: "token server port" },
+  "security.auth.server.ssl.keystore.path": { type: "string", default: "", doc: "TLS keystore of the token server" },
+  "security.auth.server.ssl.keystore.password": { type: "string", default: "", doc: "keystore password" },
+  "security.auth.server.ssl.keystore.keypassword": { type: "string", default: "", doc: "key password" },
+  "security.auth.server.ssl.keystore.type": { type: "string", default: "JKS", doc: "keystore type" },
+  "security.authentication.handlerClassName": { type: "string", default: "basic", doc: "basic, ldap, or a module path" },
+  "security.authentication.loginmodule.className": { type: "string", default: "", doc: "login module" },
+  "security.authentication.basic.realmfile": { type: "string", default: "", doc: "realm file for basic authentication" },
+  "security.authentication.handler.debug": { type: "boolean", default: false, doc: "LDAP debug logging" },
+  "security.authentication.handler.hostname": { type: "string", default: "", doc: "LDAP host" },
+  "security.authentication.handler.port": { type: "number", default: 389, doc: "LDAP port" },
+  "security.authentication.handler.userBaseDn": { type: "string", default: "", doc: "LDAP user base DN" },
+  "security.authentication.handler.userRdnAttribute": { type: "string", default: "", doc: "LDAP user RDN attribute" },
+  "security.authentication.handler.userObjectClass": { type: "string", default: "", doc: "LDAP user object class" },
+  "security.authentication.handler.bindDn": { type: "string", default: "", doc: "LDAP bind DN" },
+  "security.authentication.handler.bindPassword": { type: "string", default: "", doc: "LDAP bind password" },
+  "security.authentication.handler.userIdAttribute": { type: "string", default: "", doc: "LDAP user id attribute" },
+  "security.authentication.handler.userPasswordAttribute": { type: "string", default: "", doc: "LDAP password attribute" },
+  "security.authentication.handler.roleBaseDn": { type: "string", default: "", doc: "LDAP role base DN" },
+  "security.authentication.handler.roleNameAttribute": { type: "string", default: "", doc: "LDAP role name attribute" },
+  "security.authentication.handler.roleMemberAttribute": { type: "string", default: "", doc: "LDAP role member attribute" },
+  "security.authentication.handler.roleObjectClass": { type: "string", default: "", doc: "LDAP role object class" },
+} as const satisfies Record<string, KeySpec>;
+
+export type ConfigKey = keyof typeof CONFIG_KEYS;
+type ValueOf<K extends ConfigKey> = (typeof CONFIG_KEYS)[K]["type"] extends "number"
+  ? number
+  : (typeof CONFIG_KEYS)[K]["type"] extends "boolean"
+    ? boolean
+    : string;
+
+/** Prefix whose keys are passed through untyped (custom authentication handlers). */
+export const HANDLER_PREFIX = "security.authentication.handler.";
+
+export interface CorralConfig {
+  /** Typed value of a known key (its default when unset). */
+  get<K extends ConfigKey>(key: K): ValueOf<K>;
+  /** Every `security.authentication.handler.*` property with the prefix removed. */
+  handlerProperties(): Readonly<Record<string, string>>;
+  /** True when the key was set by the file or the environment. */
+  isSet(key: ConfigKey): boolean;
+}
+
+export interface LoadConfigOptions {
+  /** @default process.env is NOT read here; pass it (only `index.ts` files read process.env). */
+  env?: Record<string, string | undefined>;
+  /** Path of a config file; also taken from `CORRAL_CONFIG` in `env`. */
+  file?: string;
+  /** Values that win over file and environment (tests). */
+  overrides?: Partial<Record<ConfigKey | string, string | number | boolean>>;
+}
+
+/** The environment variable that sets a key: `server.port` -> `CORRAL_SERVER_PORT`. */
+export function envNameOf(key: string): string {
+  return "CORRAL_" + key.toUpperCase().replace(/\./g, "_");
+}
+
+function flatten(value: unknown, prefix: string, out: Record<string, string>): void {
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    for (const [k, v] of Object.entries(value)) flatten(v, prefix ? `${prefix}.${k}` : k, out);
+  } else if (prefix) {
+    out[prefix] = String(value);
+  }
+}
+
+function readConfigFile(path: string): Record<string, string> {
+  const text = readFileSync(path, "utf8");
+  const out: Record<string, string> = {};
+  if (path.endsWith(".json")) {
+    flatten(JSON.parse(text), "", out);
+    return out;
+  }
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (!line || line.startsWith("#") || line.startsWith("!")) continue;
+    const m = /^([^=:\s]+)\s*[=:]\s*(.*)$/.exec(line);
+    if (m?.[1] !== undefined) out[m[1]] = m[2] ?? "";
+  }
+  return out;
+}
+
+function coerce(key: string, type: KeyType, raw: string | number | boolean): string | number | boolean {
+  if (type === "string") return String(raw);
+  if (type === "number") {
+    const n = typeof raw === "number" ? raw : Number(String(raw).trim());
+    if (!Number.isFinite(n) || String(raw).trim() === "") {
+      throw new BadRequestError(`config ${key} must be a number, got "${String(raw)}"`);
+    }
+    return n;
+  }
+  if (typeof raw === "boolean") return raw;
+  const s = String(raw).trim().toLowerCase();
+  if (s === "true" || s === "1" || s === "yes") return true;
+  if (s === "false" || s === "0" || s === "no") return false;
+  throw new BadRequestError(`config ${key} must be true or false, got "${String(raw)}"`);
+}
+
+/** Reads, merges and checks configuration once; the result is frozen. */
+export function loadConfig(options: LoadConfigOptions = {}): CorralConfig {
+  const env = options.env ?? {};
+  const file = options.file ?? env["CORRAL_CONFIG"];
+  const raw: Record<string, string | number | boolean> = file ? readConfigFile(file) : {};
+  const knownByEnv = new Map<string, string>();
+  for (const key of Object.keys(CONFIG_KEYS)) knownByEnv.set(envNameOf(key), key);
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || !name.startsWith("CORRAL_")) continue;
+    const key = knownByEnv.get(name);
+    if (key) raw[key] = value;
+    else if (name.startsWith(envNameOf(HANDLER_PREFIX))) {
+      raw[HANDLER_PREFIX + name.slice(envNameOf(HANDLER_PREFIX).length).toLowerCase()] = value;
+    }
+  }
+  for (const [k, v] of Object.entries(options.overrides ?? {})) if (v !== undefined) raw[k] = v;
+
+  const values = new Map<string, string | number | boolean>();
+  for (const [key, spec] of Object.entries(CONFIG_KEYS) as [string, KeySpec][]) {
+    const given = raw[key];
+    values.set(key, given === undefined ? spec.default : coerce(key, spec.type, given));
+  }
+  const handler: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (k.startsWith(HANDLER_PREFIX)) handler[k.slice(HANDLER_PREFIX.length)] = String(v);
+  }
+  Object.freeze(handler);
+  const setKeys = new Set(Object.keys(raw));
+  return Object.freeze({
+    get: <K extends ConfigKey>(key: K) => values.get(key) as ValueOf<K>,
+    handlerProperties: () => handler,
+    isSet: (key: ConfigKey) => setKeys.has(key),
+  });
+}

@@ -1,0 +1,182 @@
+/**
+ * The catalog and tenancy entities in their canonical stored form (spec sections 2.1-2.6).
+ * Validation (`validation/`) turns request bodies into these shapes; everything downstream reads them.
+ */
+
+/** Free-form JSON value as accepted in config trees and provider settings. */
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+/** Spec 2.1. Extra tenant-specific settings are kept beside the known fields. */
+export interface Tenant {
+  name: string;
+  workers: number;
+  description?: string;
+  /** Absent means unlimited. */
+  maxClusters?: number;
+  /** Absent means unlimited. */
+  maxNodes?: number;
+  [setting: string]: Json | undefined;
+}
+
+/** Spec 2.2, read-only: written by provisioners as they register and heartbeat. */
+export interface Provisioner {
+  id: string;
+  host: string;
+  port: number;
+  capacityTotal: number;
+  capacityFree: number;
+  assignments: Record<string, number>;
+  usage: Record<string, number>;
+}
+
+/** Spec 2.3. */
+export interface Provider {
+  name: string;
+  description?: string;
+  providertype: string;
+  /** Provider configuration for provisioners; `{}` when not given. */
+  provisioner: JsonObject;
+}
+
+/** Spec 2.4: hardware types and image types share this shape. */
+export interface MachineType {
+  name: string;
+  description?: string;
+  /** provider name -> provider-specific key/values (`flavor` for hardware, `image` for images). */
+  providermap: Record<string, Record<string, string>>;
+}
+export type HardwareType = MachineType;
+export type ImageType = MachineType;
+
+export const ServiceActionName = {
+  Install: "install",
+  Configure: "configure",
+  Initialize: "initialize",
+  Start: "start",
+  Stop: "stop",
+  Remove: "remove",
+} as const;
+export type ServiceActionName = (typeof ServiceActionName)[keyof typeof ServiceActionName];
+export const SERVICE_ACTION_NAMES: readonly ServiceActionName[] = Object.values(ServiceActionName);
+
+export interface ServiceAction {
+  /** Automator plugin type name. */
+  type: string;
+  fields: Record<string, string>;
+}
+
+export interface DependencyOrdering {
+  requires: string[];
+  uses: string[];
+}
+
+export interface ServiceDependencies {
+  provides: string[];
+  conflicts: string[];
+  install: DependencyOrdering;
+  runtime: DependencyOrdering;
+}
+
+/** Spec 2.5. `dependencies` is always present in stored form (empty lists when not given). */
+export interface Service {
+  name: string;
+  description?: string;
+  dependencies: ServiceDependencies;
+  provisioner: { actions: Partial<Record<ServiceActionName, ServiceAction>> };
+}
+
+export interface TemplateCompatibility {
+  hardwaretypes: string[];
+  imagetypes: string[];
+  services: string[];
+}
+
+export interface TemplateDefaults {
+  services: string[];
+  provider: string;
+  config: JsonObject;
+  hardwaretype?: string;
+  imagetype?: string;
+  dnsSuffix?: string;
+}
+
+export interface ServiceConstraint {
+  hardwaretypes?: string[];
+  imagetypes?: string[];
+  quantities?: { min?: number; max?: number };
+}
+
+export interface TemplateConstraints {
+  size?: { min?: number; max?: number };
+  layout?: { mustcoexist?: string[][]; cantcoexist?: string[][] };
+  services?: Record<string, ServiceConstraint>;
+}
+
+/** Milliseconds; 0 means unlimited (initial, max) or any step. */
+export interface LeaseDuration {
+  initial: number;
+  max: number;
+  step: number;
+}
+
+/** Spec 2.6. */
+export interface ClusterTemplate {
+  name: string;
+  description?: string;
+  compatibility: TemplateCompatibility;
+  defaults: TemplateDefaults;
+  constraints?: TemplateConstraints;
+  administration?: { leaseduration: LeaseDuration };
+}
+
+/** The five catalog kinds, as they appear in paths and in the export body. */
+export const CatalogKind = {
+  Providers: "providers",
+  HardwareTypes: "hardwaretypes",
+  ImageTypes: "imagetypes",
+  Services: "services",
+  ClusterTemplates: "clustertemplates",
+} as const;
+export type CatalogKind = (typeof CatalogKind)[keyof typeof CatalogKind];
+export const CATALOG_KINDS: readonly CatalogKind[] = Object.values(CatalogKind);
+
+export interface CatalogEntityByKind {
+  providers: Provider;
+  hardwaretypes: HardwareType;
+  imagetypes: ImageType;
+  services: Service;
+  clustertemplates: ClusterTemplate;
+}
+export type CatalogEntity = CatalogEntityByKind[CatalogKind];
+
+/** Spec 4.10: the export body, each list sorted by name. */
+export type CatalogSnapshot = { [K in CatalogKind]: CatalogEntityByKind[K][] };
+
+/** Plugin parameter field (spec 2.9). */
+export interface PluginField {
+  label: string;
+  type: string;
+  tip?: string;
+  override?: boolean;
+  sensitive?: boolean;
+  default?: Json;
+  options?: Json[];
+}
+
+export interface PluginParameterSet {
+  fields: Record<string, PluginField>;
+  /** Alternative sets: satisfied when any one set is fully present. */
+  required: string[][];
+}
+
+export const PluginKind = { Automator: "automatortypes", Provider: "providertypes" } as const;
+export type PluginKind = (typeof PluginKind)[keyof typeof PluginKind];
+
+/** Spec 2.9: announced by provisioners. */
+export interface PluginSpec {
+  name: string;
+  description?: string;
+  resourceTypes?: Record<string, { format: "file" | "archive"; permissions?: string }>;
+  parameters?: { admin?: PluginParameterSet; user?: PluginParameterSet };
+}

@@ -1,0 +1,86 @@
+/** @corral/shared: the project's common library. Explicit exports only. */
+export {
+  CorralError,
+  BadRequestError,
+  UnauthorizedError,
+  ForbiddenError,
+  NotFoundError,
+  ConflictError,
+  UnavailableError,
+  isCorralError,
+  toWireError,
+  fromWireError,
+} from "./errors.js";
+export type { WireError } from "./errors.js";
+
+export {
+  CatalogKind,
+  CATALOG_KINDS,
+  PluginKind,
+  ServiceActionName,
+  SERVICE_ACTION_NAMES,
+} from "./entities.js";
+export type {
+  Json,
+  JsonObject,
+  Tenant,
+  Provisioner,
+  Provider,
+  MachineType,
+  HardwareType,
+  ImageType,
+  ServiceAction,
+  DependencyOrdering,
+  ServiceDependencies,
+  Service,
+  TemplateCompatibility,
+  TemplateDefaults,
+  ServiceConstraint,
+  TemplateConstraints,
+  LeaseDuration,
+  ClusterTemplate,
+  CatalogEntityByKind,
+  CatalogEntity,
+  CatalogSnapshot,
+  PluginField,
+  PluginParameterSet,
+  PluginSpec,
+} from "./entities.js";
+
+export { encode, decode } from "./codec.js";
+export { createLogger, silentLogger, LogLevel } from "./log.js";
+export type { Logger, LoggerOptions } from "./log.js";
+export { loadConfig, envNameOf, CONFIG_KEYS, HANDLER_PREFIX } from "./config.js";
+export type { CorralConfig, ConfigKey, LoadConfigOptions } from "./config.js";
+export { connectNats } from "./nats.js";
+export type { ConnectOptions } from "./nats.js";
+export { serve, call } from "./rpc.js";
+export type { Identity, ApiRequest, Handler, ServeOptions, Served, CallOptions } from "./rpc.js";
+export {
+  openBucket,
+  isCasConflict,
+  readValue,
+  createValue,
+  updateValue,
+  deleteValue,
+  modifyValue,
+  listKeys,
+  listValues,
+} from "./kv.js";
+export type { KV, Versioned, Modification, ModifyOptions } from "./kv.js";
+export { keyToken, fromKeyToken, kvKey, pluginTypeKey } from "./kv-keys.js";
+export { subjects, queues, buckets, SUPERADMIN_TENANT, ADMIN_USER } from "./subjects.js";
+export type { CrudSubjects } from "./subjects.js";
+export {
+  isValidName,
+  parseName,
+  parseTenant,
+  parseTenantWrite,
+  parseProvider,
+  mergeProviderUpdate,
+  parseMachineType,
+  parseService,
+  parseClusterTemplate,
+  parseCatalogSnapshot,
+} from "./validation/index.js";
+export type { ValidationContext } from "./validation/index.js";

@@ -1,0 +1,127 @@
+import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
+import { decode, encode } from "./codec.js";
+import { CorralError, UnavailableError, fromWireError, toWireError, type WireError } from "./errors.js";
+import type { Logger } from "./log.js";
+
+/** Who is calling, as established by the gateway. */
+export interface Identity {
+  userId: string;
+  tenant: string;
+  /** `superadmin` is user admin of tenant superadmin; `admin` is user admin of any other tenant. */
+  role: "superadmin" | "admin" | "user";
+}
+
+/** The envelope the gateway sends to a service for one REST call. */
+export interface ApiRequest<B = unknown> {
+  identity: Identity;
+  params: Record<string, string>;
+  query: Record<string, string>;
+  body?: B;
+}
+
+type Reply = { value?: unknown } | { error: WireError };
+
+/** Handles one decoded request; throw a CorralError to answer with an error. */
+export type Handler = (request: never) => Promise<unknown> | unknown;
+
+export interface ServeOptions {
+  nc: NatsConnection;
+  /** Queue group shared by all instances of the service. */
+  queue: string;
+  log: Logger;
+  handlers: Record<string, Handler>;
+}
+
+export interface Served {
+  /** Stops taking requests and waits for in-flight ones. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Binds each subject to its handler in a queue group: decode -> handler -> reply `{value}` or `{error}`.
+ * Unknown errors are logged with their cause and answered as 500 `internal`.
+ */
+export function serve(options: ServeOptions): Served {
+  const { nc, queue, log, handlers } = options;
+  const inFlight = new Set<Promise<void>>();
+  const subs: Subscription[] = [];
+  const handle = async (subject: string, handler: Handler, msg: Msg): Promise<void> => {
+    let reply: Reply;
+    try {
+      const request = msg.data.length > 0 ? decode(msg.data) : undefined;
+      reply = { value: await (handler as (r: unknown) => unknown)(request) };
+    } catch (err) {
+      const wire = toWireError(err);
+      if (wire.status >= 500) log.error("handler failed", { subject, err });
+      reply = { error: wire };
+    }
+    if (msg.reply) msg.respond(encode(reply));
+  };
+  for (const [subject, handler] of Object.entries(handlers)) {
+    subs.push(
+      nc.subscribe(subject, {
+        queue,
+        callback: (err, msg) => {
+          if (err) {
+            log.error("subscription error", { subject, err });
+            return;
+          }
+          const p = handle(subject, handler, msg).finally(() => inFlight.delete(p));
+          inFlight.add(p);
+        },
+      }),
+    );
+  }
+  let stopping: Promise<void> | undefined;
+  return {
+    stop() {
+      stopping ??= (async () => {
+        await Promise.all(subs.map((s) => s.drain().catch(() => {})));
+        await Promise.allSettled([...inFlight]);
+      })();
+      return stopping;
+    },
+  };
+}
+
+export interface CallOptions {
+  /** @default 15000 */
+  timeoutMs?: number;
+}
+
+function isNoResponders(err: unknown): boolean {
+  const e = err as { name?: string; message?: string; isNoResponders?: () => boolean };
+  return (
+    (typeof e?.isNoResponders === "function" && e.isNoResponders()) ||
+    /no responders/i.test(e?.message ?? "") ||
+    e?.name === "NoRespondersError"
+  );
+}
+
+function isTimeout(err: unknown): boolean {
+  const e = err as { name?: string; message?: string; isTimeout?: () => boolean };
+  return (typeof e?.isTimeout === "function" && e.isTimeout()) || e?.name === "TimeoutError" || /timeout/i.test(e?.message ?? "");
+}
+
+/**
+ * Sends a request to a service and returns its value, or throws the service's CorralError.
+ * No responder is a 503; no answer in time is a 504.
+ */
+export async function call<T = unknown>(
+  nc: NatsConnection,
+  subject: string,
+  request: unknown,
+  options: CallOptions = {},
+): Promise<T> {
+  let msg: Msg;
+  try {
+    msg = await nc.request(subject, encode(request), { timeout: options.timeoutMs ?? 15000 });
+  } catch (err) {
+    if (isNoResponders(err)) throw new UnavailableError(`no service answers ${subject}`);
+    if (isTimeout(err)) throw new CorralError(504, "timeout", `service did not answer ${subject} in time`);
+    throw err;
+  }
+  const reply = decode<Reply>(msg.data);
+  if (reply && typeof reply === "object" && "error" in reply) throw fromWireError(reply.error);
+  return (reply as { value?: unknown })?.value as T;
+}

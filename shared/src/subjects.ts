@@ -1,0 +1,74 @@
+import type { CatalogKind } from "./entities.js";
+
+/**
+ * Every NATS subject, queue group, stream and KV bucket name Corral uses, in one place.
+ * Handlers never build these strings themselves.
+ */
+
+const catalogOps = (kind: CatalogKind) =>
+  ({
+    create: `corral.tenancy.${kind}.create`,
+    get: `corral.tenancy.${kind}.get`,
+    update: `corral.tenancy.${kind}.update`,
+    delete: `corral.tenancy.${kind}.delete`,
+    list: `corral.tenancy.${kind}.list`,
+  }) as const;
+
+export type CrudSubjects = ReturnType<typeof catalogOps>;
+
+export const subjects = {
+  tenancy: {
+    tenants: {
+      create: "corral.tenancy.tenants.create",
+      get: "corral.tenancy.tenants.get",
+      update: "corral.tenancy.tenants.update",
+      delete: "corral.tenancy.tenants.delete",
+      list: "corral.tenancy.tenants.list",
+    },
+    provisioners: {
+      get: "corral.tenancy.provisioners.get",
+      list: "corral.tenancy.provisioners.list",
+    },
+    catalog: {
+      providers: catalogOps("providers"),
+      hardwaretypes: catalogOps("hardwaretypes"),
+      imagetypes: catalogOps("imagetypes"),
+      services: catalogOps("services"),
+      clustertemplates: catalogOps("clustertemplates"),
+    } satisfies Record<CatalogKind, CrudSubjects>,
+    export: "corral.tenancy.catalog.export",
+    import: "corral.tenancy.catalog.import",
+    /** Internal: the whole catalog of a tenant (other services, not the REST API). */
+    snapshot: "corral.tenancy.catalog.snapshot",
+  },
+  gateway: {
+    ping: "corral.gateway.ping",
+  },
+} as const;
+
+/** Queue group per service: instances of one service share requests. */
+export const queues = {
+  tenancy: "corral-tenancy",
+  clusters: "corral-clusters",
+  solver: "corral-solver",
+  plugins: "corral-plugins",
+  metrics: "corral-metrics",
+  auth: "corral-auth",
+} as const;
+
+/** JetStream KV buckets. */
+export const buckets = {
+  /** tenant name token -> stored tenant record */
+  tenants: "corral_tenants",
+  /** `<tenant>.<kind>.<name>` tokens -> catalog entity */
+  catalog: "corral_catalog",
+  /** provisioner id token -> provisioner record */
+  provisioners: "corral_provisioners",
+  /** `<plugin kind>.<name>` tokens -> plugin specification announced by provisioners */
+  pluginTypes: "corral_plugintypes",
+  /** tenant name token -> `{clusters, nodes}` live usage, written by the clusters service */
+  usage: "corral_usage",
+} as const;
+
+export const SUPERADMIN_TENANT = "superadmin";
+export const ADMIN_USER = "admin";
