@@ -1,0 +1,126 @@
+/**
+ * `npm start`: runs Corral on this machine. Starts the embedded nats-server and redis-server
+ * (unless `CORRAL_NATS_URL` / `CORRAL_REDIS_URL` point elsewhere), then every service and the
+ * provisioner as supervised child processes. Ctrl-C or SIGTERM stops the services first, then
+ * redis and nats, and exits 0.
+ */
+import { connect } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { EmbeddedServers } from "./embedded-servers.js";
+import { startEmbeddedServers } from "./embedded-servers.js";
+import type { LauncherConfig } from "./launcher-config.js";
+import { loadLauncherConfig } from "./launcher-config.js";
+import { repoRoot } from "./paths.js";
+import type { Supervisor } from "./process-supervisor.js";
+import { createSupervisor } from "./process-supervisor.js";
+import type { ServiceEntry } from "./service-discovery.js";
+import { discoverServices } from "./service-discovery.js";
+
+const notice = (msg: string): void => console.log(`[launcher] ${msg}`);
+const warn = (msg: string): void => console.error(`[launcher] ${msg}`);
+
+let servers: Promise<EmbeddedServers> | undefined;
+let supervisor: Supervisor | undefined;
+let exiting: Promise<void> | undefined;
+
+/** Stops services, then redis and nats, then exits; later calls (repeated signals) are no-ops. */
+function shutdown(code: number, reason: string): void {
+  if (exiting) {
+    notice(`${reason}; already stopping`);
+    return;
+  }
+  notice(reason);
+  exiting = (async () => {
+    try {
+      await supervisor?.stopAll();
+      const running = await servers?.catch(() => undefined);
+      await running?.stop();
+      notice("stopped");
+    } catch (err) {
+      warn(`error while stopping: ${(err as Error).message}`);
+      code = code || 1;
+    }
+    process.exit(code);
+  })();
+}
+
+async function main(): Promise<void> {
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.on(signal, () => shutdown(0, `received ${signal}; stopping services, then redis and nats`));
+  }
+  const config = loadLauncherConfig();
+  notice(`data dir ${config.dataDir}`);
+  servers = startEmbeddedServers(config, notice);
+  const { natsUrl, redisUrl, crashed } = await servers;
+  if (exiting) {
+    return;
+  }
+  void crashed.then((name) => shutdown(1, `${name} died unexpectedly; stopping everything`));
+  const services = await discoverServices(repoRoot);
+  supervisor = createSupervisor({
+    onOutput: prefixedOutput(services),
+    onNotice: notice,
+  });
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CORRAL_NATS_URL: natsUrl,
+    CORRAL_REDIS_URL: redisUrl,
+    CORRAL_DATA_DIR: config.dataDir,
+    CORRAL_SERVER_PORT: String(config.serverPort),
+    CORRAL_JETSTREAM_SYNC_ALWAYS: String(config.jetstreamSyncAlways),
+  };
+  for (const service of services) {
+    supervisor.start({
+      name: service.name,
+      command: process.execPath,
+      args: ["--import=tsx", service.entry],
+      cwd: repoRoot,
+      env,
+    });
+  }
+  notice(services.length ? `started ${services.map((s) => s.name).join(", ")}` : "no services to start yet");
+  announceApi(config, services);
+}
+
+/** Prints where the API listens, and again once the gateway accepts connections. */
+function announceApi(config: LauncherConfig, services: ServiceEntry[]): void {
+  const url = `http://localhost:${config.serverPort}/v2`;
+  if (!services.some((s) => s.name === "gateway")) {
+    notice(`API: ${url} (no gateway service yet, so nothing listens there)`);
+    return;
+  }
+  notice(`API: ${url}`);
+  void (async () => {
+    for (let i = 0; i < 600 && !exiting; i++) {
+      if (await acceptsConnections(config.serverPort)) {
+        notice(`API is up at ${url}`);
+        return;
+      }
+      await sleep(100);
+    }
+  })();
+}
+
+function acceptsConnections(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: "127.0.0.1", port });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+function prefixedOutput(services: ServiceEntry[]): (name: string, stream: "stdout" | "stderr", line: string) => void {
+  const width = Math.max(0, ...services.map((s) => s.name.length));
+  return (name, stream, line) => {
+    const text = `[${name}]${" ".repeat(width - name.length)} ${line}\n`;
+    (stream === "stdout" ? process.stdout : process.stderr).write(text);
+  };
+}
+
+main().catch((err: unknown) => {
+  warn(`failed to start: ${err instanceof Error ? err.message : String(err)}`);
+  shutdown(1, "stopping what was started");
+});
