@@ -44,8 +44,10 @@ export async function aptDownloadFromSuite(pkg: string, suite: string, work: str
     // Keep apt's binary caches of the real sources untouched.
     "-o", "Dir::Cache::pkgcache=",
     "-o", "Dir::Cache::srcpkgcache=",
+    // The temp dirs are private to root; apt's `_apt` sandbox user could not write them.
+    "-o", "APT::Sandbox::User=root",
   ];
-  await aptGet([...isolated, "update"], `apt-get update (${suite})`);
+  await aptGet([...isolated, "update", "--error-on=any"], `apt-get update (${suite})`);
   await aptGet([...isolated, "download", pkg], `apt-get download ${pkg} (${suite})`, debs);
   const deb = (await readdir(debs)).find((f) => f.startsWith(`${pkg}_`) && f.endsWith(".deb"));
   if (!deb) {

@@ -30,13 +30,13 @@ export async function api<T = any>(
   const headers: Record<string, string> = { ...options.headers };
   if (options.user !== undefined) headers["Service-UserID"] = options.user;
   if (options.tenant !== undefined) headers["Service-TenantID"] = options.tenant;
-  let body: string | Uint8Array | undefined;
-  if (options.rawBody !== undefined) body = options.rawBody;
+  let body: string | Buffer | undefined;
+  if (options.rawBody !== undefined) body = typeof options.rawBody === "string" ? options.rawBody : Buffer.from(options.rawBody);
   else if (options.body !== undefined) {
     body = JSON.stringify(options.body);
     headers["content-type"] = "application/json";
   }
-  const res = await fetch(baseUrl + path, { method, headers, body });
+  const res = await fetch(baseUrl + path, { method, headers, body: body as BodyInit | undefined });
   const text = await res.text();
   let parsed: unknown;
   if (text.length > 0) {
