@@ -93,7 +93,10 @@ function parseDefaults(value: unknown, path: string, compatibility: TemplateComp
   const services = parseNameList(getOwn(obj, "services"), child(path, "services"));
   const outside = services.find((s) => !isAllowed(compatibility.services, s));
   if (outside !== undefined) {
-    fail(child(path, "services"), `must be a subset of compatibility.services (${JSON.stringify(outside)} is not listed)`);
+    fail(
+      child(path, "services"),
+      `must be a subset of compatibility.services (${JSON.stringify(outside)} is not listed)`,
+    );
   }
   const defaults: TemplateDefaults = {
     services,
@@ -110,7 +113,12 @@ function parseDefaults(value: unknown, path: string, compatibility: TemplateComp
 }
 
 /** `defaults.hardwaretype` / `defaults.imagetype`: optional, and in `compatibility.<key>s` when that is non-empty. */
-function parseCompatibleName(obj: RawObject, path: string, key: string, allowed: readonly string[]): string | undefined {
+function parseCompatibleName(
+  obj: RawObject,
+  path: string,
+  key: string,
+  allowed: readonly string[],
+): string | undefined {
   const name = optionalName(getOwn(obj, key), child(path, key));
   if (name !== undefined && !isAllowed(allowed, name)) {
     fail(child(path, key), `must be one of compatibility.${key}s (got ${JSON.stringify(name)})`);
@@ -121,7 +129,9 @@ function parseCompatibleName(obj: RawObject, path: string, key: string, allowed:
 /** A DNS suffix: dot-separated labels of 1-63 letters, digits and '-', not starting or ending with '-'. */
 function checkDnsSuffix(suffix: string, path: string): string {
   const problem = `must be a DNS suffix such as "example.com"`;
-  if (suffix.length > DNS_MAX_LENGTH) fail(path, `${problem} (at most ${DNS_MAX_LENGTH} characters, got ${suffix.length})`);
+  if (suffix.length > DNS_MAX_LENGTH) {
+    fail(path, `${problem} (at most ${DNS_MAX_LENGTH} characters, got ${suffix.length})`);
+  }
   const bad = suffix.split(".").find((label) => !DNS_LABEL.test(label));
   if (bad !== undefined) {
     const why = bad === "" ? "an empty label" : `label ${JSON.stringify(bad)}`;
@@ -174,8 +184,9 @@ function parseNameGroups(value: unknown, path: string, minSize: number): string[
   if (!Array.isArray(value)) fail(path, `must be an array of arrays of names (got ${describe(value)})`);
   return value.map((group: unknown, i) => {
     const names = parseNameList(group, item(path, i));
-    if (names.length < minSize) {
-      fail(item(path, i), `must name at least ${minSize} distinct service${minSize === 1 ? "" : "s"} (got ${names.length})`);
+    const distinct = new Set(names).size;
+    if (distinct < minSize) {
+      fail(item(path, i), `must name at least ${minSize} distinct service${minSize === 1 ? "" : "s"} (got ${distinct})`);
     }
     return names;
   });
@@ -222,7 +233,8 @@ function parseLeaseDuration(obj: RawObject, path: string): LeaseDuration {
   // Coopr's rule: with 0 read as infinity, max may not be below initial (so an unlimited initial lease
   // cannot have a finite max, while any initial may have an unlimited max).
   if (asLimit(max) < asLimit(initial)) {
-    const why = initial === 0 ? "0 (unlimited) when initial is 0 (unlimited)" : `>= initial (${initial}) or 0 (unlimited)`;
+    const why =
+      initial === 0 ? "0 (unlimited) when initial is 0 (unlimited)" : `>= initial (${initial}) or 0 (unlimited)`;
     fail(child(leasePath, "max"), `must be ${why} (got ${max})`);
   }
   return { initial, max, step };

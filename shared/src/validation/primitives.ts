@@ -12,10 +12,10 @@ import { BadRequestError } from "../errors.js";
 export type RawObject = Record<string, unknown>;
 
 /** Longest accepted name (spec: NAME rule). */
-export const NAME_MAX_LENGTH = 255;
+const NAME_MAX_LENGTH = 255;
 const NAME_PATTERN = /^[A-Za-z0-9._-]+$/;
 /** Deepest nesting accepted in free-form JSON (configs, provider settings); guards the recursion. */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 const INTEGER_STRING = /^-?[0-9]+$/;
 const DURATION_STRING = /^(-?[0-9]+)([smhd])?$/;
@@ -96,8 +96,8 @@ export function isAbsent(value: unknown): value is undefined | null {
 /** The request body, or a nested object: must be a plain JSON object. */
 export function requireObject(value: unknown, path: string): RawObject {
   if (value === undefined && path !== "") fail(path, "is required");
-  if (!isObject(value)) fail(path, path === "" ? "must be a JSON object" : `must be an object (got ${describe(value)})`);
-  return value;
+  if (isObject(value)) return value;
+  return fail(path, path === "" ? "must be a JSON object" : `must be an object (got ${describe(value)})`);
 }
 
 /** An optional nested object; `undefined` when absent. */
@@ -163,13 +163,14 @@ export function checkNameKey(key: string, path: string): void {
   if (problem !== undefined) fail(path, `key ${describe(key)} ${problem}`);
 }
 
-/** A required array of names; duplicates are dropped, keeping the first occurrence. */
+/**
+ * A required array of names, kept exactly as given (order and repeats), so an imported catalog exports back
+ * unchanged; consumers treat these lists as sets.
+ */
 export function parseNameList(value: unknown, path: string): string[] {
   if (value === undefined) fail(path, "is required");
   if (!Array.isArray(value)) fail(path, `must be an array of names (got ${describe(value)})`);
-  const seen = new Set<string>();
-  value.forEach((entry: unknown, i) => seen.add(parseName(entry, item(path, i))));
-  return [...seen];
+  return value.map((entry: unknown, i) => parseName(entry, item(path, i)));
 }
 
 /** An optional array of names; `undefined` when absent. */

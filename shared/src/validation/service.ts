@@ -31,7 +31,7 @@ export interface ServiceValidationContext {
 
 /**
  * Validates a service: `name` (NAME rule), optional `description`, optional `dependencies` (always returned
- * complete, missing lists empty, duplicates dropped) and `provisioner.actions`: action name (`install`,
+ * complete, missing lists empty) and `provisioner.actions`: action name (`install`,
  * `configure`, `initialize`, `start`, `stop`, `remove`) -> `{type, fields}`, where `type` is a known automator
  * type and `fields` satisfy its admin parameters (declared fields only; one `required` set fully present).
  * @throws BadRequestError naming the offending field.
@@ -109,7 +109,10 @@ function checkAdminFields(spec: PluginSpec, fields: Record<string, string>, path
   const declared = Object.keys(declaredFields);
   for (const key of Object.keys(fields)) {
     if (!Object.hasOwn(declaredFields, key)) {
-      fail(child(path, key), `is not a field of automator type ${spec.name} (declared: ${declared.join(", ") || "none"})`);
+      fail(
+        child(path, key),
+        `is not a field of automator type ${spec.name} (declared: ${declared.join(", ") || "none"})`,
+      );
     }
   }
   const sets = admin.required ?? [];

@@ -9,7 +9,8 @@ import type { ValidationContext } from "../../src/validation/index.js";
 
 /** The Coopr default catalog, outside the repository (`/work/shared/fixtures`); `CORRAL_FIXTURES` overrides. */
 export const FIXTURES =
-  process.env["CORRAL_FIXTURES"] ?? fileURLToPath(new URL("../../../../shared/fixtures/coopr-catalog", import.meta.url));
+  process.env["CORRAL_FIXTURES"] ??
+  fileURLToPath(new URL("../../../../shared/fixtures/coopr-catalog", import.meta.url));
 
 /** Reads one fixture file as untrusted JSON. */
 export function fixture(relative: string): unknown {

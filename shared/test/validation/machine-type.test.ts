@@ -3,18 +3,30 @@ import { parseMachineType } from "../../src/validation/index.js";
 import { fixture, throws400 } from "./helpers.js";
 
 test("machine type - hardware type with flavors", (t) => {
-  const body = { name: "small", description: "1 vCPU", version: 1, providermap: { joyent: { flavor: "Small 1GB" }, rackspace: { flavor: "3" } } };
+  const body = {
+    name: "small",
+    description: "1 vCPU",
+    version: 1,
+    providermap: { joyent: { flavor: "Small 1GB" }, rackspace: { flavor: "3" } },
+  };
   const type = parseMachineType(body);
-  t.deepEqual(type, { name: "small", description: "1 vCPU", providermap: { joyent: { flavor: "Small 1GB" }, rackspace: { flavor: "3" } } });
+  t.deepEqual(type, {
+    name: "small",
+    description: "1 vCPU",
+    providermap: { joyent: { flavor: "Small 1GB" }, rackspace: { flavor: "3" } },
+  });
   t.deepEqual(Object.keys(type), ["name", "description", "providermap"]);
   t.not(type.providermap, body.providermap);
   t.not(type.providermap["joyent"], body.providermap.joyent);
 });
 
 test("machine type - numbers and booleans become strings", (t) => {
-  t.deepEqual(parseMachineType({ name: "x", providermap: { aws: { flavor: 3, ebs: true, cost: 0.175 } } }).providermap, {
-    aws: { flavor: "3", ebs: "true", cost: "0.175" },
-  });
+  t.deepEqual(
+    parseMachineType({ name: "x", providermap: { aws: { flavor: 3, ebs: true, cost: 0.175 } } }).providermap,
+    {
+      aws: { flavor: "3", ebs: "true", cost: "0.175" },
+    },
+  );
 });
 
 test("machine type - an empty providermap is allowed", (t) => {
@@ -24,7 +36,12 @@ test("machine type - an empty providermap is allowed", (t) => {
 test("machine type - errors", (t) => {
   throws400(t, () => parseMachineType([]), "body must be a JSON object", "body");
   throws400(t, () => parseMachineType({ name: "x" }), "providermap is required", "providermap");
-  throws400(t, () => parseMachineType({ name: "x", providermap: [] }), "providermap must be an object (got an array)", "providermap");
+  throws400(
+    t,
+    () => parseMachineType({ name: "x", providermap: [] }),
+    "providermap must be an object (got an array)",
+    "providermap",
+  );
   throws400(
     t,
     () => parseMachineType({ name: "x", providermap: { "aws east": { flavor: "a" } } }),

@@ -7,7 +7,13 @@ const ctx: ProviderValidationContext = { isProviderType: (name) => name === "joy
 
 test("provider - full provider, canonical key order", (t) => {
   const provider = parseProvider(
-    { provisioner: { joyent_version: "~7.0", port: 22, opts: { a: [1] } }, providertype: "joyent", description: "J", name: "joyent", version: 3 },
+    {
+      provisioner: { joyent_version: "~7.0", port: 22, opts: { a: [1] } },
+      providertype: "joyent",
+      description: "J",
+      name: "joyent",
+      version: 3,
+    },
     ctx,
   );
   t.deepEqual(provider, {
@@ -20,7 +26,11 @@ test("provider - full provider, canonical key order", (t) => {
 });
 
 test("provider - provisioner defaults to an empty object, unknown keys are dropped", (t) => {
-  t.deepEqual(parseProvider({ name: "p", providertype: "aws", links: [] }, ctx), { name: "p", providertype: "aws", provisioner: {} });
+  t.deepEqual(parseProvider({ name: "p", providertype: "aws", links: [] }, ctx), {
+    name: "p",
+    providertype: "aws",
+    provisioner: {},
+  });
   t.deepEqual(parseProvider({ name: "p", providertype: "aws", provisioner: null }, ctx).provisioner, {});
 });
 
@@ -35,8 +45,18 @@ test("provider - errors", (t) => {
   throws400(t, () => parseProvider("x", ctx), "body must be a JSON object", "body");
   throws400(t, () => parseProvider({ providertype: "aws" }, ctx), "name is required", "name");
   throws400(t, () => parseProvider({ name: "p" }, ctx), "providertype is required", "providertype");
-  throws400(t, () => parseProvider({ name: "p", providertype: "" }, ctx), "providertype must not be empty", "providertype");
-  throws400(t, () => parseProvider({ name: "p", providertype: 1 }, ctx), "providertype must be a string (got 1)", "providertype");
+  throws400(
+    t,
+    () => parseProvider({ name: "p", providertype: "" }, ctx),
+    "providertype must not be empty",
+    "providertype",
+  );
+  throws400(
+    t,
+    () => parseProvider({ name: "p", providertype: 1 }, ctx),
+    "providertype must be a string (got 1)",
+    "providertype",
+  );
   throws400(
     t,
     () => parseProvider({ name: "p", providertype: "vsphere" }, ctx),
@@ -88,8 +108,18 @@ test("provider update - absent description, providertype and provisioner keep th
 });
 
 test("provider update - given values replace the old ones", (t) => {
-  const merged = mergeProviderUpdate(OLD, { name: "joyent", description: "", providertype: "aws", provisioner: { b: 2 } });
-  t.deepEqual(parseProvider(merged, ctx), { name: "joyent", description: "", providertype: "aws", provisioner: { b: 2 } });
+  const merged = mergeProviderUpdate(OLD, {
+    name: "joyent",
+    description: "",
+    providertype: "aws",
+    provisioner: { b: 2 },
+  });
+  t.deepEqual(parseProvider(merged, ctx), {
+    name: "joyent",
+    description: "",
+    providertype: "aws",
+    provisioner: { b: 2 },
+  });
 });
 
 test("provider update - an old provider without description stays without", (t) => {
@@ -101,7 +131,12 @@ test("provider update - returns a new object and still validates the merged body
   const body = { name: "joyent" };
   t.not(mergeProviderUpdate(OLD, body), body);
   t.deepEqual(body, { name: "joyent" });
-  throws400(t, () => parseProvider(mergeProviderUpdate(OLD, { name: "joyent", providertype: "x" }), ctx), "providertype x is not a known provider plugin type", "providertype");
+  throws400(
+    t,
+    () => parseProvider(mergeProviderUpdate(OLD, { name: "joyent", providertype: "x" }), ctx),
+    "providertype x is not a known provider plugin type",
+    "providertype",
+  );
   throws400(t, () => parseProvider(mergeProviderUpdate(OLD, {}), ctx), "name is required", "name");
   throws400(t, () => mergeProviderUpdate(OLD, null), "body must be a JSON object", "body");
 });

@@ -44,7 +44,12 @@ test("tenant - the body must be a JSON object", (t) => {
 test("tenant - required fields", (t) => {
   throws400(t, () => parseTenant({ workers: 1 }), "name is required", "name");
   throws400(t, () => parseTenant({ name: "a" }), "workers is required", "workers");
-  throws400(t, () => parseTenant({ name: "a b", workers: 1 }), `name must contain only letters, digits, '.', '_' and '-' (got "a b")`, "name");
+  throws400(
+    t,
+    () => parseTenant({ name: "a b", workers: 1 }),
+    `name must contain only letters, digits, '.', '_' and '-' (got "a b")`,
+    "name",
+  );
 });
 
 test("tenant - integers accept numeric strings and refuse everything else", (t) => {
@@ -71,16 +76,34 @@ test("tenant - integers accept numeric strings and refuse everything else", (t) 
     "maxNodes must be <= 9007199254740991",
     "maxNodes",
   );
-  throws400(t, () => parseTenant({ name: "a", workers: 1, maxClusters: 2 ** 60 }), "maxClusters must be <= 9007199254740991", "maxClusters");
-  throws400(t, () => parseTenant({ name: "a", workers: 1, maxClusters: -5 }), "maxClusters must be >= 0 (got -5)", "maxClusters");
+  throws400(
+    t,
+    () => parseTenant({ name: "a", workers: 1, maxClusters: 2 ** 60 }),
+    "maxClusters must be <= 9007199254740991",
+    "maxClusters",
+  );
+  throws400(
+    t,
+    () => parseTenant({ name: "a", workers: 1, maxClusters: -5 }),
+    "maxClusters must be >= 0 (got -5)",
+    "maxClusters",
+  );
 });
 
 test("tenant - description must be a string", (t) => {
-  throws400(t, () => parseTenant({ name: "a", workers: 1, description: 5 }), "description must be a string (got 5)", "description");
+  throws400(
+    t,
+    () => parseTenant({ name: "a", workers: 1, description: 5 }),
+    "description must be a string (got 5)",
+    "description",
+  );
 });
 
 test("tenant write - wrapper with bootstrap", (t) => {
-  t.deepEqual(parseTenantWrite({ tenant: { name: "a", workers: 2 } }), { tenant: { name: "a", workers: 2 }, bootstrap: false });
+  t.deepEqual(parseTenantWrite({ tenant: { name: "a", workers: 2 } }), {
+    tenant: { name: "a", workers: 2 },
+    bootstrap: false,
+  });
   t.true(parseTenantWrite({ tenant: { name: "a", workers: 2 }, bootstrap: true }).bootstrap);
   t.true(parseTenantWrite({ tenant: { name: "a", workers: 2 }, bootstrap: "true" }).bootstrap);
   t.false(parseTenantWrite({ tenant: { name: "a", workers: 2 }, bootstrap: "false" }).bootstrap);
@@ -100,12 +123,22 @@ test("tenant write - errors", (t) => {
     throws400(t, () => parseTenantWrite({ tenant }), "tenant must be an object", "tenant");
   }
   throws400(t, () => parseTenantWrite({ tenant: { workers: 1 } }), "tenant.name is required", "tenant.name");
-  throws400(t, () => parseTenantWrite({ tenant: { name: "a", workers: "x" } }), `tenant.workers must be an integer (got "x")`, "tenant.workers");
+  throws400(
+    t,
+    () => parseTenantWrite({ tenant: { name: "a", workers: "x" } }),
+    `tenant.workers must be an integer (got "x")`,
+    "tenant.workers",
+  );
   throws400(
     t,
     () => parseTenantWrite({ tenant: { name: "a", workers: 1 }, bootstrap: "yes" }),
     `bootstrap must be a boolean (got "yes")`,
     "bootstrap",
   );
-  throws400(t, () => parseTenantWrite({ tenant: { name: "a", workers: 1 }, bootstrap: 1 }), "bootstrap must be a boolean (got 1)", "bootstrap");
+  throws400(
+    t,
+    () => parseTenantWrite({ tenant: { name: "a", workers: 1 }, bootstrap: 1 }),
+    "bootstrap must be a boolean (got 1)",
+    "bootstrap",
+  );
 });

@@ -1,0 +1,17 @@
+import test from "ava";
+
+test("validation index - exports exactly the intended API", async (t) => {
+  const api = await import("../../src/validation/index.js");
+  t.deepEqual(Object.keys(api).sort(), [
+    "isValidName",
+    "mergeProviderUpdate",
+    "parseCatalogSnapshot",
+    "parseClusterTemplate",
+    "parseMachineType",
+    "parseName",
+    "parseProvider",
+    "parseService",
+    "parseTenant",
+    "parseTenantWrite",
+  ]);
+});
