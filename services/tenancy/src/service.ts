@@ -31,7 +31,7 @@ export async function startTenancyService(deps: TenancyServiceDeps): Promise<Ten
   const now = deps.now ?? Date.now;
   const [tenants, catalog, registry, usage] = await Promise.all([
     openTenantStore(nc),
-    openCatalogStore(nc),
+    openCatalogStore(nc, log),
     openRegistryStore(nc),
     openUsageStore(nc),
   ]);
@@ -61,6 +61,7 @@ export async function startTenancyService(deps: TenancyServiceDeps): Promise<Ten
       stopping ??= (async () => {
         clearInterval(timer);
         await served.stop();
+        catalog.stop();
       })();
       return stopping;
     },

@@ -28,7 +28,8 @@ const snapshot = (names: string[]): CatalogSnapshot => ({
 // record and a half-applied catalog; the next instance must finish it exactly.
 test("catalog replacement - an interrupted import is finished by another instance", async (t) => {
   const { nc } = t.context;
-  const catalog = await openCatalogStore(nc);
+  const catalog = await openCatalogStore(nc, silentLogger);
+  t.teardown(() => catalog.stop());
   const tenants = await openBucket(nc, buckets.tenants, { history: 5 });
   // State as a crash would leave it: old entity "old" still there, one of the new ones written.
   await catalog.put("acme", "hardwaretypes", { name: "old", providermap: {} });

@@ -1,20 +1,19 @@
 import type { NatsConnection } from "@nats-io/transport-node";
+import { openCatalogMirror, type CatalogMirror } from "./catalog-mirror.js";
 import {
   buckets,
   createValue,
   deleteValue,
   encode,
-  fromKeyToken,
   keyToken,
   kvKey,
-  listKeys,
-  listValues,
   modifyValue,
   openBucket,
   readValue,
   type CatalogEntity,
   type CatalogKind,
   type KV,
+  type Logger,
   type Modification,
   type Versioned,
 } from "@corral/shared";
@@ -37,12 +36,14 @@ export interface CatalogStore {
   names(tenant: string): Promise<Array<{ kind: CatalogKind; name: string }>>;
   /** Unconditional write (catalog replacement). */
   put(tenant: string, kind: CatalogKind, entity: CatalogEntity): Promise<void>;
+  stop(): void;
 }
 
-const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-
 class KvCatalogStore implements CatalogStore {
-  constructor(private readonly kv: KV) {}
+  constructor(
+    private readonly kv: KV,
+    private readonly mirror: CatalogMirror,
+  ) {}
   get(tenant: string, kind: CatalogKind, name: string) {
     return readValue<CatalogEntity>(this.kv, kvKey(tenant, kind, name));
   }
@@ -60,22 +61,21 @@ class KvCatalogStore implements CatalogStore {
   remove(tenant: string, kind: CatalogKind, name: string, revision?: number) {
     return deleteValue(this.kv, kvKey(tenant, kind, name), revision);
   }
-  async list(tenant: string, kind: CatalogKind) {
-    const entries = await listValues<CatalogEntity>(this.kv, `${keyToken(tenant)}.${kind}.*`);
-    return entries.map((e) => e.value).sort(byName);
+  list(tenant: string, kind: CatalogKind) {
+    return this.mirror.list(keyToken(tenant), kind);
   }
-  async names(tenant: string) {
-    const keys = await listKeys(this.kv, `${keyToken(tenant)}.>`);
-    return keys.map((k) => {
-      const [, kind, name] = k.split(".");
-      return { kind: kind as CatalogKind, name: fromKeyToken(name ?? "") };
-    });
+  names(tenant: string) {
+    return this.mirror.names(keyToken(tenant));
   }
   async put(tenant: string, kind: CatalogKind, entity: CatalogEntity) {
     await this.kv.put(kvKey(tenant, kind, entity.name), encode(entity));
   }
+  stop() {
+    this.mirror.stop();
+  }
 }
 
-export async function openCatalogStore(nc: NatsConnection): Promise<CatalogStore> {
-  return new KvCatalogStore(await openBucket(nc, buckets.catalog));
+export async function openCatalogStore(nc: NatsConnection, log: Logger): Promise<CatalogStore> {
+  const kv = await openBucket(nc, buckets.catalog);
+  return new KvCatalogStore(kv, await openCatalogMirror(kv, log));
 }
