@@ -103,18 +103,26 @@ export function buildIndexedPlanGraph(request: PlanRequest): IndexedPlanGraph {
   if (action === undefined) throw new BadRequestError(`unknown action ${String(request.action)}`);
   const startUnplanned = request.options?.startUnplannedDependencies ?? true;
 
+  if (!Array.isArray(request.nodes)) throw new BadRequestError("nodes must be an array");
+  if (!Array.isArray(request.services)) throw new BadRequestError("services must be an array");
   const definitions = new Map<string, Service>();
-  for (const def of request.services) definitions.set(def.name, def);
+  for (const def of request.services) {
+    if (typeof def?.name !== "string") throw new BadRequestError("every service definition needs a name");
+    definitions.set(def.name, def);
+  }
 
   // Nodes and the service -> node indexes map.
   const nodeIds: string[] = [];
   const seenIds = new Set<string>();
   const serviceNodes = new Map<string, number[]>();
   request.nodes.forEach((node, index) => {
+    if (typeof node?.id !== "string" || !Array.isArray(node.services as unknown)) {
+      throw new BadRequestError("every node needs an id and a services array");
+    }
     if (seenIds.has(node.id)) throw new BadRequestError(`node ${node.id} appears twice`);
     seenIds.add(node.id);
     nodeIds.push(node.id);
-    for (const name of new Set(node.services)) {
+    for (const name of new Set<string>(node.services)) {
       if (!definitions.has(name)) throw new BadRequestError(`service ${name} does not exist`);
       const list = serviceNodes.get(name);
       if (list) list.push(index);

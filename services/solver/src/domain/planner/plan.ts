@@ -27,7 +27,11 @@ export interface Plan {
  */
 export function planGraph(request: PlanRequest): PlanGraph {
   const { action, groups, edges } = buildIndexedPlanGraph(request);
-  return { action, groups: groups.map(({ taskName, service, nodeIds, level }) => ({ taskName, service, nodeIds, level })), edges };
+  return {
+    action,
+    groups: groups.map(({ taskName, service, nodeIds, level }) => ({ taskName, service, nodeIds, level })),
+    edges,
+  };
 }
 
 /**

@@ -1,0 +1,93 @@
+/**
+ * Planner benchmark: plans for a 10,000-node hadoop-distributed cluster (target: cluster_create < 1 s).
+ * Run: node --import=tsx bench/solver/planner.ts   -> bench/results/solver-planner.json
+ */
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { fileURLToPath } from "node:url";
+import type { ClusterTemplate, Service } from "../../shared/src/entities.js";
+import { planAction, planGraph, type PlanRequest } from "../../services/solver/src/domain/planner/index.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const CATALOG = fileURLToPath(new URL("../../../shared/fixtures/coopr-catalog/", import.meta.url));
+const OUT = `${ROOT}bench/results/solver-planner.json`;
+
+const services: Service[] = readdirSync(`${CATALOG}services`).map(
+  (f) => JSON.parse(readFileSync(`${CATALOG}services/${f}`, "utf8")) as Service,
+);
+const template = JSON.parse(readFileSync(`${CATALOG}clustertemplates/hadoop-distributed.json`, "utf8")) as ClusterTemplate;
+const WORKER = ["hadoop-hdfs-datanode", "hadoop-yarn-nodemanager", "hbase-regionserver"];
+const defaults = template.defaults.services;
+
+/** The layout the solver gives hadoop-distributed's defaults: one master (max-1 services), the rest workers. */
+function layout(n: number): { id: string; services: string[] }[] {
+  const master = defaults.filter((s) => !WORKER.includes(s));
+  const worker = defaults.filter((s) => s === "base" || WORKER.includes(s));
+  return Array.from({ length: n }, (_, i) => ({
+    id: `node-${String(i).padStart(5, "0")}`,
+    services: i === 0 ? master : worker,
+  }));
+}
+
+function measure(name: string, request: PlanRequest, runs: number): Record<string, unknown> {
+  for (let i = 0; i < 3; i++) planAction(request); // warm-up
+  const times: number[] = [];
+  let plan = planAction(request);
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    plan = planAction(request);
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  const result = {
+    name,
+    action: plan.action,
+    nodes: request.nodes.length,
+    stages: plan.stages.length,
+    tasks: plan.stages.reduce((a, s) => a + s.length, 0),
+    runs,
+    minMs: round(times[0] ?? 0),
+    medianMs: round(times[Math.floor(times.length / 2)] ?? 0),
+    maxMs: round(times[times.length - 1] ?? 0),
+  };
+  console.log(JSON.stringify(result));
+  return result;
+}
+
+const round = (x: number): number => Math.round(x * 100) / 100;
+
+const nodes = layout(10_000);
+const base = { nodes, services } as const;
+
+// Cold first call (fresh process, nothing JIT-compiled yet) of the headline case.
+const t0 = performance.now();
+const cold = planAction({ ...base, action: "cluster_create" });
+const coldMs = round(performance.now() - t0);
+console.log(`cold cluster_create: ${coldMs} ms, ${cold.stages.length} stages`);
+
+const results = [
+  measure("cluster_create 10k", { ...base, action: "cluster_create" }, 20),
+  measure("cluster_create 1k", { nodes: layout(1_000), services, action: "cluster_create" }, 50),
+  measure("cluster_delete 10k", { ...base, action: "cluster_delete" }, 20),
+  measure("cluster_configure_with_restart 10k", { ...base, action: "cluster_configure_with_restart" }, 20),
+  measure("restart_services hbase-master 10k", { ...base, action: "restart_services", service: "hbase-master" }, 20),
+  measure("stop_services hadoop-hdfs-namenode 10k", { ...base, action: "stop_services", service: "hadoop-hdfs-namenode" }, 20),
+];
+const g0 = performance.now();
+const graph = planGraph({ ...base, action: "cluster_create" });
+const graphMs = round(performance.now() - g0);
+
+const report = {
+  benchmark: "solver-planner",
+  description:
+    "planAction on a hadoop-distributed layout (1 master with the max-1 services, the rest datanode+nodemanager+regionserver)",
+  targetMs: 1000,
+  headline: { case: "cluster_create 10k", coldMs, ...(results[0] ?? {}) },
+  meetsTarget: coldMs < 1000 && Number(results[0]?.maxMs ?? Infinity) < 1000,
+  graph: { groups: graph.groups.length, edges: graph.edges.length, ms: graphMs },
+  results,
+  environment: { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model ?? "unknown" },
+};
+mkdirSync(`${ROOT}bench/results`, { recursive: true });
+writeFileSync(OUT, `${JSON.stringify(report, null, 2)}\n`);
+console.log(`wrote ${OUT}`);
