@@ -73,6 +73,7 @@ export { subjects, queues, buckets, SUPERADMIN_TENANT, ADMIN_USER } from "./subj
 export type { CrudSubjects } from "./subjects.js";
 export {
   isValidName,
+  parseId,
   parseName,
   parseTenant,
   parseTenantWrite,

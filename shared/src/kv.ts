@@ -61,8 +61,29 @@ export async function deleteValue(kv: KV, key: string, revision?: number): Promi
 }
 
 export interface ModifyOptions {
-  /** @default 10 */
+  /** @default 100 */
   maxAttempts?: number;
+}
+
+/**
+ * Writers of one key inside this process take turns, so compare-and-set only races against other
+ * processes; without it N local writers need up to N rounds of conflicts.
+ */
+const localTurns = new Map<string, Promise<unknown>>();
+
+async function inTurn<T>(lockKey: string, fn: () => Promise<T>): Promise<T> {
+  const previous = localTurns.get(lockKey) ?? Promise.resolve();
+  const run = previous.then(fn, fn);
+  const settled = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  localTurns.set(lockKey, settled);
+  try {
+    return await run;
+  } finally {
+    if (localTurns.get(lockKey) === settled) localTurns.delete(lockKey);
+  }
 }
 
 /** What a modify function decides: write `value`, delete the key, or leave it. */
@@ -73,13 +94,22 @@ export type Modification<T> = { put: T } | { delete: true } | { keep: true };
  * `undefined`) and returns a Modification, or throws to abort (the error propagates). `modify` may run more
  * than once, so it must be pure. Returns what was finally written (or kept) and the revision.
  */
-export async function modifyValue<T>(
+export function modifyValue<T>(
   kv: KV,
   key: string,
   modify: (current: Versioned<T> | undefined) => Modification<T> | Promise<Modification<T>>,
   options: ModifyOptions = {},
 ): Promise<{ value: T | undefined; revision: number }> {
-  const maxAttempts = options.maxAttempts ?? 10;
+  return inTurn(`${(kv as { bucket?: string }).bucket ?? ""}\u0000${key}`, () => casLoop(kv, key, modify, options));
+}
+
+async function casLoop<T>(
+  kv: KV,
+  key: string,
+  modify: (current: Versioned<T> | undefined) => Modification<T> | Promise<Modification<T>>,
+  options: ModifyOptions,
+): Promise<{ value: T | undefined; revision: number }> {
+  const maxAttempts = options.maxAttempts ?? 100;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const current = await readValue<T>(kv, key);
     const decision = await modify(current);
@@ -93,7 +123,8 @@ export async function modifyValue<T>(
       ? await updateValue(kv, key, decision.put, current.revision)
       : await createValue(kv, key, decision.put);
     if (revision !== undefined) return { value: decision.put, revision };
-    await new Promise((r) => setTimeout(r, Math.min(50, 2 ** attempt) * Math.random()));
+    // Full jitter, growing to 100 ms: spreads writers of other processes apart.
+    await new Promise((r) => setTimeout(r, Math.min(100, 2 ** attempt) * Math.random()));
   }
   throw new CorralError(503, "contention", `too many concurrent writes to ${key}, try again`);
 }

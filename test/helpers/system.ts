@@ -10,6 +10,8 @@ export interface SystemOptions {
   tenancies?: number;
   /** Gateway request body limit. */
   maxRequestBytes?: number;
+  /** How long gateways wait for a service before answering 504. */
+  requestTimeoutMs?: number;
 }
 
 /** A running Corral: its own nats-server (JetStream), services in-process, gateways on free ports. */
@@ -44,6 +46,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
         host: "127.0.0.1",
         port: 0,
         maxRequestBytes: options.maxRequestBytes,
+        requestTimeoutMs: options.requestTimeoutMs,
       }),
     );
   }

@@ -1,4 +1,7 @@
-import { ADMIN_USER, SUPERADMIN_TENANT, UnauthorizedError, type Identity } from "@corral/shared";
+import { ADMIN_USER, SUPERADMIN_TENANT, UnauthorizedError, isValidName, type Identity } from "@corral/shared";
+
+/** Longest user id accepted; ids end up in keys and subjects, which have length limits. */
+const MAX_IDENTITY_LENGTH = 255;
 import type { Access } from "./routes.js";
 import type { TenantDirectory } from "./tenant-directory.js";
 
@@ -20,6 +23,8 @@ export async function resolveIdentity(
 ): Promise<Identity> {
   if (!userId) throw new UnauthorizedError("the Service-UserID header is required");
   if (!tenant) throw new UnauthorizedError("the Service-TenantID header is required");
+  if (userId.length > MAX_IDENTITY_LENGTH) throw new UnauthorizedError("the Service-UserID header is too long");
+  if (!isValidName(tenant)) throw new UnauthorizedError("the Service-TenantID header is not a valid tenant name");
   if (!(await directory.exists(tenant))) throw new UnauthorizedError(`tenant ${tenant} does not exist`);
   return { userId, tenant, role: roleOf(userId, tenant) };
 }

@@ -67,11 +67,38 @@ function parseJson(bytes: Buffer, kind: Route["body"]): unknown {
     if (kind === "json") throw new BadRequestError("a JSON request body is required");
     return undefined;
   }
+  let value: unknown;
   try {
-    return JSON.parse(bytes.toString("utf8"));
+    value = JSON.parse(bytes.toString("utf8"));
   } catch (err) {
     throw new BadRequestError(`request body is not valid JSON: ${(err as Error).message}`);
   }
+  const problem = bodyShapeProblem(value, MAX_JSON_DEPTH);
+  if (problem) throw new BadRequestError(problem);
+  return value;
+}
+
+/** Deepest nesting a body may have; encoders and validators recurse, so this keeps them off the stack limit. */
+const MAX_JSON_DEPTH = 100;
+
+/**
+ * Refuses bodies nested deeper than `maxDepth` and object keys `__proto__` (msgpack decoders rename them, so
+ * they could never be stored faithfully). Iterative, so a hostile body cannot overflow the stack here either.
+ */
+function bodyShapeProblem(root: unknown, maxDepth: number): string | undefined {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value: root, depth: 0 }];
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop()!;
+    if (value === null || typeof value !== "object") continue;
+    if (depth >= maxDepth) return `request body is nested more than ${maxDepth} levels deep`;
+    if (Array.isArray(value)) {
+      for (const child of value) stack.push({ value: child, depth: depth + 1 });
+      continue;
+    }
+    if (Object.hasOwn(value, "__proto__")) return "__proto__ is a reserved key and cannot be used as an object key";
+    for (const child of Object.values(value)) stack.push({ value: child, depth: depth + 1 });
+  }
+  return undefined;
 }
 
 /** Starts the REST gateway: parse, authenticate, authorise, forward over NATS, map errors to statuses. */

@@ -82,6 +82,8 @@ export function getOwn(obj: RawObject, key: string): unknown {
  * NAME rule, and a key `JSON.parse` happily produces) would change the prototype instead.
  */
 export function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {
+  // msgpack decoders (ours included) rename or drop `__proto__` keys, so such a key could never be read back.
+  if (key === "__proto__") fail(key, "is a reserved key and cannot be used as an object key");
   Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
@@ -149,6 +151,17 @@ export function parseName(value: unknown, field: string): string {
   const s = requireString(value, field);
   const problem = nameProblem(s, true);
   if (problem !== undefined) fail(field, problem);
+  return s;
+}
+
+/** Longest opaque identifier (provisioner ids and the like) accepted. */
+export const MAX_ID_LENGTH = 255;
+
+/** An opaque identifier: any non-empty string up to MAX_ID_LENGTH characters (ids are not NAMEs). */
+export function parseId(value: unknown, field: string): string {
+  const s = requireString(value, field);
+  if (s.length === 0) fail(field, "must not be empty");
+  if (s.length > MAX_ID_LENGTH) fail(field, `must be at most ${MAX_ID_LENGTH} characters (got ${s.length})`);
   return s;
 }
 

@@ -7,6 +7,7 @@ test("validation index - exports exactly the intended API", async (t) => {
     "mergeProviderUpdate",
     "parseCatalogSnapshot",
     "parseClusterTemplate",
+    "parseId",
     "parseMachineType",
     "parseName",
     "parseProvider",

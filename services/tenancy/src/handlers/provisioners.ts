@@ -1,4 +1,4 @@
-import { NotFoundError, subjects, type ApiRequest, type Handler } from "@corral/shared";
+import { NotFoundError, parseId, subjects, type ApiRequest, type Handler } from "@corral/shared";
 import type { RegistryStore } from "../adapters/registry-store.js";
 
 export function provisionerHandlers(registry: RegistryStore): Record<string, Handler> {
@@ -6,7 +6,7 @@ export function provisionerHandlers(registry: RegistryStore): Record<string, Han
   return {
     [s.list]: () => registry.provisioners(),
     [s.get]: async (req: ApiRequest) => {
-      const id = req.params["id"] ?? "";
+      const id = parseId(req.params["id"], "id");
       const found = await registry.provisioner(id);
       if (!found) throw new NotFoundError("provisioner", id);
       return found;
