@@ -1,0 +1,37 @@
+/**
+ * Layout solver and add-services solver: pure functions, no I/O, deterministic answers.
+ *
+ * - {@link solveLayout}(request: LayoutRequest, options?: SolverOptions): LayoutSolution — the nodes of a new
+ *   cluster, Coopr's preferred layout whenever one exists, else a 400 naming the constraints that clash.
+ * - {@link addServices}(request: AddServicesRequest, options?: SolverOptions): AddServicesResult — which existing
+ *   nodes receive each new service.
+ * - {@link checkLayout}(template: ClusterTemplate, nodes: readonly ExistingNode[]): LayoutViolation[] — the
+ *   template constraints a layout breaks.
+ * - {@link createHostname}(clusterName, clusterId, nodenum, dnsSuffix): string and {@link nodeIdFor}(clusterId,
+ *   nodenum): string — the naming rules the layout solver uses.
+ *
+ * Errors are `BadRequestError`s (status 400) from `shared/src/errors.ts`: code `bad_request` with
+ * `details.constraint` naming the failed check, or code {@link SOLVER_BUDGET_EXHAUSTED} when the search budget
+ * (`SolverOptions.maxSteps` / `timeLimitMs`) runs out.
+ */
+export { solveLayout, FIRST_NODENUM } from "./solve-layout.js";
+export { addServices } from "./add-services.js";
+export { checkLayout } from "./check-layout.js";
+export { createHostname, nodeIdFor } from "./hostname.js";
+export { SOLVER_BUDGET_EXHAUSTED, DEFAULT_MAX_STEPS } from "./budget.js";
+export type {
+  AddServicesRequest,
+  AddServicesResult,
+  CatalogList,
+  ChangedNode,
+  ExistingNode,
+  LayoutCatalog,
+  LayoutRequest,
+  LayoutSolution,
+  LayoutViolation,
+  NodeLayoutCount,
+  NodeProperties,
+  SolvedNode,
+  SolverOptions,
+  SolverStats,
+} from "./types.js";
