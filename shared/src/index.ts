@@ -85,3 +85,29 @@ export {
   parseCatalogSnapshot,
 } from "./validation/index.js";
 export type { ValidationContext } from "./validation/index.js";
+export {
+  TaskName,
+  PROVIDER_TASKS,
+  MAX_LOG_CHARS,
+  truncateLog,
+  streams,
+  RESULTS_CONSUMER,
+  taskSubject,
+  taskConsumerName,
+  resultSubject,
+  eventSubject,
+  taskMessageId,
+  TASK_ACK_WAIT_MS,
+  DUPLICATE_WINDOW_MS,
+  ensureStreams,
+  ensureTaskConsumer,
+  ensureResultsConsumer,
+} from "./tasks.js";
+export type { TaskNodeInfo, TaskConfig, TaskMessage, TaskResult } from "./tasks.js";
+export {
+  ASSIGNMENT_KEY,
+  PROVISIONER_HEARTBEAT_MS,
+  PROVISIONER_DEAD_AFTER_MS,
+  isProvisionerAlive,
+} from "./provisioners.js";
+export type { ProvisionerRecord, WorkerAssignment } from "./provisioners.js";

@@ -55,7 +55,19 @@ export function serve(options: ServeOptions): Served {
       if (wire.status >= 500) log.error("handler failed", { subject, err });
       reply = { error: wire };
     }
-    if (msg.reply) msg.respond(encode(reply));
+    if (!msg.reply) return;
+    let bytes = encode(reply);
+    const limit = nc.info?.max_payload ?? Infinity;
+    if (bytes.length > limit) {
+      bytes = encode({
+        error: {
+          status: 413,
+          code: "reply_too_large",
+          message: `the answer (${bytes.length} bytes) is larger than one NATS message (${limit} bytes)`,
+        },
+      });
+    }
+    msg.respond(bytes);
   };
   for (const [subject, handler] of Object.entries(handlers)) {
     subs.push(

@@ -41,8 +41,11 @@ export const subjects = {
     /** Internal: the whole catalog of a tenant (other services, not the REST API). */
     snapshot: "corral.tenancy.catalog.snapshot",
   },
-  gateway: {
-    ping: "corral.gateway.ping",
+  solver: {
+    layout: "corral.solver.layout",
+    addServices: "corral.solver.addServices",
+    plan: "corral.solver.plan",
+    expand: "corral.solver.expand",
   },
 } as const;
 
@@ -68,6 +71,8 @@ export const buckets = {
   pluginTypes: "corral_plugintypes",
   /** tenant name token -> `{clusters, nodes}` live usage, written by the clusters service */
   usage: "corral_usage",
+  /** `current` -> WorkerAssignment, written by tenancy's balancer, watched by provisioners */
+  assignments: "corral_assignments",
 } as const;
 
 export const SUPERADMIN_TENANT = "superadmin";

@@ -3,13 +3,10 @@
  * and a property test against a literal re-implementation of Coopr's search (AddServiceChangeIterator +
  * ClusterLayout.isValid + depth-first search), with the lost-queue bug fixed.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import test from "ava";
 import fc from "fast-check";
 import { isCorralError, type CorralError } from "../../../shared/src/errors.js";
-import type { ClusterTemplate, MachineType, Service } from "../../../shared/src/entities.js";
+import type { ClusterTemplate, Service } from "../../../shared/src/entities.js";
 import {
   addServices,
   checkLayout,
@@ -19,6 +16,7 @@ import {
   type AddServicesResult,
   type ExistingNode,
 } from "../src/domain/layout/index.js";
+import { fixtureSolverCatalog, fixtureTemplate } from "../../../test/helpers/fixture-catalog.js";
 
 const svc = (name: string, requires: string[] = [], conflicts: string[] = []): Service => ({
   name,
@@ -249,29 +247,9 @@ test("budget - a tiny step budget fails with solver_budget_exhausted", (t) => {
 // ---------------------------------------------------------------------------------------------------------------
 // The real catalog: a hadoop-distributed cluster gets hive and the history server
 
-const FIXTURES = fileURLToPath(new URL("../../../../shared/fixtures/coopr-catalog/", import.meta.url));
-const loadDir = <T>(dir: string): T[] =>
-  readdirSync(join(FIXTURES, dir))
-    .filter((f) => f.endsWith(".json"))
-    .map((f) => JSON.parse(readFileSync(join(FIXTURES, dir, f), "utf8")) as T);
-/** The fixtures write counts as numeric strings ("1"); the stored form has integers. */
-function normaliseTemplate(raw: ClusterTemplate): ClusterTemplate {
-  const t = structuredClone(raw);
-  const int = (v: unknown) => (v === undefined ? undefined : Number(v));
-  if (t.constraints?.size !== undefined) {
-    const { min, max } = t.constraints.size;
-    t.constraints.size = { ...(min === undefined ? {} : { min: int(min)! }), ...(max === undefined ? {} : { max: int(max)! }) };
-  }
-  for (const sc of Object.values(t.constraints?.services ?? {})) {
-    const q = sc.quantities;
-    if (q !== undefined) sc.quantities = { ...(q.min === undefined ? {} : { min: int(q.min)! }), ...(q.max === undefined ? {} : { max: int(q.max)! }) };
-  }
-  return t;
-}
-
 test("hadoop-distributed fixture - hive and the history server go to the master, on a 200-node cluster", (t) => {
-  const template = normaliseTemplate(loadDir<ClusterTemplate>("clustertemplates").find((c) => c.name === "hadoop-distributed")!);
-  const catalog = { services: loadDir<Service>("services"), hardwareTypes: loadDir<MachineType>("hardwaretypes"), imageTypes: loadDir<MachineType>("imagetypes") };
+  const template = fixtureTemplate("hadoop-distributed");
+  const catalog = fixtureSolverCatalog();
   const cluster = solveLayout({ template, provider: { name: "rackspace" }, catalog, numMachines: 200, clusterId: "9", clusterName: "hdp" });
   const toAdd = ["hive-server2", "hive-metastore", "mysql-server", "hive-metastore-database", "hadoop-mapreduce-historyserver"];
   const result = addServices({ template, catalog, nodes: cluster.nodes, clusterServices: cluster.services, services: toAdd });

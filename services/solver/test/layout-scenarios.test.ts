@@ -3,9 +3,6 @@
  * solver tests (coopr-server SolverTest / ClusterLayoutFinderTest), the false negatives the reference names,
  * pre-check errors and infeasibility explanations.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import test from "ava";
 import { isCorralError, type CorralError } from "../../../shared/src/errors.js";
 import type { ClusterTemplate, MachineType, Service, ServiceConstraint } from "../../../shared/src/entities.js";
@@ -18,45 +15,14 @@ import {
   type LayoutRequest,
   type LayoutSolution,
 } from "../src/domain/layout/index.js";
+import { fixtureSolverCatalog, fixtureTemplate, fixtureTemplates } from "../../../test/helpers/fixture-catalog.js";
 
 // ---------------------------------------------------------------------------------------------------------------
-// Fixtures (test-only loading and normalising: product code gets validated entities)
+// Fixtures (the canonical catalog, as product code gets it after validation)
 
-const FIXTURES = fileURLToPath(new URL("../../../../shared/fixtures/coopr-catalog/", import.meta.url));
-
-function loadDir<T>(dir: string): T[] {
-  return readdirSync(join(FIXTURES, dir))
-    .filter((f) => f.endsWith(".json"))
-    .map((f) => JSON.parse(readFileSync(join(FIXTURES, dir, f), "utf8")) as T);
-}
-
-/** The fixtures write counts as numeric strings ("1"); the stored form has integers. */
-function normaliseTemplate(raw: ClusterTemplate): ClusterTemplate {
-  const t = structuredClone(raw);
-  const int = (v: unknown) => (v === undefined ? undefined : Number(v));
-  const size = t.constraints?.size;
-  if (size !== undefined) {
-    const min = int(size.min);
-    const max = int(size.max);
-    t.constraints!.size = { ...(min === undefined ? {} : { min }), ...(max === undefined ? {} : { max }) };
-  }
-  for (const sc of Object.values(t.constraints?.services ?? {})) {
-    if (sc.quantities !== undefined) {
-      const min = int(sc.quantities.min);
-      const max = int(sc.quantities.max);
-      sc.quantities = { ...(min === undefined ? {} : { min }), ...(max === undefined ? {} : { max }) };
-    }
-  }
-  return t;
-}
-
-const templates = new Map(loadDir<ClusterTemplate>("clustertemplates").map((t) => [t.name, normaliseTemplate(t)]));
-const catalog = {
-  services: loadDir<Service>("services"),
-  hardwareTypes: loadDir<MachineType>("hardwaretypes"),
-  imageTypes: loadDir<MachineType>("imagetypes"),
-};
-const template = (name: string): ClusterTemplate => structuredClone(templates.get(name)!);
+const templates = new Map(fixtureTemplates().map((t) => [t.name, t]));
+const catalog = fixtureSolverCatalog();
+const template = fixtureTemplate;
 
 function request(t: ClusterTemplate, numMachines: number, extra: Partial<LayoutRequest> = {}): LayoutRequest {
   return {

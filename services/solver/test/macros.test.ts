@@ -1,8 +1,6 @@
 import test from "ava";
 import fc from "fast-check";
-import { readFileSync, readdirSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import type { ClusterTemplate, Json } from "../../../shared/src/entities.js";
+import type { Json } from "../../../shared/src/entities.js";
 import { isCorralError } from "../../../shared/src/errors.js";
 import * as macros from "../src/domain/macros/index.js";
 import {
@@ -13,10 +11,9 @@ import {
   validateMacros,
   type MacroNode,
 } from "../src/domain/macros/index.js";
+import { fixtureTemplate, fixtureTemplates } from "../../../test/helpers/fixture-catalog.js";
 
-const CATALOG = fileURLToPath(new URL("../../../../shared/fixtures/coopr-catalog/", import.meta.url));
-const template = (name: string): ClusterTemplate =>
-  JSON.parse(readFileSync(`${CATALOG}clustertemplates/${name}.json`, "utf8")) as ClusterTemplate;
+const template = fixtureTemplate;
 
 const node = (id: string, nodenum: number, services: string[], extra: Partial<MacroNode["properties"]> = {}): MacroNode => ({
   id,
@@ -234,11 +231,7 @@ test("macros - compileConfig parses once and gives the same results", (t) => {
 });
 
 test("macros - every fixture template's config is syntactically valid", (t) => {
-  const dir = `${CATALOG}clustertemplates`;
-  for (const f of readdirSync(dir)) {
-    const tpl = JSON.parse(readFileSync(`${dir}/${f}`, "utf8")) as ClusterTemplate;
-    t.notThrows(() => validateMacros(tpl.defaults.config), f);
-  }
+  for (const tpl of fixtureTemplates()) t.notThrows(() => validateMacros(tpl.defaults.config), tpl.name);
 });
 
 test("macros - hadoop-distributed config expanded for a sample layout", (t) => {

@@ -1,19 +1,14 @@
 import test from "ava";
-import { readFileSync, readdirSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import type { ClusterTemplate, Service } from "../../../shared/src/entities.js";
+import type { Service } from "../../../shared/src/entities.js";
 import { isCorralError } from "../../../shared/src/errors.js";
 import * as planner from "../src/domain/planner/index.js";
 import { numberTasks, planAction, planGraph, type Plan, type PlanNode } from "../src/domain/planner/index.js";
+import { fixtureServices, fixtureTemplate } from "../../../test/helpers/fixture-catalog.js";
 
 // ---- fixtures ----
 
-const CATALOG = fileURLToPath(new URL("../../../../shared/fixtures/coopr-catalog/", import.meta.url));
-const catalog: Service[] = readdirSync(`${CATALOG}services`)
-  .filter((f) => f.endsWith(".json"))
-  .map((f) => JSON.parse(readFileSync(`${CATALOG}services/${f}`, "utf8")) as Service);
-const template = (name: string): ClusterTemplate =>
-  JSON.parse(readFileSync(`${CATALOG}clustertemplates/${name}.json`, "utf8")) as ClusterTemplate;
+const catalog = fixtureServices();
+const template = fixtureTemplate;
 
 const hadoop = template("hadoop-distributed");
 const MASTER = ["base", "hadoop-hdfs-namenode", "hadoop-yarn-resourcemanager", "zookeeper-server", "hbase-master"];

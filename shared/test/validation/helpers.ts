@@ -1,41 +1,26 @@
 /** Shared helpers for the validation tests: the Coopr fixture catalog and error assertions. */
-import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { ExecutionContext } from "ava";
-import type { PluginSpec } from "../../src/entities.js";
 import type { CorralError } from "../../src/errors.js";
 import type { ValidationContext } from "../../src/validation/index.js";
+import { FIXTURE_PROVIDER_TYPES, fixtureAutomatorSpecs } from "../../../test/helpers/fixture-catalog.js";
 
-/** The Coopr default catalog, outside the repository (`/work/shared/fixtures`); `CORRAL_FIXTURES` overrides. */
-export const FIXTURES =
-  process.env["CORRAL_FIXTURES"] ??
-  fileURLToPath(new URL("../../../../shared/fixtures/coopr-catalog", import.meta.url));
+/**
+ * The Coopr default catalog, outside the repository (`/work/shared/fixtures`; `CORRAL_FIXTURES` overrides):
+ * `fixture(relative)` reads one file, `fixtures(folder)` every file of a folder sorted by name, as untrusted JSON.
+ */
+export {
+  FIXTURES_DIR as FIXTURES,
+  readFixture as fixture,
+  readFixtureFiles as fixtures,
+} from "../../../test/helpers/fixture-catalog.js";
 
-/** Reads one fixture file as untrusted JSON. */
-export function fixture(relative: string): unknown {
-  return JSON.parse(readFileSync(join(FIXTURES, relative), "utf8")) as unknown;
-}
-
-/** Reads every fixture of a folder, sorted by file name. */
-export function fixtures(folder: string): { file: string; body: unknown }[] {
-  return readdirSync(join(FIXTURES, folder))
-    .filter((f) => f.endsWith(".json"))
-    .sort()
-    .map((file) => ({ file, body: fixture(join(folder, file)) }));
-}
-
-export const CHEF_SOLO = fixture("plugins/automatortypes/chef-solo.json") as PluginSpec;
-export const SHELL = fixture("plugins/automatortypes/shell.json") as PluginSpec;
-
-const AUTOMATORS = new Map([
-  ["chef-solo", CHEF_SOLO],
-  ["shell", SHELL],
-]);
+const AUTOMATORS = new Map(fixtureAutomatorSpecs().map((spec) => [spec.name, spec]));
+export const CHEF_SOLO = AUTOMATORS.get("chef-solo")!;
+export const SHELL = AUTOMATORS.get("shell")!;
 
 /** The provider types of the fixtures and the chef-solo and shell automator specs. */
 export const COOPR_CONTEXT: ValidationContext = {
-  isProviderType: (name) => ["aws", "google", "joyent", "openstack", "rackspace"].includes(name),
+  isProviderType: (name) => FIXTURE_PROVIDER_TYPES.includes(name),
   automatorType: (name) => AUTOMATORS.get(name),
 };
 

@@ -1,0 +1,35 @@
+/**
+ * @corral/solver as a library: the pure algorithms (layout solver, add-services solver, planner, macro
+ * expander). See services/solver/README.md for every function with an example.
+ */
+export {
+  solveLayout,
+  addServices,
+  checkLayout,
+  createHostname,
+  nodeIdFor,
+  FIRST_NODENUM,
+  SOLVER_BUDGET_EXHAUSTED,
+  DEFAULT_MAX_STEPS,
+} from "./domain/layout/index.js";
+export type {
+  AddServicesRequest,
+  AddServicesResult,
+  ChangedNode,
+  ExistingNode,
+  LayoutCatalog,
+  LayoutRequest,
+  LayoutSolution,
+} from "./domain/layout/index.js";
+export {
+  planAction,
+  planGraph,
+  numberTasks,
+  resolveClusterDependencies,
+  PlanAction,
+  TaskName,
+  parsePlanAction,
+} from "./domain/planner/index.js";
+export type { Plan, PlannedTask, PlanRequest, PlanNode, PlanOptions, NumberedPlan, NumberedTask } from "./domain/planner/index.js";
+export { createMacroContext, compileConfig, expandConfig, expandString, validateMacros, DEFAULT_IP_TYPE } from "./domain/macros/index.js";
+export type { CompiledConfig, MacroContext, MacroClusterInput, MacroNode } from "./domain/macros/index.js";

@@ -1,0 +1,18 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import { queues, serve, type Logger } from "@corral/shared";
+import { solverHandlers } from "./handlers/solver.js";
+
+export interface SolverServiceDeps {
+  nc: NatsConnection;
+  log: Logger;
+}
+
+export interface SolverService {
+  stop(): Promise<void>;
+}
+
+/** Serves the solver library over NATS (subjects `corral.solver.*`). */
+export async function startSolverService(deps: SolverServiceDeps): Promise<SolverService> {
+  const served = serve({ nc: deps.nc, queue: queues.solver, log: deps.log, handlers: solverHandlers() });
+  return { stop: () => served.stop() };
+}

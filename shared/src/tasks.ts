@@ -1,0 +1,217 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstreamManager } from "@nats-io/jetstream";
+import type { Json, JsonObject } from "./entities.js";
+import { keyToken } from "./kv-keys.js";
+
+/**
+ * The task protocol between the clusters service and provisioners (DESIGN.md "Provisioners").
+ *
+ * - Tasks: stream CORRAL_TASKS (work queue) on `corral.tasks.<tenant>`, one durable pull consumer per tenant
+ *   (`tasks-<tenant>`). Each dispatch is published with message id `<taskId>.<dispatch>`, so a re-publish is
+ *   deduplicated. A worker runs the task, publishes its TaskResult, then acks; long tasks send in-progress acks.
+ * - Results: stream CORRAL_RESULTS on `corral.results.<tenant>.<taskId>.<dispatch>` (kept for days), read by the
+ *   clusters service through one shared durable consumer. A worker handed a redelivered task first looks up the
+ *   result subject: if a result exists, the task already ran and it only acks.
+ * - Events: stream CORRAL_EVENTS on `corral.events.<tenant>.<kind>`.
+ */
+
+export const TaskName = {
+  Create: "CREATE",
+  Confirm: "CONFIRM",
+  Bootstrap: "BOOTSTRAP",
+  Install: "INSTALL",
+  Configure: "CONFIGURE",
+  Initialize: "INITIALIZE",
+  Start: "START",
+  Stop: "STOP",
+  Remove: "REMOVE",
+  Delete: "DELETE",
+} as const;
+export type TaskName = (typeof TaskName)[keyof typeof TaskName];
+
+/** Task names a provider plugin carries out; the rest go to automators. */
+export const PROVIDER_TASKS: readonly TaskName[] = ["CREATE", "CONFIRM", "DELETE"];
+
+/** What every plugin gets about a node (Coopr's task config, section 2.2 of the provisioner reference). */
+export interface TaskNodeInfo {
+  hostname: string;
+  ipaddresses: Record<string, string>;
+  nodenum: number;
+  hardwaretype: string;
+  imagetype: string;
+  flavor?: string;
+  image?: string;
+  sshuser?: string;
+  services: string[];
+  automators: string[];
+}
+
+export interface TaskConfig extends TaskNodeInfo {
+  /** The cluster config, macros already expanded for this node (hardware tasks get it unexpanded). */
+  cluster: JsonObject;
+  /** Only for service actions. */
+  service?: { name: string; action: { type: string; fields: Record<string, string> } };
+  /** The provider with admin fields and the user's provider fields merged into `provisioner`. */
+  provider: { name: string; description?: string; providertype: string; provisioner: JsonObject };
+  /** Every node of the cluster by id; omitted (with `nodesOmitted`) for clusters above the configured size. */
+  nodes?: Record<string, TaskNodeInfo>;
+  nodesOmitted?: boolean;
+  /** Results earlier tasks returned for this node (`providerid`, `ssh-auth`, ...). */
+  results: JsonObject;
+}
+
+/** One dispatch of one task, as published on `corral.tasks.<tenant>`. */
+export interface TaskMessage {
+  tenant: string;
+  clusterId: string;
+  planId: string;
+  taskId: string;
+  /** 1 for the first dispatch; every retry or rollback step of the same task gets the next number. */
+  dispatch: number;
+  taskName: TaskName;
+  nodeId: string;
+  /** ms */
+  submitTime: number;
+  config: TaskConfig;
+}
+
+/** What a worker reports for one dispatch. `status` 0 is success. */
+export interface TaskResult {
+  tenant: string;
+  clusterId: string;
+  planId: string;
+  taskId: string;
+  dispatch: number;
+  taskName: TaskName;
+  nodeId: string;
+  provisionerId: string;
+  workerId: string;
+  status: number;
+  /** Last 2048 characters at most. */
+  stdout?: string;
+  stderr?: string;
+  /** Overwrite the node's properties on success. */
+  hostname?: string;
+  ipaddresses?: Record<string, string>;
+  /** Merged into the node's results on success and failure; passed to later tasks of the node. */
+  result?: Record<string, Json>;
+  /** ms */
+  startTime: number;
+  endTime: number;
+}
+
+/** Longest stdout/stderr kept on a result or node action. */
+export const MAX_LOG_CHARS = 2048;
+
+/** Keeps the last `MAX_LOG_CHARS` characters, marking a cut. */
+export function truncateLog(text: string | undefined): string | undefined {
+  if (text === undefined || text.length <= MAX_LOG_CHARS) return text;
+  return "[snipped]" + text.slice(text.length - MAX_LOG_CHARS);
+}
+
+export const streams = {
+  tasks: "CORRAL_TASKS",
+  results: "CORRAL_RESULTS",
+  events: "CORRAL_EVENTS",
+} as const;
+
+/** The consumer the clusters service reads results with. */
+export const RESULTS_CONSUMER = "clusters";
+
+export const taskSubject = (tenant: string) => `corral.tasks.${keyToken(tenant)}`;
+export const taskConsumerName = (tenant: string) => `tasks-${keyToken(tenant)}`;
+export const resultSubject = (tenant: string, taskId: string, dispatch: number) =>
+  `corral.results.${keyToken(tenant)}.${keyToken(taskId)}.${dispatch}`;
+export const eventSubject = (tenant: string, kind: string) => `corral.events.${keyToken(tenant)}.${kind}`;
+export const taskMessageId = (taskId: string, dispatch: number) => `${taskId}.${dispatch}`;
+
+/** How long a worker may hold a task without an in-progress ack before it is redelivered elsewhere. */
+export const TASK_ACK_WAIT_MS = 15_000;
+/** Window within which a re-published dispatch is recognised as a duplicate. */
+export const DUPLICATE_WINDOW_MS = 10 * 60_000;
+
+const ns = (ms: number) => ms * 1_000_000;
+
+/** Creates (or keeps) the three streams; every service that needs them calls this, idempotently. */
+export async function ensureStreams(nc: NatsConnection, options: { replicas?: number } = {}): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  const replicas = options.replicas ?? 1;
+  const ensure = async (config: Parameters<typeof jsm.streams.add>[0] & { name: string }) => {
+    try {
+      await jsm.streams.info(config.name);
+    } catch {
+      try {
+        await jsm.streams.add(config);
+      } catch (err) {
+        // Another instance created it in between.
+        await jsm.streams.info(config.name).catch(() => {
+          throw err;
+        });
+      }
+    }
+  };
+  await ensure({
+    name: streams.tasks,
+    subjects: ["corral.tasks.>"],
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    num_replicas: replicas,
+    duplicate_window: ns(DUPLICATE_WINDOW_MS),
+  });
+  await ensure({
+    name: streams.results,
+    subjects: ["corral.results.>"],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    num_replicas: replicas,
+    max_age: ns(7 * 24 * 3600_000),
+    duplicate_window: ns(DUPLICATE_WINDOW_MS),
+  });
+  await ensure({
+    name: streams.events,
+    subjects: ["corral.events.>"],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    num_replicas: replicas,
+    max_age: ns(30 * 24 * 3600_000),
+    duplicate_window: ns(DUPLICATE_WINDOW_MS),
+  });
+}
+
+/** Creates (or keeps) the durable pull consumer workers of a tenant share. Idempotent. */
+export async function ensureTaskConsumer(nc: NatsConnection, tenant: string): Promise<string> {
+  const jsm = await jetstreamManager(nc);
+  const name = taskConsumerName(tenant);
+  try {
+    await jsm.consumers.info(streams.tasks, name);
+  } catch {
+    await jsm.consumers.add(streams.tasks, {
+      durable_name: name,
+      filter_subject: taskSubject(tenant),
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: ns(TASK_ACK_WAIT_MS),
+      max_deliver: -1,
+      max_ack_pending: 10_000,
+    });
+  }
+  return name;
+}
+
+/** Creates (or keeps) the durable consumer the clusters service reads results with. Idempotent. */
+export async function ensureResultsConsumer(nc: NatsConnection): Promise<string> {
+  const jsm = await jetstreamManager(nc);
+  try {
+    await jsm.consumers.info(streams.results, RESULTS_CONSUMER);
+  } catch {
+    await jsm.consumers.add(streams.results, {
+      durable_name: RESULTS_CONSUMER,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: ns(30_000),
+      max_deliver: -1,
+      max_ack_pending: 20_000,
+    });
+  }
+  return RESULTS_CONSUMER;
+}
