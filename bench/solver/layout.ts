@@ -9,39 +9,19 @@
  *   (coopr-algorithms.md 2.8), proven infeasible with the explanation built (< 100 ms);
  * - add-services on a 1,000-node cluster (< 100 ms).
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ClusterTemplate, MachineType, Service } from "../../shared/src/entities.js";
+import type { ClusterTemplate, Service } from "../../shared/src/entities.js";
 import { addServices, solveLayout, type LayoutRequest } from "../../services/solver/src/domain/layout/index.js";
+import { fixtureSolverCatalog, fixtureTemplates } from "../../test/helpers/fixture-catalog.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const FIXTURES = join(here, "../../../shared/fixtures/coopr-catalog");
 const OUT = join(here, "../results/solver-layout.json");
 
-const loadDir = <T>(dir: string): T[] =>
-  readdirSync(join(FIXTURES, dir))
-    .filter((f) => f.endsWith(".json"))
-    .map((f) => JSON.parse(readFileSync(join(FIXTURES, dir, f), "utf8")) as T);
-
-/** The fixtures write counts as numeric strings; the stored form has integers. */
-function normalise(raw: ClusterTemplate): ClusterTemplate {
-  const t = structuredClone(raw);
-  const int = (v: unknown) => (v === undefined ? undefined : Number(v));
-  const fix = (q: { min?: number; max?: number } | undefined) =>
-    q === undefined ? undefined : { ...(q.min === undefined ? {} : { min: int(q.min)! }), ...(q.max === undefined ? {} : { max: int(q.max)! }) };
-  if (t.constraints?.size !== undefined) t.constraints.size = fix(t.constraints.size)!;
-  for (const sc of Object.values(t.constraints?.services ?? {})) if (sc.quantities !== undefined) sc.quantities = fix(sc.quantities)!;
-  return t;
-}
-
-const templates = loadDir<ClusterTemplate>("clustertemplates").map(normalise);
-const catalog = {
-  services: loadDir<Service>("services"),
-  hardwareTypes: loadDir<MachineType>("hardwaretypes"),
-  imageTypes: loadDir<MachineType>("imagetypes"),
-};
+const templates = fixtureTemplates();
+const catalog = fixtureSolverCatalog();
 const request = (t: ClusterTemplate, n: number, extra: Partial<LayoutRequest> = {}): LayoutRequest => ({
   template: t,
   provider: { name: t.defaults.provider },

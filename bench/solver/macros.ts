@@ -3,22 +3,22 @@
  * (target < 1 s), including building the cluster index and parsing the config.
  * Run: node --import=tsx bench/solver/macros.ts   -> bench/results/solver-macros.json
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
-import type { ClusterTemplate, Json } from "../../shared/src/entities.js";
+import type { Json } from "../../shared/src/entities.js";
 import {
   compileConfig,
   createMacroContext,
   expandConfig,
   type MacroNode,
 } from "../../services/solver/src/domain/macros/index.js";
+import { fixtureTemplate } from "../../test/helpers/fixture-catalog.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const CATALOG = fileURLToPath(new URL("../../../shared/fixtures/coopr-catalog/", import.meta.url));
 const OUT = `${ROOT}bench/results/solver-macros.json`;
 
-const template = JSON.parse(readFileSync(`${CATALOG}clustertemplates/hadoop-distributed.json`, "utf8")) as ClusterTemplate;
+const template = fixtureTemplate("hadoop-distributed");
 const WORKER = ["base", "hadoop-hdfs-datanode", "hadoop-yarn-nodemanager", "hbase-regionserver"];
 const MASTER = template.compatibility.services.filter((s) => !WORKER.includes(s) || s === "base");
 

@@ -2,20 +2,17 @@
  * Planner benchmark: plans for a 10,000-node hadoop-distributed cluster (target: cluster_create < 1 s).
  * Run: node --import=tsx bench/solver/planner.ts   -> bench/results/solver-planner.json
  */
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
-import type { ClusterTemplate, Service } from "../../shared/src/entities.js";
 import { planAction, planGraph, type PlanRequest } from "../../services/solver/src/domain/planner/index.js";
+import { fixtureServices, fixtureTemplate } from "../../test/helpers/fixture-catalog.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const CATALOG = fileURLToPath(new URL("../../../shared/fixtures/coopr-catalog/", import.meta.url));
 const OUT = `${ROOT}bench/results/solver-planner.json`;
 
-const services: Service[] = readdirSync(`${CATALOG}services`).map(
-  (f) => JSON.parse(readFileSync(`${CATALOG}services/${f}`, "utf8")) as Service,
-);
-const template = JSON.parse(readFileSync(`${CATALOG}clustertemplates/hadoop-distributed.json`, "utf8")) as ClusterTemplate;
+const services = fixtureServices();
+const template = fixtureTemplate("hadoop-distributed");
 const WORKER = ["hadoop-hdfs-datanode", "hadoop-yarn-nodemanager", "hbase-regionserver"];
 const defaults = template.defaults.services;
 

@@ -7,7 +7,8 @@ import type { CatalogKind } from "@corral/shared";
 import { api, SUPERADMIN } from "../helpers/api.js";
 import { assertError, assertOk } from "../helpers/assertions.js";
 import { createTenant, emptyCatalog, exportCatalog, KINDS, sample, type TestTenant } from "../helpers/catalog.js";
-import { readFixtureDir, registerFixturePluginTypes } from "../helpers/registry.js";
+import { rawFixtureCatalog } from "../helpers/fixture-catalog.js";
+import { registerFixturePluginTypes } from "../helpers/registry.js";
 import { startSystem, type TestSystem } from "../helpers/system.js";
 
 const test = anyTest as TestFn<{ sys: TestSystem }>;
@@ -23,9 +24,7 @@ test.after.always(async (t) => {
 });
 
 /** The fixture catalog as files hold it (one entity per file, in file order). */
-function fixture(): Catalog {
-  return Object.fromEntries(KINDS.map((kind) => [kind, readFixtureDir(kind)])) as Catalog;
-}
+const fixture = (): Catalog => rawFixtureCatalog();
 
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 const toInteger = (v: unknown) => (typeof v === "string" && /^-?[0-9]+$/.test(v) ? Number(v) : v);

@@ -1,7 +1,18 @@
-import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { buckets, encode, kvKey, openBucket, pluginTypeKey, type PluginSpec, type Provisioner } from "@corral/shared";
+import {
+  PROVISIONER_HEARTBEAT_MS,
+  buckets,
+  encode,
+  kvKey,
+  openBucket,
+  pluginTypeKey,
+  type PluginSpec,
+  type ProvisionerRecord,
+} from "@corral/shared";
+import { FIXTURE_PROVIDER_TYPES, fixtureAutomatorSpecs, fixtureProviderSpecs } from "./fixture-catalog.js";
+
+/** The fixture readers, kept here under their old names; see `fixture-catalog.ts`. */
+export { FIXTURES_DIR as FIXTURES, FIXTURE_PROVIDER_TYPES, readFixtureDir } from "./fixture-catalog.js";
 
 /** Writes plugin types into the registry as provisioners would announce them. */
 export async function registerPluginTypes(
@@ -13,31 +24,95 @@ export async function registerPluginTypes(
   for (const spec of specs) await kv.put(pluginTypeKey(kind, spec.name), encode(spec));
 }
 
-/** Writes a provisioner record as a registering provisioner would. */
-export async function registerProvisioner(nc: NatsConnection, p: Provisioner): Promise<void> {
+/**
+ * What a test says about a provisioner: the id, and any record fields it cares about. Fields of the read model
+ * (`capacityFree`, `assignments`) may be passed and are not written: tenancy derives them.
+ */
+export type ProvisionerInput = Pick<ProvisionerRecord, "id"> & Partial<Omit<ProvisionerRecord, "id">>;
+
+export interface RegisterOptions {
+  /**
+   * Keep the record alive by rewriting it with a fresh `lastHeartbeat` every PROVISIONER_HEARTBEAT_MS, as a
+   * running provisioner does, until `stop()`, until the same id registers again on this connection, or until the
+   * connection closes. Off, the record is written once and dies after PROVISIONER_DEAD_AFTER_MS.
+   * @default true
+   */
+  heartbeat?: boolean;
+  /** Clock for `lastHeartbeat` and `registeredAt`. @default Date.now */
+  now?: () => number;
+}
+
+export interface RegisteredProvisioner {
+  /** The record as first written. */
+  record: ProvisionerRecord;
+  /** Stops heartbeating (the record stays and dies of age). Idempotent. */
+  stop(): void;
+}
+
+interface Heartbeat {
+  registered: RegisteredProvisioner;
+  /** The write in flight, awaited before the same id registers again so an old state never lands last. */
+  inflight: Promise<unknown>;
+}
+const heartbeats = new WeakMap<NatsConnection, Map<string, Heartbeat>>();
+
+/** The record a provisioner with these fields would write; defaults for what the input leaves out. */
+export function provisionerRecord(p: ProvisionerInput, now: number = Date.now()): ProvisionerRecord {
+  return {
+    id: p.id,
+    host: p.host ?? `${p.id}.example.com`,
+    port: p.port ?? 55056,
+    capacityTotal: p.capacityTotal ?? 10,
+    usage: p.usage ?? {},
+    lastHeartbeat: p.lastHeartbeat ?? now,
+    registeredAt: p.registeredAt ?? now,
+    plugins: p.plugins ?? { providertypes: [], automatortypes: [] },
+  };
+}
+
+/** Writes a provisioner record as a registering provisioner would, and by default keeps heartbeating it. */
+export async function registerProvisioner(
+  nc: NatsConnection,
+  p: ProvisionerInput,
+  options: RegisterOptions = {},
+): Promise<RegisteredProvisioner> {
+  const now = options.now ?? Date.now;
   const kv = await openBucket(nc, buckets.provisioners);
-  await kv.put(kvKey(p.id), encode(p));
+  let byId = heartbeats.get(nc);
+  if (!byId) heartbeats.set(nc, (byId = new Map()));
+  const previous = byId.get(p.id);
+  previous?.registered.stop();
+  await previous?.inflight;
+  const record = provisionerRecord(p, now());
+  await kv.put(kvKey(p.id), encode(record));
+
+  let timer: NodeJS.Timeout | undefined;
+  const registered: RegisteredProvisioner = {
+    record,
+    stop() {
+      clearInterval(timer);
+      timer = undefined;
+      if (byId.get(p.id) === heartbeat) byId.delete(p.id);
+    },
+  };
+  const heartbeat: Heartbeat = { registered, inflight: Promise.resolve() };
+  if (options.heartbeat ?? true) {
+    timer = setInterval(() => {
+      if (nc.isClosed()) return registered.stop();
+      heartbeat.inflight = kv
+        .put(kvKey(p.id), encode({ ...record, lastHeartbeat: now() }))
+        .catch(() => registered.stop());
+    }, PROVISIONER_HEARTBEAT_MS);
+    timer.unref();
+    byId.set(p.id, heartbeat);
+  }
+  return registered;
 }
-
-/** The Coopr fixture catalog beside the repository (tests only). */
-export const FIXTURES = new URL("../../../shared/fixtures/coopr-catalog/", import.meta.url).pathname;
-
-export function readFixtureDir<T = any>(dir: string): T[] {
-  const path = join(FIXTURES, dir);
-  return readdirSync(path)
-    .filter((f) => f.endsWith(".json"))
-    .sort()
-    .map((f) => JSON.parse(readFileSync(join(path, f), "utf8")) as T);
-}
-
-/** Provider types the fixture's providers name, registered with no parameters. */
-export const FIXTURE_PROVIDER_TYPES = ["aws", "google", "joyent", "openstack", "rackspace"];
 
 /** Registers the fixture's provider and automator types (chef-solo, shell) in the registry. */
 export async function registerFixturePluginTypes(nc: NatsConnection): Promise<void> {
-  const automators = readFixtureDir<PluginSpec>("plugins/automatortypes");
-  await registerPluginTypes(nc, "automatortypes", automators);
-  const declared = readFixtureDir<PluginSpec>("plugins/providertypes");
+  await registerPluginTypes(nc, "automatortypes", fixtureAutomatorSpecs());
+  const declared = fixtureProviderSpecs();
   const providers = FIXTURE_PROVIDER_TYPES.map((name) => declared.find((d) => d.name === name) ?? { name });
   await registerPluginTypes(nc, "providertypes", providers);
 }
