@@ -30,6 +30,33 @@ const catalogRoutes = (): Route[] =>
     ] satisfies Route[];
   });
 
+const clusterRoutes = (): Route[] => {
+  const c = subjects.clusters;
+  const serviceOps = (["start", "stop", "restart"] as const).flatMap((op): Route[] => {
+    const subject = { start: c.startServices, stop: c.stopServices, restart: c.restartServices }[op];
+    return [
+      { method: "POST", pattern: `/clusters/:id/services/${op}`, subject, access: "user", body: "optional" },
+      { method: "POST", pattern: `/clusters/:id/services/:service/${op}`, subject, access: "user", body: "optional" },
+    ];
+  });
+  return [
+    { method: "GET", pattern: "/clusters", subject: c.list, access: "user", body: "none" },
+    { method: "POST", pattern: "/clusters", subject: c.create, access: "user", body: "json" },
+    { method: "GET", pattern: "/clusters/:id", subject: c.get, access: "user", body: "none" },
+    { method: "POST", pattern: "/clusters/:id", subject: c.extendLease, access: "user", body: "json" },
+    { method: "DELETE", pattern: "/clusters/:id", subject: c.delete, access: "user", body: "optional" },
+    { method: "GET", pattern: "/clusters/:id/status", subject: c.status, access: "user", body: "none" },
+    { method: "GET", pattern: "/clusters/:id/plans", subject: c.plans, access: "user", body: "none" },
+    { method: "GET", pattern: "/clusters/:id/plans/:planId", subject: c.plan, access: "user", body: "none" },
+    { method: "GET", pattern: "/clusters/:id/config", subject: c.getConfig, access: "user", body: "none" },
+    { method: "PUT", pattern: "/clusters/:id/config", subject: c.putConfig, access: "user", body: "json" },
+    { method: "GET", pattern: "/clusters/:id/services", subject: c.getServices, access: "user", body: "none" },
+    { method: "POST", pattern: "/clusters/:id/services", subject: c.addServices, access: "user", body: "json" },
+    ...serviceOps,
+    { method: "POST", pattern: "/getNodeProperties", subject: c.nodeProperties, access: "user", body: "json" },
+  ];
+};
+
 /** Every REST route: method + path -> owning service subject and required role. */
 export function apiRoutes(): Route[] {
   const t = subjects.tenancy;
@@ -45,5 +72,6 @@ export function apiRoutes(): Route[] {
     ...catalogRoutes(),
     { method: "GET", pattern: "/export", subject: t.export, access: "user", body: "none" },
     { method: "POST", pattern: "/import", subject: t.import, access: "admin", denialStatus: 403, body: "json" },
+    ...clusterRoutes(),
   ];
 }

@@ -3,7 +3,22 @@
  * Pure functions, no I/O: each returns a fresh object or throws a `BadRequestError` whose message names the
  * field path and the problem, with `details.field` set to that path.
  */
-export { isValidName, parseId, parseName } from "./primitives.js";
+export {
+  isValidName,
+  parseId,
+  parseName,
+  getOwn,
+  requireObject,
+  optionalObject,
+  optionalString,
+  optionalName,
+  parseNameList,
+  optionalNameList,
+  parseInteger,
+  optionalInteger,
+  parseBoolean,
+  parseJsonObject,
+} from "./primitives.js";
 export { parseTenant, parseTenantWrite } from "./tenant.js";
 export type { TenantWrite } from "./tenant.js";
 export { mergeProviderUpdate, parseProvider } from "./provider.js";

@@ -1,0 +1,71 @@
+import {
+  createValue,
+  decode,
+  fromKeyToken,
+  kvKey,
+  modifyValue,
+  readValue,
+  type KV,
+  type Logger,
+  type Modification,
+  type Versioned,
+} from "@corral/shared";
+import type { ClusterRecord } from "../domain/records.js";
+
+/** Cluster records, plus an in-memory mirror fed by a KV watch for lists and periodic scans. */
+export interface ClusterStore {
+  get(id: string): Promise<Versioned<ClusterRecord> | undefined>;
+  /** False when the id is taken. */
+  create(record: ClusterRecord): Promise<boolean>;
+  modify(
+    id: string,
+    fn: (current: Versioned<ClusterRecord> | undefined) => Modification<ClusterRecord>,
+  ): Promise<ClusterRecord | undefined>;
+  /** Every cluster, as of a read that includes every write acknowledged before it started. */
+  all(): Promise<ClusterRecord[]>;
+  stop(): void;
+}
+
+export async function openClusterStore(kv: KV, log: Logger): Promise<ClusterStore> {
+  const mirror = new Map<string, ClusterRecord>();
+  let applied = 0;
+  const waiters: Array<{ revision: number; resolve: () => void }> = [];
+  const watcher = await kv.watch({ key: ">" });
+  void (async () => {
+    for await (const e of watcher) {
+      const id = fromKeyToken(e.key);
+      if (e.operation === "PUT") mirror.set(id, decode<ClusterRecord>(e.value));
+      else mirror.delete(id);
+      applied = Math.max(applied, e.revision);
+      for (let i = waiters.length - 1; i >= 0; i--) {
+        const w = waiters[i];
+        if (w && w.revision <= applied) {
+          waiters.splice(i, 1);
+          w.resolve();
+        }
+      }
+    }
+  })().catch((err: unknown) => log.error("cluster watch ended", { err }));
+
+  const caughtUp = async () => {
+    const target = (await kv.status()).streamInfo.state.last_seq;
+    if (target > applied) await new Promise<void>((resolve) => waiters.push({ revision: target, resolve }));
+  };
+
+  return {
+    get: (id) => readValue<ClusterRecord>(kv, kvKey(id)),
+    async create(record) {
+      return (await createValue(kv, kvKey(record.id), record)) !== undefined;
+    },
+    async modify(id, fn) {
+      return (await modifyValue<ClusterRecord>(kv, kvKey(id), fn)).value;
+    },
+    async all() {
+      await caughtUp();
+      return [...mirror.values()];
+    },
+    stop() {
+      watcher.stop();
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import { kvKey, modifyValue, encode, readValue, type KV, type Modification, type Versioned } from "@corral/shared";
+import type { ClusterNode } from "../domain/records.js";
+import { mapLimit } from "./buckets.js";
+
+const CONCURRENCY = 256;
+
+/** Nodes, one key per node (`<cluster>.<node>`), so results for different nodes never contend. */
+export interface NodeStore {
+  get(clusterId: string, nodeId: string): Promise<ClusterNode | undefined>;
+  /** The nodes with these ids, in that order (missing ones skipped). */
+  getMany(clusterId: string, nodeIds: readonly string[]): Promise<ClusterNode[]>;
+  putMany(nodes: readonly ClusterNode[]): Promise<void>;
+  modify(
+    clusterId: string,
+    nodeId: string,
+    fn: (current: Versioned<ClusterNode> | undefined) => Modification<ClusterNode>,
+  ): Promise<ClusterNode | undefined>;
+}
+
+export function createNodeStore(kv: KV): NodeStore {
+  const get = async (clusterId: string, nodeId: string) =>
+    (await readValue<ClusterNode>(kv, kvKey(clusterId, nodeId)))?.value;
+  return {
+    get,
+    async getMany(clusterId, nodeIds) {
+      const nodes = await mapLimit(nodeIds, CONCURRENCY, (id) => get(clusterId, id));
+      return nodes.filter((n): n is ClusterNode => n !== undefined);
+    },
+    async putMany(nodes) {
+      await mapLimit(nodes, CONCURRENCY, (n) => kv.put(kvKey(n.clusterId, n.id), encode(n)));
+    },
+    async modify(clusterId, nodeId, fn) {
+      return (await modifyValue<ClusterNode>(kv, kvKey(clusterId, nodeId), fn)).value;
+    },
+  };
+}

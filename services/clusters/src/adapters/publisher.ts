@@ -1,0 +1,38 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import { jetstream, type JetStreamClient } from "@nats-io/jetstream";
+import { encode, eventSubject, taskMessageId, taskSubject, type TaskMessage } from "@corral/shared";
+import { mapLimit } from "./buckets.js";
+
+/** Node lifecycle events for metrics (DESIGN.md "Events"). */
+export interface NodeEvent {
+  type: "node.created" | "node.deleted";
+  tenant: string;
+  clusterId: string;
+  nodeId: string;
+  ownerId: string;
+  /** ms */
+  time: number;
+}
+
+export interface Publisher {
+  /** Publishes task dispatches; a re-publish of the same dispatch is deduplicated by JetStream. */
+  publishTasks(messages: readonly TaskMessage[]): Promise<void>;
+  publishEvent(event: NodeEvent): Promise<void>;
+}
+
+export function createPublisher(nc: NatsConnection): Publisher {
+  const js: JetStreamClient = jetstream(nc);
+  return {
+    async publishTasks(messages) {
+      await mapLimit(messages, 256, (m) =>
+        js.publish(taskSubject(m.tenant), encode(m), { msgID: taskMessageId(m.taskId, m.dispatch) }),
+      );
+    },
+    async publishEvent(event) {
+      // The id makes a repeated event (after a crash) a duplicate.
+      await js.publish(eventSubject(event.tenant, event.type), encode(event), {
+        msgID: `${event.type}.${event.clusterId}.${event.nodeId}`,
+      });
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import { FIRST_NODENUM, nodeIdFor } from "@corral/solver";
+
+/** Cluster ids are 8-digit zero-padded numbers (`00000001`); plans `<cluster>-<NNN>`; tasks `<plan>-<NNN>`. */
+export const formatClusterId = (n: number) => String(n).padStart(8, "0");
+export const formatPlanId = (clusterId: string, n: number) => `${clusterId}-${String(n).padStart(3, "0")}`;
+/** Task ids count from 1 in stage order: global index i is task `<plan>-<i+1>`. */
+export const formatTaskId = (planId: string, index: number) => `${planId}-${String(index + 1).padStart(3, "0")}`;
+
+/** The global task index of a task id of `planId`, or undefined when it is not one. */
+export function taskIndexOf(planId: string, taskId: string): number | undefined {
+  if (!taskId.startsWith(planId + "-")) return undefined;
+  const n = Number(taskId.slice(planId.length + 1));
+  return Number.isInteger(n) && n >= 1 ? n - 1 : undefined;
+}
+
+/** Node ids of a cluster: the layout solver numbers nodes from FIRST_NODENUM with ids `nodeIdFor(...)`. */
+export function nodeIdsOf(clusterId: string, numNodes: number): string[] {
+  return Array.from({ length: numNodes }, (_, i) => nodeIdFor(clusterId, FIRST_NODENUM + i));
+}

@@ -1,0 +1,29 @@
+import type { Json, PluginField, PluginSpec } from "@corral/shared";
+
+/** One entry of the spec's `missingFields` body: field name -> its description. */
+export type MissingFieldGroup = Record<string, { label: string; override: boolean; sensitive: boolean; tip: string; type: string }>;
+
+const isGiven = (v: Json | undefined) => v !== undefined && v !== null && v !== "";
+
+/**
+ * Which required user fields of a provider type are missing (spec 7). `required` lists alternative sets: the
+ * request is fine when any one set is fully given (by the provider's own settings or the request's provider
+ * fields). Otherwise every set is reported with the fields it lacks. Empty when nothing is missing.
+ */
+export function missingProviderFields(spec: PluginSpec | undefined, given: Record<string, Json | undefined>): MissingFieldGroup[] {
+  const user = spec?.parameters?.user;
+  if (!user || user.required.length === 0) return [];
+  const groups = user.required.map((set) => set.filter((name) => !isGiven(given[name])));
+  if (groups.some((missing) => missing.length === 0)) return [];
+  return groups.map((missing) =>
+    Object.fromEntries(
+      missing.map((name) => {
+        const f: PluginField | undefined = user.fields[name];
+        return [
+          name,
+          { label: f?.label ?? name, override: f?.override ?? false, sensitive: f?.sensitive ?? false, tip: f?.tip ?? "", type: f?.type ?? "text" },
+        ];
+      }),
+    ),
+  );
+}

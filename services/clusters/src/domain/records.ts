@@ -1,0 +1,91 @@
+import type { ClusterTemplate, Json, JsonObject, Provider, Service, TaskName } from "@corral/shared";
+import type { PersistedActor } from "./actors.js";
+import type { ClusterContext } from "./cluster-machine.js";
+import type { PlanContext } from "./plan-machine.js";
+
+/** What the clusters bucket holds per cluster (everything but nodes and plans, which have their own keys). */
+export interface ClusterRecord {
+  id: string;
+  tenant: string;
+  name: string;
+  description: string;
+  ownerId: string;
+  /** ms */
+  createTime: number;
+  /** ms; 0 means the lease never ends. */
+  expireTime: number;
+  actor: PersistedActor<ClusterContext>;
+  /** Copies taken at creation (spec 2.7), so later catalog changes do not affect the cluster. */
+  provider: Provider;
+  clusterTemplate: ClusterTemplate;
+  services: string[];
+  /** Definitions of the cluster's services as they were when the cluster got them. */
+  serviceDefs: Service[];
+  /** Node ids are `<id>-<nodenum>` for nodenums FIRST_NODENUM .. FIRST_NODENUM + numNodes - 1. */
+  numNodes: number;
+  config: JsonObject;
+  dnsSuffix: string;
+  /** Plan ids, oldest first. */
+  jobs: string[];
+  /** Steps of the last finished job (the running one's are read from its plan). */
+  progress: { stepstotal: number; stepscompleted: number };
+  /** Set once the nodes of a terminated cluster have been counted out of the tenant's usage. */
+  released?: boolean;
+}
+
+/** One entry of a node's action history (spec 2.7). */
+export interface NodeAction {
+  taskId: string;
+  service: string;
+  action: TaskName;
+  /** ms */
+  submitTime: number;
+  /** ms */
+  statusTime: number;
+  status: "complete" | "failed";
+  stdout?: string;
+  stderr?: string;
+}
+
+/** A node as stored. */
+export interface ClusterNode {
+  id: string;
+  clusterId: string;
+  nodenum: number;
+  services: string[];
+  properties: Record<string, Json>;
+  /** Provisioner results (`providerid`, `ssh-auth`, ...), passed to later tasks of this node. */
+  results: JsonObject;
+  actions: NodeAction[];
+  /** Dispatch keys already applied (`<taskId>.<dispatch>`), bounded; makes result handling idempotent. */
+  applied: string[];
+}
+
+/** A plan as stored: header and actor; the tasks live in pages. */
+export interface PlanRecord {
+  id: string;
+  clusterId: string;
+  tenant: string;
+  /** Upper case, e.g. CLUSTER_CREATE. */
+  action: string;
+  /** ms */
+  createTime: number;
+  stageSizes: number[];
+  actor: PersistedActor<PlanContext>;
+  /** For add_services: the services each changed node holds after the change (applied before stage 0). */
+  nodeServices?: Record<string, string[]>;
+}
+
+/** One planned task as stored in a page. */
+export interface StoredTask {
+  taskName: TaskName;
+  nodeId: string;
+  service: string;
+}
+
+/** Tasks per stored page: keeps every KV value small whatever the cluster size. */
+export const TASKS_PER_PAGE = 1000;
+/** Node action history kept per node (oldest dropped). */
+export const MAX_NODE_ACTIONS = 200;
+/** Applied dispatch keys kept per node. */
+export const MAX_APPLIED_KEYS = 400;

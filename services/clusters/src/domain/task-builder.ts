@@ -1,0 +1,95 @@
+import type { Json, JsonObject, Service, TaskConfig, TaskMessage, TaskName, TaskNodeInfo } from "@corral/shared";
+import type { ClusterNode, ClusterRecord, StoredTask } from "./records.js";
+
+/** Tasks that act on the machine itself: they get the cluster config unexpanded (as Coopr did). */
+export const HARDWARE_TASKS: ReadonlySet<TaskName> = new Set(["CREATE", "CONFIRM", "BOOTSTRAP", "DELETE"]);
+
+/** Above this many nodes, tasks do not carry every other node (it would grow every message with the cluster). */
+export const MAX_NODES_IN_TASK = 1000;
+
+const str = (v: Json | undefined) => (typeof v === "string" ? v : undefined);
+
+/** The automator types the services on a node use (BOOTSTRAP prepares each of them). */
+export function automatorsOf(services: readonly string[], defs: ReadonlyMap<string, Service>): string[] {
+  const types = new Set<string>();
+  for (const name of services) {
+    for (const action of Object.values(defs.get(name)?.provisioner.actions ?? {})) if (action) types.add(action.type);
+  }
+  return [...types].sort();
+}
+
+/** What every plugin learns about a node. */
+export function nodeInfo(node: ClusterNode, defs: ReadonlyMap<string, Service>): TaskNodeInfo {
+  const p = node.properties;
+  const info: TaskNodeInfo = {
+    hostname: str(p["hostname"]) ?? "",
+    ipaddresses: (p["ipaddresses"] as Record<string, string> | undefined) ?? {},
+    nodenum: node.nodenum,
+    hardwaretype: str(p["hardwaretype"]) ?? "",
+    imagetype: str(p["imagetype"]) ?? "",
+    services: node.services,
+    automators: automatorsOf(node.services, defs),
+  };
+  for (const key of ["flavor", "image", "sshuser"] as const) {
+    const v = str(p[key]);
+    if (v !== undefined) info[key] = v;
+  }
+  return info;
+}
+
+export interface TaskBuildContext {
+  cluster: ClusterRecord;
+  planId: string;
+  /** Every node of the cluster by id. */
+  nodes: ReadonlyMap<string, ClusterNode>;
+  defs: ReadonlyMap<string, Service>;
+  /** The user's provider fields for this cluster. */
+  credentials: JsonObject;
+  /** The cluster config expanded for a node (service tasks only). */
+  expandedConfig(nodeId: string): JsonObject;
+  now: number;
+}
+
+/** Builds the message for one dispatch of one planned task. */
+export function buildTaskMessage(
+  ctx: TaskBuildContext,
+  task: StoredTask,
+  taskId: string,
+  dispatch: number,
+  taskName: TaskName,
+): TaskMessage {
+  const node = ctx.nodes.get(task.nodeId);
+  if (!node) throw new Error(`node ${task.nodeId} of cluster ${ctx.cluster.id} is missing`);
+  const { cluster } = ctx;
+  const config: TaskConfig = {
+    ...nodeInfo(node, ctx.defs),
+    cluster: HARDWARE_TASKS.has(taskName) ? cluster.config : ctx.expandedConfig(node.id),
+    provider: {
+      name: cluster.provider.name,
+      providertype: cluster.provider.providertype,
+      provisioner: { ...cluster.provider.provisioner, ...ctx.credentials },
+      ...(cluster.provider.description !== undefined ? { description: cluster.provider.description } : {}),
+    },
+    results: node.results,
+  };
+  if (task.service) {
+    const action = ctx.defs.get(task.service)?.provisioner.actions[taskName.toLowerCase() as "install"];
+    if (action) config.service = { name: task.service, action: { type: action.type, fields: action.fields } };
+  }
+  if (ctx.nodes.size <= MAX_NODES_IN_TASK) {
+    config.nodes = Object.fromEntries([...ctx.nodes.values()].map((n) => [n.id, nodeInfo(n, ctx.defs)]));
+  } else {
+    config.nodesOmitted = true;
+  }
+  return {
+    tenant: cluster.tenant,
+    clusterId: cluster.id,
+    planId: ctx.planId,
+    taskId,
+    dispatch,
+    taskName,
+    nodeId: node.id,
+    submitTime: ctx.now,
+    config,
+  };
+}

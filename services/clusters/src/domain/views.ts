@@ -1,0 +1,111 @@
+import type { ClusterContext } from "./cluster-machine.js";
+import { formatTaskId } from "./ids.js";
+import type { ClusterNode, ClusterRecord, PlanRecord, StoredTask } from "./records.js";
+
+/** Live progress of a cluster's current or last job. */
+export interface Progress {
+  action: ClusterContext["action"];
+  actionstatus: ClusterContext["actionstatus"];
+  stepstotal: number;
+  stepscompleted: number;
+}
+
+export function progressOf(cluster: ClusterRecord, plan: PlanRecord | undefined): Progress {
+  const c = cluster.actor.context;
+  const steps =
+    plan && plan.id === c.planId
+      ? { stepstotal: plan.stageSizes.reduce((a, b) => a + b, 0), stepscompleted: plan.actor.context.completed }
+      : cluster.progress;
+  return { action: c.action, actionstatus: c.actionstatus, ...steps };
+}
+
+/** Spec 2.7 summary form. */
+export function clusterSummary(cluster: ClusterRecord, progress: Progress) {
+  return {
+    id: cluster.id,
+    name: cluster.name,
+    description: cluster.description,
+    createTime: cluster.createTime,
+    expireTime: cluster.expireTime,
+    services: cluster.services,
+    numNodes: cluster.numNodes,
+    status: cluster.actor.value as string,
+    provider: { name: cluster.provider.name },
+    clusterTemplate: { name: cluster.clusterTemplate.name },
+    ownerId: cluster.ownerId,
+    progress,
+  };
+}
+
+/** Spec 2.7 node object. */
+export function nodeView(node: ClusterNode) {
+  return {
+    id: node.id,
+    clusterId: node.clusterId,
+    services: node.services,
+    properties: node.properties,
+    actions: node.actions.map((a) => ({
+      taskId: a.taskId,
+      service: a.service,
+      action: a.action,
+      submitTime: a.submitTime,
+      statusTime: a.statusTime,
+      status: a.status,
+      ...(a.stdout !== undefined ? { stdout: a.stdout } : {}),
+      ...(a.stderr !== undefined ? { stderr: a.stderr } : {}),
+    })),
+  };
+}
+
+/** Spec 2.7 full form. */
+export function clusterDetails(cluster: ClusterRecord, nodes: ClusterNode[], progress: Progress) {
+  return {
+    id: cluster.id,
+    name: cluster.name,
+    description: cluster.description,
+    createTime: cluster.createTime,
+    expireTime: cluster.expireTime,
+    services: cluster.services,
+    ownerId: cluster.ownerId,
+    status: cluster.actor.value as string,
+    provider: cluster.provider,
+    clusterTemplate: cluster.clusterTemplate,
+    jobs: cluster.jobs,
+    config: cluster.config,
+    progress,
+    nodes: nodes.map(nodeView),
+  };
+}
+
+/** Spec 4.7 status body. */
+export function clusterStatus(cluster: ClusterRecord, progress: Progress) {
+  return {
+    clusterid: cluster.id,
+    status: cluster.actor.value as string,
+    action: progress.action,
+    actionstatus: progress.actionstatus,
+    stepstotal: progress.stepstotal,
+    stepscompleted: progress.stepscompleted,
+  };
+}
+
+/** Spec 2.8 plan object. */
+export function planView(plan: PlanRecord, stages: StoredTask[][]) {
+  let index = 0;
+  return {
+    id: plan.id,
+    clusterId: plan.clusterId,
+    action: plan.action,
+    currentStage: Math.min(plan.actor.context.stage, Math.max(0, stages.length - 1)),
+    status: plan.actor.value as string,
+    createTime: plan.createTime,
+    stages: stages.map((stage) =>
+      stage.map((t) => ({
+        id: formatTaskId(plan.id, index++),
+        taskName: t.taskName,
+        nodeId: t.nodeId,
+        ...(t.service ? { service: t.service } : {}),
+      })),
+    ),
+  };
+}

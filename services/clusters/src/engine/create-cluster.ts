@@ -1,0 +1,126 @@
+import { solveLayout, validateMacros } from "@corral/solver";
+import {
+  BadRequestError,
+  CorralError,
+  NotFoundError,
+  type ClusterTemplate,
+  type Identity,
+  type Json,
+  type JsonObject,
+  type Provider,
+  type Service,
+} from "@corral/shared";
+import { startActor } from "../domain/actors.js";
+import { CLUSTER_MACHINE_VERSION, clusterMachine, type ClusterContext } from "../domain/cluster-machine.js";
+import { formatClusterId, formatPlanId } from "../domain/ids.js";
+import { leaseExpiry } from "../domain/lease.js";
+import { missingProviderFields } from "../domain/provider-fields.js";
+import type { ClusterNode, ClusterRecord } from "../domain/records.js";
+import type { CreateClusterRequest } from "../domain/requests.js";
+import type { EngineDeps } from "./deps.js";
+import { startActorActions, type Engine } from "./engine.js";
+import { nextCount } from "../adapters/counters.js";
+
+/** Largest cluster one request may create. */
+export const MAX_CLUSTER_SIZE = 10_000;
+
+function findIn<T extends { name: string }>(list: readonly T[], name: string): T | undefined {
+  return list.find((e) => e.name === name);
+}
+
+/** Answers 400 `{missingFields}` (spec 7) when the provider type's required user fields are not all given. */
+export async function checkProviderFields(deps: EngineDeps, provider: Provider, fields: JsonObject): Promise<void> {
+  const spec = await deps.tenancy.providerType(provider.providertype);
+  const missing = missingProviderFields(spec, { ...provider.provisioner, ...fields });
+  if (missing.length > 0) {
+    throw new CorralError(400, "missing_fields", `provider ${provider.name} needs more provider fields`, {
+      missingFields: missing,
+    });
+  }
+}
+
+/**
+ * Creates a cluster: validates and solves before answering (DESIGN.md "Decisions"), reserves quota, writes
+ * nodes and the create plan, then commits by creating the cluster record, and dispatches the first stage.
+ * A crash before the commit leaves only unreachable keys under an id never used again.
+ */
+export async function createCluster(deps: EngineDeps, engine: Engine, identity: Identity, req: CreateClusterRequest): Promise<string> {
+  const tenant = await deps.tenancy.tenant(identity.tenant);
+  if (!tenant) throw new NotFoundError("tenant", identity.tenant);
+  if (req.numMachines > MAX_CLUSTER_SIZE) {
+    throw new BadRequestError(`numMachines must be at most ${MAX_CLUSTER_SIZE} (got ${req.numMachines})`, { field: "numMachines" });
+  }
+  const catalog = await deps.tenancy.catalog(identity.tenant);
+  const template: ClusterTemplate | undefined = findIn(catalog.clustertemplates, req.clusterTemplate);
+  if (!template) throw new BadRequestError(`cluster template ${req.clusterTemplate} does not exist`, { field: "clusterTemplate" });
+  const providerName = req.provider ?? template.defaults.provider;
+  const provider = findIn(catalog.providers, providerName);
+  if (!provider) throw new BadRequestError(`provider ${providerName} does not exist`, { field: "provider" });
+  const now = deps.now();
+  const expireTime = leaseExpiry(template, req.initialLeaseDuration, now);
+  const config = (req.config ?? template.defaults.config) as JsonObject;
+  validateMacros(config as Json);
+  await checkProviderFields(deps, provider, req.providerFields ?? {});
+
+  const id = formatClusterId(await nextCount(deps.counters, "clusters"));
+  const solution = solveLayout({
+    template,
+    provider,
+    catalog: { services: catalog.services, hardwareTypes: catalog.hardwaretypes, imageTypes: catalog.imagetypes },
+    numMachines: req.numMachines,
+    clusterId: id,
+    clusterName: req.name,
+    ...(req.services !== undefined ? { services: req.services } : {}),
+    ...(req.hardwaretype !== undefined ? { hardwaretype: req.hardwaretype } : {}),
+    ...(req.imagetype !== undefined ? { imagetype: req.imagetype } : {}),
+    ...(req.dnsSuffix !== undefined ? { dnsSuffix: req.dnsSuffix } : {}),
+  });
+  await deps.usage.reserve(tenant, solution.nodes.length);
+  try {
+    const nodes: ClusterNode[] = solution.nodes.map((n) => ({
+      id: n.id,
+      clusterId: id,
+      nodenum: n.nodenum,
+      services: n.services,
+      properties: { ...n.properties },
+      results: {},
+      actions: [],
+      applied: [],
+    }));
+    await deps.nodes.putMany(nodes);
+    await deps.credentials.merge(id, req.providerFields ?? {});
+    const serviceDefs: Service[] = solution.services
+      .map((name) => findIn(catalog.services, name))
+      .filter((s): s is Service => s !== undefined);
+    const planId = formatPlanId(id, 1);
+    const draft: ClusterRecord = {
+      id,
+      tenant: identity.tenant,
+      name: req.name,
+      description: req.description ?? "",
+      ownerId: identity.userId,
+      createTime: now,
+      expireTime,
+      actor: startActor<ClusterContext>(clusterMachine, CLUSTER_MACHINE_VERSION, { planId }).persisted,
+      provider,
+      clusterTemplate: template,
+      services: solution.services,
+      serviceDefs,
+      numNodes: nodes.length,
+      config,
+      dnsSuffix: solution.dnsSuffix,
+      jobs: [planId],
+      progress: { stepstotal: 0, stepscompleted: 0 },
+    };
+    const plan = await engine.createPlan(draft, planId, "cluster_create", {
+      nodes: nodes.map((n) => ({ id: n.id, services: n.services })),
+      services: serviceDefs,
+    });
+    if (!(await deps.clusters.create(draft))) throw new Error(`cluster id ${id} is already taken`);
+    await engine.runPlanActions(plan, startActorActions(plan).actions);
+    return id;
+  } catch (err) {
+    if (!(await deps.clusters.get(id))) await deps.usage.release(tenant.name, solution.nodes.length).catch(() => {});
+    throw err;
+  }
+}

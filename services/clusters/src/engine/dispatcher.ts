@@ -1,0 +1,120 @@
+import { createMacroContext, compileConfig, expandConfig, type MacroNode } from "@corral/solver";
+import type { Json, JsonObject, Service, TaskMessage } from "@corral/shared";
+import { formatTaskId, nodeIdsOf } from "../domain/ids.js";
+import type { Dispatch, PlanEvent } from "../domain/plan-machine.js";
+import type { ClusterNode, ClusterRecord, PlanRecord, StoredTask } from "../domain/records.js";
+import { buildTaskMessage, HARDWARE_TASKS } from "../domain/task-builder.js";
+import type { EngineDeps } from "./deps.js";
+
+/** A dispatch the engine could not publish (e.g. a macro that cannot be expanded): it fails like a task. */
+export interface DispatchFailure {
+  index: number;
+  dispatch: number;
+  taskName: Dispatch["taskName"];
+  message: string;
+}
+
+export interface Dispatcher {
+  /**
+   * Publishes the given dispatches and whole stages of a plan, then reports them as published to the plan
+   * actor. Returns the events to apply to the plan (published marks and any failures).
+   */
+  publish(plan: PlanRecord, dispatches: readonly Dispatch[], stages: readonly number[]): Promise<PlanEvent[]>;
+}
+
+function macroNode(node: ClusterNode): MacroNode {
+  return { id: node.id, nodenum: node.nodenum, services: node.services, properties: node.properties };
+}
+
+export function createDispatcher(deps: EngineDeps): Dispatcher {
+  /** Applies an add_services plan's node changes before its first stage (idempotent). */
+  const applyNodeServices = async (plan: PlanRecord, nodes: Map<string, ClusterNode>) => {
+    for (const [nodeId, services] of Object.entries(plan.nodeServices ?? {})) {
+      const node = nodes.get(nodeId);
+      if (!node || node.services.join(",") === services.join(",")) continue;
+      const updated = await deps.nodes.modify(plan.clusterId, nodeId, (current) =>
+        current ? { put: { ...current.value, services } } : { keep: true },
+      );
+      if (updated) nodes.set(nodeId, updated);
+    }
+  };
+
+  return {
+    async publish(plan, dispatches, stages) {
+      if (dispatches.length === 0 && stages.length === 0) return [];
+      const found = await deps.clusters.get(plan.clusterId);
+      if (!found) throw new Error(`cluster ${plan.clusterId} of plan ${plan.id} is missing`);
+      const cluster: ClusterRecord = found.value;
+      const [nodeList, credentials] = await Promise.all([
+        deps.nodes.getMany(cluster.id, nodeIdsOf(cluster.id, cluster.numNodes)),
+        deps.credentials.get(cluster.id),
+      ]);
+      const nodes = new Map(nodeList.map((n) => [n.id, n]));
+      if (stages.includes(0)) await applyNodeServices(plan, nodes);
+
+      // Which planned task each dispatch runs.
+      const work: Array<{ task: StoredTask; index: number; dispatch: number; taskName: Dispatch["taskName"] }> = [];
+      const stageCache = new Map<number, StoredTask[]>();
+      const stageOf = (index: number) => {
+        const starts = plan.actor.context.stageStarts;
+        let s = 0;
+        while (s + 1 < starts.length && (starts[s + 1] ?? 0) <= index) s++;
+        return s;
+      };
+      const tasksOf = async (stage: number) => {
+        let tasks = stageCache.get(stage);
+        if (!tasks) stageCache.set(stage, (tasks = await deps.plans.stageTasks(plan, stage)));
+        return tasks;
+      };
+      for (const stage of stages) {
+        const first = plan.actor.context.stageStarts[stage] ?? 0;
+        (await tasksOf(stage)).forEach((task, i) => work.push({ task, index: first + i, dispatch: 1, taskName: task.taskName }));
+      }
+      for (const d of dispatches) {
+        const stage = stageOf(d.index);
+        const task = (await tasksOf(stage))[d.index - (plan.actor.context.stageStarts[stage] ?? 0)];
+        if (task) work.push({ task, index: d.index, dispatch: d.dispatch, taskName: d.taskName });
+      }
+
+      const defs = new Map<string, Service>(cluster.serviceDefs.map((s) => [s.name, s]));
+      const needsExpansion = work.some((w) => !HARDWARE_TASKS.has(w.taskName));
+      const macroContext = needsExpansion
+        ? createMacroContext({ nodes: [...nodes.values()].map(macroNode), owner: cluster.ownerId })
+        : undefined;
+      const compiled = needsExpansion ? compileConfig(cluster.config as Json) : undefined;
+      const expanded = new Map<string, JsonObject>();
+      const expandedConfig = (nodeId: string) => {
+        let config = expanded.get(nodeId);
+        if (!config) expanded.set(nodeId, (config = expandConfig(compiled!, macroContext!, nodeId) as JsonObject));
+        return config;
+      };
+
+      const now = deps.now();
+      const messages: TaskMessage[] = [];
+      const failures: DispatchFailure[] = [];
+      for (const w of work) {
+        try {
+          messages.push(
+            buildTaskMessage(
+              { cluster, planId: plan.id, nodes, defs, credentials, expandedConfig, now },
+              w.task,
+              formatTaskId(plan.id, w.index),
+              w.dispatch,
+              w.taskName,
+            ),
+          );
+        } catch (err) {
+          failures.push({ index: w.index, dispatch: w.dispatch, taskName: w.taskName, message: (err as Error).message });
+        }
+      }
+      await deps.publisher.publishTasks(messages);
+      const events: PlanEvent[] = [
+        { type: "dispatch.published", stages: [...stages], tasks: work.map((w) => ({ index: w.index, dispatch: w.dispatch })) },
+      ];
+      for (const f of failures) {
+        events.push({ type: "task.result", index: f.index, dispatch: f.dispatch, taskName: f.taskName, ok: false, message: f.message, at: now });
+      }
+      return events;
+    },
+  };
+}

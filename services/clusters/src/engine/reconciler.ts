@@ -1,0 +1,87 @@
+import { statusOf, stepsOf, type Engine } from "./engine.js";
+import type { EngineDeps } from "./deps.js";
+import type { ClusterRecord } from "../domain/records.js";
+
+export interface ReconcilerOptions {
+  /** Dispatches decided this long ago and still not confirmed are published again. @default 10000 */
+  republishAfterMs?: number;
+  /** Every this many runs, tenant usage is recounted from the clusters. @default 12 */
+  recountEvery?: number;
+}
+
+/**
+ * Re-derives pending work from stored state, so a process killed at any line loses nothing:
+ * - a plan whose dispatches were decided but not confirmed published is published again (JetStream drops the
+ *   duplicates);
+ * - a plan that ended while its cluster still says pending (killed between the two writes) finishes the job;
+ * - clusters whose lease ended are deleted;
+ * - tenant usage is recounted; a difference seen twice in a row is a leaked reservation and is repaired.
+ */
+export function createReconciler(deps: EngineDeps, engine: Engine, options: ReconcilerOptions = {}) {
+  const republishAfterMs = options.republishAfterMs ?? 10_000;
+  const recountEvery = options.recountEvery ?? 12;
+  let runs = 0;
+  let lastRecount = new Map<string, string>();
+
+  const reconcilePending = async (cluster: ClusterRecord) => {
+    const plan = (await deps.plans.get(cluster.id, cluster.actor.context.planId))?.value;
+    if (!plan) return;
+    if (plan.actor.value === "succeeded" || plan.actor.value === "failed") {
+      await engine.finishJob(cluster.id, plan.id, plan.actor.value, stepsOf(plan));
+      return;
+    }
+    const unpublished = plan.actor.context.unpublished;
+    if (unpublished && deps.now() - unpublished.since >= republishAfterMs) {
+      deps.log.info("publishing dispatches again", { cluster: cluster.id, plan: plan.id });
+      const events = await engine.dispatcher.publish(plan, unpublished.tasks, unpublished.stages);
+      await engine.applyPlanEvents(cluster.id, plan.id, events);
+    }
+  };
+
+  const deleteExpired = async (cluster: ClusterRecord) => {
+    deps.log.info("lease ended; deleting cluster", { cluster: cluster.id });
+    await engine.startJob(cluster, { action: "cluster_delete" }).catch((err: unknown) => {
+      deps.log.warn("could not delete an expired cluster", { cluster: cluster.id, err });
+    });
+  };
+
+  const recount = async (clusters: ClusterRecord[]) => {
+    const counted = new Map<string, { clusters: number; nodes: number }>();
+    for (const c of clusters) {
+      if (statusOf(c) === "terminated") continue;
+      const u = counted.get(c.tenant) ?? { clusters: 0, nodes: 0 };
+      counted.set(c.tenant, { clusters: u.clusters + 1, nodes: u.nodes + c.numNodes });
+    }
+    const current = new Map<string, string>();
+    for (const c of clusters) if (!counted.has(c.tenant)) counted.set(c.tenant, { clusters: 0, nodes: 0 });
+    for (const [tenant, usage] of counted) {
+      const stored = await deps.usage.get(tenant);
+      if (stored.clusters === usage.clusters && stored.nodes === usage.nodes) continue;
+      const key = JSON.stringify({ stored, usage });
+      current.set(tenant, key);
+      if (lastRecount.get(tenant) === key) {
+        deps.log.warn("repairing tenant usage", { tenant, stored, counted: usage });
+        await deps.usage.set(tenant, usage);
+      }
+    }
+    lastRecount = current;
+  };
+
+  return {
+    async run(): Promise<void> {
+      runs++;
+      const clusters = await deps.clusters.all();
+      const now = deps.now();
+      for (const cluster of clusters) {
+        const status = statusOf(cluster);
+        try {
+          if (status === "pending") await reconcilePending(cluster);
+          else if (status !== "terminated" && cluster.expireTime > 0 && cluster.expireTime <= now) await deleteExpired(cluster);
+        } catch (err) {
+          deps.log.warn("reconcile failed", { cluster: cluster.id, err });
+        }
+      }
+      if (runs % recountEvery === 0) await recount(clusters);
+    },
+  };
+}

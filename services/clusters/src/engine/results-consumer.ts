@@ -1,0 +1,122 @@
+import { jetstream, type JsMsg } from "@nats-io/jetstream";
+import { decode, ensureResultsConsumer, streams, type TaskResult } from "@corral/shared";
+import { mapLimit } from "../adapters/buckets.js";
+import { taskIndexOf } from "../domain/ids.js";
+import { applyResultToNode } from "../domain/node-results.js";
+import type { PlanEvent } from "../domain/plan-machine.js";
+import type { EngineDeps } from "./deps.js";
+import type { Engine } from "./engine.js";
+
+const BATCH = 256;
+
+export interface ResultsConsumer {
+  stop(): Promise<void>;
+}
+
+/**
+ * Reads task results in batches: each result is merged into its node (idempotent per dispatch), then every
+ * plan's results are applied to its actor in one compare-and-set, then the batch is acked. A crash before the
+ * ack redelivers the batch, which changes nothing the second time.
+ */
+export async function startResultsConsumer(deps: EngineDeps, engine: Engine): Promise<ResultsConsumer> {
+  const name = await ensureResultsConsumer(deps.nc);
+  const consumer = await jetstream(deps.nc).consumers.get(streams.results, name);
+  let running = true;
+
+  const handleBatch = async (messages: JsMsg[]) => {
+    const results = messages.map((m) => ({ m, r: decode<TaskResult>(m.data) }));
+    const byPlan = new Map<string, { clusterId: string; planId: string; events: PlanEvent[] }>();
+    await mapLimit(results, 64, async ({ r }) => {
+      const index = taskIndexOf(r.planId, r.taskId);
+      if (index === undefined) return;
+      const plan = await deps.plans.get(r.clusterId, r.planId);
+      const service = plan ? await serviceOf(plan.value, index) : "";
+      const updated = await deps.nodes.modify(r.clusterId, r.nodeId, (current) => {
+        const next = current ? applyResultToNode(current.value, r, service) : undefined;
+        return next ? { put: next } : { keep: true };
+      });
+      if (updated && r.status === 0 && (r.taskName === "CREATE" || r.taskName === "DELETE")) {
+        const cluster = await deps.clusters.get(r.clusterId);
+        await deps.publisher.publishEvent({
+          type: r.taskName === "CREATE" ? "node.created" : "node.deleted",
+          tenant: r.tenant,
+          clusterId: r.clusterId,
+          nodeId: r.nodeId,
+          ownerId: cluster?.value.ownerId ?? "",
+          time: r.endTime,
+        });
+      }
+      const key = `${r.clusterId}/${r.planId}`;
+      let group = byPlan.get(key);
+      if (!group) byPlan.set(key, (group = { clusterId: r.clusterId, planId: r.planId, events: [] }));
+      group.events.push({
+        type: "task.result",
+        index,
+        dispatch: r.dispatch,
+        taskName: r.taskName,
+        ok: r.status === 0,
+        message: r.stderr ? r.stderr.slice(-500) : undefined,
+        at: deps.now(),
+      } as PlanEvent);
+    });
+    await mapLimit([...byPlan.values()], 16, (g) => engine.applyPlanEvents(g.clusterId, g.planId, g.events));
+    for (const { m } of results) m.ack();
+  };
+
+  // The planned service of a task, for the node's action history.
+  const stageCache = new Map<string, Awaited<ReturnType<typeof deps.plans.stageTasks>>>();
+  const serviceOf = async (plan: Parameters<typeof deps.plans.stageTasks>[0], index: number) => {
+    const starts = plan.actor.context.stageStarts;
+    let stage = 0;
+    while (stage + 1 < starts.length && (starts[stage + 1] ?? 0) <= index) stage++;
+    const key = `${plan.clusterId}/${plan.id}/${stage}`;
+    let tasks = stageCache.get(key);
+    if (!tasks) {
+      tasks = await deps.plans.stageTasks(plan, stage);
+      stageCache.set(key, tasks);
+      if (stageCache.size > 256) stageCache.delete(stageCache.keys().next().value as string);
+    }
+    return tasks[index - (starts[stage] ?? 0)]?.service ?? "";
+  };
+
+  // consume() streams messages as they come; batches are whatever has arrived while the last batch ran.
+  const stream = await consumer.consume({ max_messages: BATCH * 2 });
+  const queue: JsMsg[] = [];
+  let wake: (() => void) | undefined;
+  const feeding = (async () => {
+    for await (const m of stream) {
+      queue.push(m);
+      wake?.();
+    }
+  })().catch((err: unknown) => deps.log.error("results stream ended", { err }));
+
+  const loop = (async () => {
+    while (running) {
+      if (queue.length === 0) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, 500);
+        });
+        wake = undefined;
+        continue;
+      }
+      const batch = queue.splice(0, BATCH);
+      try {
+        await handleBatch(batch);
+      } catch (err) {
+        deps.log.warn("results batch failed; it will be redelivered", { err });
+        for (const m of batch) m.nak(1000);
+      }
+    }
+  })();
+
+  return {
+    async stop() {
+      running = false;
+      wake?.();
+      await loop;
+      await stream.close().catch(() => {});
+      await feeding;
+    },
+  };
+}

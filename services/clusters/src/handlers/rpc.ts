@@ -1,0 +1,26 @@
+import { subjects, type ApiRequest, type Handler, type Json } from "@corral/shared";
+import { nodeIdsOf } from "../domain/ids.js";
+import { parseNodePropertiesRequest } from "../domain/requests.js";
+import { visibleCluster } from "../engine/engine.js";
+import type { HandlerDeps } from "./context.js";
+
+/** `POST /getNodeProperties` (spec 4.11): node id -> properties, filtered. */
+export function rpcHandlers(h: HandlerDeps): Record<string, Handler> {
+  return {
+    [subjects.clusters.nodeProperties]: async (req: ApiRequest) => {
+      const { clusterId, properties, services } = parseNodePropertiesRequest(req.body);
+      const cluster = visibleCluster((await h.deps.clusters.get(clusterId))?.value, req.identity, clusterId);
+      const nodes = await h.deps.nodes.getMany(cluster.id, nodeIdsOf(cluster.id, cluster.numNodes));
+      const out: Record<string, Record<string, Json>> = {};
+      for (const node of nodes) {
+        if (!services.every((s) => node.services.includes(s))) continue;
+        const all: Record<string, Json> = { ...node.properties, services: node.services };
+        out[node.id] =
+          properties.length === 0
+            ? all
+            : Object.fromEntries(properties.filter((p) => all[p] !== undefined).map((p) => [p, all[p] as Json]));
+      }
+      return out;
+    },
+  };
+}
