@@ -1,57 +1,36 @@
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
+import { loadConfig } from "@corral/shared";
 import { repoRoot } from "./paths.js";
 
-/** What the launcher reads from the environment. */
+/** What the launcher needs from the configuration (keys and environment variables as in README). */
 export interface LauncherConfig {
-  /** External NATS to use instead of the embedded nats-server (`CORRAL_NATS_URL`). */
+  /** External NATS instead of the embedded nats-server (`nats.url`, `CORRAL_NATS_URL`), when set. */
   natsUrl?: string;
-  /** External Redis to use instead of the embedded redis-server (`CORRAL_REDIS_URL`). */
+  /** External Redis instead of the embedded redis-server (`redis.url`, `CORRAL_REDIS_URL`), when set. */
   redisUrl?: string;
-  /** Server data, kept across restarts (`CORRAL_DATA_DIR`). @default `<repo>/.corral/data` */
+  /** Server data, kept across restarts (`data.dir`, `CORRAL_DATA_DIR`). @default `<repo>/.corral/data` */
   dataDir: string;
-  /** Port of the REST API (`CORRAL_SERVER_PORT`). @default 55054 */
+  /** Port of the REST API (`server.port`). @default 55054 */
   serverPort: number;
-  /** JetStream `sync_interval: always` (`CORRAL_JETSTREAM_SYNC_ALWAYS`). @default true */
+  /** JetStream `sync_interval: always` (`nats.syncAlways`). @default true */
   jetstreamSyncAlways: boolean;
+  /** Also run one local provisioner (`provisioner.local.enabled`). @default true */
+  localProvisioner: boolean;
 }
 
-/** Reads the launcher's settings; throws a message naming the variable when one is malformed. */
+/** Reads the launcher's settings through the shared configuration; a malformed value names its key. */
 export function loadLauncherConfig(env: NodeJS.ProcessEnv = process.env): LauncherConfig {
-  return {
-    natsUrl: nonEmpty(env["CORRAL_NATS_URL"]),
-    redisUrl: nonEmpty(env["CORRAL_REDIS_URL"]),
-    dataDir: resolve(nonEmpty(env["CORRAL_DATA_DIR"]) ?? join(repoRoot, ".corral", "data")),
-    serverPort: parsePort("CORRAL_SERVER_PORT", env["CORRAL_SERVER_PORT"], 55054),
-    jetstreamSyncAlways: parseBoolean("CORRAL_JETSTREAM_SYNC_ALWAYS", env["CORRAL_JETSTREAM_SYNC_ALWAYS"], true),
-  };
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value?.trim() ? value.trim() : undefined;
-}
-
-function parsePort(name: string, value: string | undefined, fallback: number): number {
-  const text = nonEmpty(value);
-  if (text === undefined) {
-    return fallback;
-  }
-  const port = Number(text);
+  const config = loadConfig({ env });
+  const port = config.get("server.port");
   if (!Number.isInteger(port) || port < 1 || port > 65_535) {
-    throw new Error(`${name} must be a port number from 1 to 65535, got "${text}"`);
+    throw new Error(`server.port must be a port number from 1 to 65535, got ${port}`);
   }
-  return port;
-}
-
-function parseBoolean(name: string, value: string | undefined, fallback: boolean): boolean {
-  const text = nonEmpty(value)?.toLowerCase();
-  if (text === undefined) {
-    return fallback;
-  }
-  if (["1", "true", "yes", "on"].includes(text)) {
-    return true;
-  }
-  if (["0", "false", "no", "off"].includes(text)) {
-    return false;
-  }
-  throw new Error(`${name} must be true or false, got "${value}"`);
+  return {
+    ...(config.isSet("nats.url") && config.get("nats.url") ? { natsUrl: config.get("nats.url") } : {}),
+    ...(config.isSet("redis.url") && config.get("redis.url") ? { redisUrl: config.get("redis.url") } : {}),
+    dataDir: resolve(repoRoot, config.get("data.dir")),
+    serverPort: port,
+    jetstreamSyncAlways: config.get("nats.syncAlways"),
+    localProvisioner: config.get("provisioner.local.enabled"),
+  };
 }

@@ -67,9 +67,12 @@ async function main(): Promise<void> {
     CORRAL_REDIS_URL: redisUrl,
     CORRAL_DATA_DIR: config.dataDir,
     CORRAL_SERVER_PORT: String(config.serverPort),
-    CORRAL_JETSTREAM_SYNC_ALWAYS: String(config.jetstreamSyncAlways),
+    CORRAL_NATS_SYNCALWAYS: String(config.jetstreamSyncAlways),
+    // With the local provisioner on, the superadmin tenant gets workers so a fresh install can create a cluster.
+    ...(config.localProvisioner && !process.env["CORRAL_TENANCY_SUPERADMIN_WORKERS"] ? { CORRAL_TENANCY_SUPERADMIN_WORKERS: "4" } : {}),
   };
   for (const service of services) {
+    if (service.name === "provisioner" && !config.localProvisioner) continue;
     supervisor.start({
       name: service.name,
       command: process.execPath,

@@ -25,6 +25,7 @@ export const CONFIG_KEYS = {
   "data.dir": { type: "string", default: ".corral/data", doc: "data of the embedded nats-server and redis-server" },
   "nats.syncAlways": { type: "boolean", default: true, doc: "embedded JetStream flushes every write (sync_interval: always)" },
   "log.level": { type: "string", default: "info", doc: "debug, info, warn or error" },
+  "tenancy.superadmin.workers": { type: "number", default: 0, doc: "workers of the superadmin tenant when it is first created" },
   "provisioner.local.enabled": { type: "boolean", default: true, doc: "npm start also runs one local provisioner" },
   "security.enabled": { type: "boolean", default: false, doc: "require Bearer tokens on the API" },
   "security.auth.server.address": { type: "string", default: "localhost", doc: "token server address" },

@@ -4,7 +4,7 @@ import { startTenancyService } from "./service.js";
 const config = loadConfig({ env: process.env });
 const log = createLogger({ service: "tenancy" }, { level: config.get("log.level") as LogLevel });
 const nc = await connectNats({ url: config.get("nats.url"), name: "corral-tenancy", log });
-const service = await startTenancyService({ nc, log });
+const service = await startTenancyService({ nc, log, superadminWorkers: config.get("tenancy.superadmin.workers") });
 log.info("tenancy service started", { nats: config.get("nats.url") });
 
 const shutdown = async (signal: string) => {

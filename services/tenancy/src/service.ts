@@ -4,6 +4,8 @@ import { openCatalogStore } from "./adapters/catalog-store.js";
 import { openRegistryStore } from "./adapters/registry-store.js";
 import { openTenantStore } from "./adapters/tenant-store.js";
 import { openUsageStore } from "./adapters/usage-store.js";
+import { startBalancer } from "./balancer/balancer.js";
+import { openBalancerStore } from "./balancer/balancer-store.js";
 import { createCatalogReplacer } from "./catalog-replacer.js";
 import { catalogHandlers } from "./handlers/catalog.js";
 import { provisionerHandlers } from "./handlers/provisioners.js";
@@ -17,8 +19,12 @@ export interface TenancyServiceDeps {
   now?: () => number;
   /** How often abandoned catalog replacements are looked for. @default 15000 */
   reconcileIntervalMs?: number;
+  /** Workers of the superadmin tenant when it is first created. @default 0 */
+  superadminWorkers?: number;
   /** Age after which another instance finishes an interrupted replacement. @default 30000 */
   takeoverAfterMs?: number;
+  /** Worker balancing (balancer/balancer.ts): round interval and dead-record removal age. @default {} */
+  balancer?: { intervalMs?: number; removeDeadAfterMs?: number };
 }
 
 export interface TenancyService {
@@ -29,24 +35,27 @@ export interface TenancyService {
 export async function startTenancyService(deps: TenancyServiceDeps): Promise<TenancyService> {
   const { nc, log } = deps;
   const now = deps.now ?? Date.now;
-  const [tenants, catalog, registry, usage] = await Promise.all([
+  const [tenants, catalog, registry, usage, balancerStore] = await Promise.all([
     openTenantStore(nc),
     openCatalogStore(nc, log),
     openRegistryStore(nc),
     openUsageStore(nc),
+    openBalancerStore(nc, log),
   ]);
   const replacer = createCatalogReplacer({ tenants, catalog, log, now, takeoverAfterMs: deps.takeoverAfterMs });
 
   // The superadmin tenant exists from the first start; concurrent instances race on create, one wins.
-  await tenants.create({ tenant: { name: SUPERADMIN_TENANT, description: "super admin tenant", workers: 0 } });
+  await tenants.create({ tenant: { name: SUPERADMIN_TENANT, description: "super admin tenant", workers: deps.superadminWorkers ?? 0 } });
 
   const handlers = Object.assign(
     {},
     tenantHandlers({ tenants, catalog, usage, replacer }),
-    provisionerHandlers(registry),
+    provisionerHandlers(registry, now),
     transferHandlers({ catalog, registry, replacer }),
     ...CATALOG_KINDS.map((kind) => catalogHandlers(kind, { catalog, registry })),
   );
+  // Every instance balances; compare-and-set on the assignment keeps them from losing each other's writes.
+  const balancer = startBalancer({ store: balancerStore, log: log.child({ part: "balancer" }), now, ...deps.balancer });
   const served = serve({ nc, queue: queues.tenancy, log, handlers });
 
   const reconcile = () =>
@@ -60,6 +69,8 @@ export async function startTenancyService(deps: TenancyServiceDeps): Promise<Ten
     stop() {
       stopping ??= (async () => {
         clearInterval(timer);
+        await balancer.stop();
+        balancerStore.stop();
         await served.stop();
         catalog.stop();
       })();
