@@ -138,6 +138,8 @@ export function isValidName(value: unknown): value is string {
 function nameProblem(s: string, showValue: boolean): string | undefined {
   if (s === "") return "must not be empty";
   if (s.length > NAME_MAX_LENGTH) return `must be at most ${NAME_MAX_LENGTH} characters (got ${s.length})`;
+  // Names become object keys (provider maps, assignments); msgpack decoders rename this one.
+  if (s === "__proto__") return "must not be the reserved name __proto__";
   if (NAME_PATTERN.test(s)) return undefined;
   const got = showValue ? ` (got ${describe(s)})` : "";
   return `must contain only letters, digits, '.', '_' and '-'${got}`;

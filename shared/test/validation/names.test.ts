@@ -3,13 +3,13 @@ import { isValidName, parseName } from "../../src/validation/index.js";
 import { throws400 } from "./helpers.js";
 
 test("names - isValidName accepts letters, digits, dot, underscore and dash", (t) => {
-  for (const name of ["a", "hadoop-hdfs-namenode", "Standard_2.xlarge", "0", "a".repeat(255), "..", "__proto__"]) {
+  for (const name of ["a", "hadoop-hdfs-namenode", "Standard_2.xlarge", "0", "a".repeat(255), "..", "__proto_"]) {
     t.true(isValidName(name), name);
   }
 });
 
 test("names - isValidName refuses empty, too long, other characters and non-strings", (t) => {
-  for (const name of ["", "a".repeat(256), "a b", "a/b", "ä", "a:b", "%x%", 3, null, undefined, ["a"], { a: 1 }]) {
+  for (const name of ["", "__proto__", "a".repeat(256), "a b", "a/b", "ä", "a:b", "%x%", 3, null, undefined, ["a"], { a: 1 }]) {
     t.false(isValidName(name), String(name));
   }
 });

@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import {
+  ASSIGNMENT_KEY,
   buckets,
   kvKey,
   listValues,
@@ -8,13 +9,21 @@ import {
   type KV,
   type PluginKind,
   type PluginSpec,
-  type Provisioner,
+  type ProvisionerRecord,
+  type WorkerAssignment,
 } from "@corral/shared";
 
-/** Read side of what provisioners announce: themselves and the plugin types they carry. */
+/**
+ * Read side of what provisioners announce (their records and the plugin types they carry) and of the worker
+ * assignment the balancer writes. Reads go to KV directly, so a record written a moment ago is seen.
+ */
 export interface RegistryStore {
-  provisioner(id: string): Promise<Provisioner | undefined>;
-  provisioners(): Promise<Provisioner[]>;
+  /** The record a provisioner wrote, live or not. */
+  provisioner(id: string): Promise<ProvisionerRecord | undefined>;
+  /** Every provisioner record, live or not, in no particular order. */
+  provisioners(): Promise<ProvisionerRecord[]>;
+  /** The worker assignment in force; `{}` before the balancer first wrote one. */
+  assignment(): Promise<WorkerAssignment>;
   /** Every plugin type of one kind by name. */
   pluginTypes(kind: PluginKind): Promise<Map<string, PluginSpec>>;
 }
@@ -23,13 +32,17 @@ class KvRegistryStore implements RegistryStore {
   constructor(
     private readonly provisionersKv: KV,
     private readonly pluginTypesKv: KV,
+    private readonly assignmentsKv: KV,
   ) {}
   async provisioner(id: string) {
-    return (await readValue<Provisioner>(this.provisionersKv, kvKey(id)))?.value;
+    return (await readValue<ProvisionerRecord>(this.provisionersKv, kvKey(id)))?.value;
   }
   async provisioners() {
-    const all = (await listValues<Provisioner>(this.provisionersKv)).map((e) => e.value);
-    return all.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return (await listValues<ProvisionerRecord>(this.provisionersKv)).map((e) => e.value);
+  }
+  async assignment() {
+    const value = (await readValue<WorkerAssignment>(this.assignmentsKv, ASSIGNMENT_KEY))?.value;
+    return typeof value === "object" && value !== null ? value : {};
   }
   async pluginTypes(kind: PluginKind) {
     const entries = await listValues<PluginSpec>(this.pluginTypesKv, `${kind}.*`);
@@ -38,7 +51,10 @@ class KvRegistryStore implements RegistryStore {
 }
 
 export async function openRegistryStore(nc: NatsConnection): Promise<RegistryStore> {
-  const [p, t] = await Promise.all([openBucket(nc, buckets.provisioners), openBucket(nc, buckets.pluginTypes)]);
-  return new KvRegistryStore(p, t);
+  const [p, t, a] = await Promise.all([
+    openBucket(nc, buckets.provisioners),
+    openBucket(nc, buckets.pluginTypes),
+    openBucket(nc, buckets.assignments),
+  ]);
+  return new KvRegistryStore(p, t, a);
 }
-
