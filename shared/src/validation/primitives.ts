@@ -131,7 +131,7 @@ export function requireNonEmptyString(value: unknown, path: string): string {
 
 /** True when `value` satisfies the NAME rule: `^[A-Za-z0-9._-]+$`, at most 255 characters. */
 export function isValidName(value: unknown): value is string {
-  return typeof value === "string" && value.length <= NAME_MAX_LENGTH && NAME_PATTERN.test(value);
+  return typeof value === "string" && nameProblem(value, false) === undefined;
 }
 
 /** The reason `s` breaks the NAME rule, or `undefined` when it does not; `showValue` quotes `s` in it. */
