@@ -162,6 +162,8 @@ export function createEngine(deps: EngineDeps): Engine {
           services: defs,
           ...(request.service !== undefined ? { service: request.service } : {}),
           ...(request.addedServices !== undefined ? { addedServices: request.addedServices } : {}),
+          // Services already running keep running: adding a service does not restart its dependencies (Coopr did).
+          options: { startUnplannedDependencies: request.action !== "add_services" },
         },
         request.nodeServices ? { nodeServices: request.nodeServices } : {},
       );
