@@ -19,6 +19,7 @@ export const CONFIG_KEYS = {
   "server.host": { type: "string", default: "0.0.0.0", doc: "bind address of the REST API" },
   "server.port": { type: "number", default: 55054, doc: "port of the REST API" },
   "server.maxRequestBytes": { type: "number", default: 4 * 1024 * 1024, doc: "largest accepted request body (413 past it)" },
+  "server.maxUploadBytes": { type: "number", default: 1024 * 1024 * 1024, doc: "largest plugin resource upload (413 past it)" },
   "server.requestTimeoutMs": { type: "number", default: 15000, doc: "how long the gateway waits for a service" },
   "nats.url": { type: "string", default: "nats://127.0.0.1:4222", doc: "NATS server URL(s), comma separated" },
   "redis.url": { type: "string", default: "redis://127.0.0.1:6379", doc: "Redis URL" },

@@ -69,7 +69,7 @@ export {
 } from "./kv.js";
 export type { KV, Versioned, Modification, ModifyOptions } from "./kv.js";
 export { keyToken, fromKeyToken, kvKey, pluginTypeKey } from "./kv-keys.js";
-export { subjects, queues, buckets, SUPERADMIN_TENANT, ADMIN_USER } from "./subjects.js";
+export { subjects, queues, buckets, objectStores, SUPERADMIN_TENANT, ADMIN_USER } from "./subjects.js";
 export type { CrudSubjects } from "./subjects.js";
 export {
   isValidName,

@@ -17,6 +17,8 @@ export interface ApiRequest<B = unknown> {
   params: Record<string, string>;
   query: Record<string, string>;
   body?: B;
+  /** For upload routes: the raw body, already streamed into the uploads object store; the service owns it. */
+  upload?: { object: string; size: number };
 }
 
 type Reply = { value?: unknown } | { error: WireError };

@@ -59,6 +59,26 @@ export const subjects = {
     restartServices: "corral.clusters.services.restart",
     nodeProperties: "corral.clusters.nodeProperties",
   },
+  plugins: {
+    listTypes: "corral.plugins.types.list",
+    getType: "corral.plugins.types.get",
+    upload: "corral.plugins.resources.upload",
+    listResources: "corral.plugins.resources.list",
+    listVersions: "corral.plugins.resources.versions",
+    deleteResource: "corral.plugins.resources.delete",
+    deleteVersion: "corral.plugins.resources.deleteVersion",
+    stage: "corral.plugins.resources.stage",
+    recall: "corral.plugins.resources.recall",
+    sync: "corral.plugins.sync",
+  },
+  metrics: {
+    queues: "corral.metrics.queues",
+    nodeUsage: "corral.metrics.nodes.usage",
+  },
+  auth: {
+    /** Checks a Bearer token: `{token}` -> `{userId, tenant?, roles, expiresAt}` or 401. */
+    verify: "corral.auth.verify",
+  },
   solver: {
     layout: "corral.solver.layout",
     addServices: "corral.solver.addServices",
@@ -91,6 +111,12 @@ export const buckets = {
   usage: "corral_usage",
   /** `current` -> WorkerAssignment, written by tenancy's balancer, watched by provisioners */
   assignments: "corral_assignments",
+} as const;
+
+/** Object stores. */
+export const objectStores = {
+  /** Request bodies the gateway streamed in for a service (plugin resource uploads); the service moves or deletes them. */
+  uploads: "corral_uploads",
 } as const;
 
 export const SUPERADMIN_TENANT = "superadmin";

@@ -90,7 +90,12 @@ export class Exchange {
   }
 }
 
-export class BodyTooLargeError extends Error {}
+export class BodyTooLargeError extends Error {
+  /** The limit that was exceeded, in bytes. */
+  constructor(readonly limit?: number) {
+    super("request body too large");
+  }
+}
 
 /**
  * Reads the request body up to `maxBytes`. Rejects with BodyTooLargeError past the limit, or when the
@@ -112,7 +117,7 @@ export function readBody(res: HttpResponse, exchange: Exchange, maxBytes: number
       size += ab.byteLength;
       if (size > maxBytes) {
         settled = true;
-        reject(new BodyTooLargeError());
+        reject(new BodyTooLargeError(maxBytes));
         return;
       }
       chunks.push(Buffer.from(ab.slice(0)));

@@ -11,6 +11,7 @@ const gateway = await startGateway({
   port: config.get("server.port"),
   maxRequestBytes: config.get("server.maxRequestBytes"),
   requestTimeoutMs: config.get("server.requestTimeoutMs"),
+  maxUploadBytes: config.get("server.maxUploadBytes"),
 });
 log.info("gateway listening", { port: gateway.port, api: `http://localhost:${gateway.port}/v2` });
 

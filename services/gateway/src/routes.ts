@@ -3,8 +3,11 @@ import { CATALOG_KINDS, subjects } from "@corral/shared";
 /** Who may call a route. `public` needs no identity. */
 export type Access = "public" | "user" | "admin" | "superadmin";
 export type Method = "GET" | "POST" | "PUT" | "DELETE";
-/** `json`: a JSON body is required; `optional`: JSON if present; `none`: any body is ignored. */
-export type BodyKind = "json" | "optional" | "none";
+/**
+ * `json`: a JSON body is required; `optional`: JSON if present; `none`: any body is ignored; `upload`: raw bytes,
+ * streamed into the uploads object store (never held whole in memory) and handed over by name.
+ */
+export type BodyKind = "json" | "optional" | "none" | "upload";
 
 export interface Route {
   method: Method;
@@ -57,6 +60,29 @@ const clusterRoutes = (): Route[] => {
   ];
 };
 
+const pluginRoutes = (): Route[] => {
+  const p = subjects.plugins;
+  const resource = "/plugins/:type/:plugin/:resourceType/:resource";
+  return [
+    { method: "POST", pattern: "/plugins/sync", subject: p.sync, access: "admin", body: "none" },
+    { method: "GET", pattern: "/plugins/:type", subject: p.listTypes, access: "user", body: "none" },
+    { method: "GET", pattern: "/plugins/:type/:plugin", subject: p.getType, access: "user", body: "none" },
+    { method: "GET", pattern: "/plugins/:type/:plugin/:resourceType", subject: p.listResources, access: "admin", body: "none" },
+    { method: "POST", pattern: resource, subject: p.upload, access: "admin", body: "upload" },
+    { method: "GET", pattern: resource, subject: p.listVersions, access: "admin", body: "none" },
+    { method: "DELETE", pattern: resource, subject: p.deleteResource, access: "admin", body: "none" },
+    { method: "DELETE", pattern: `${resource}/versions/:version`, subject: p.deleteVersion, access: "admin", body: "none" },
+    { method: "POST", pattern: `${resource}/versions/:version/stage`, subject: p.stage, access: "admin", body: "none" },
+    { method: "POST", pattern: `${resource}/versions/:version/recall`, subject: p.recall, access: "admin", body: "none" },
+  ];
+};
+
+const metricRoutes = (): Route[] => [
+  { method: "GET", pattern: "/metrics/queues", subject: subjects.metrics.queues, access: "admin", denialStatus: 403, body: "none" },
+  // Who may see what is decided by the metrics service (spec 4.9: 403 and 405 cases).
+  { method: "GET", pattern: "/metrics/nodes/usage", subject: subjects.metrics.nodeUsage, access: "user", body: "none" },
+];
+
 /** Every REST route: method + path -> owning service subject and required role. */
 export function apiRoutes(): Route[] {
   const t = subjects.tenancy;
@@ -73,5 +99,7 @@ export function apiRoutes(): Route[] {
     { method: "GET", pattern: "/export", subject: t.export, access: "user", body: "none" },
     { method: "POST", pattern: "/import", subject: t.import, access: "admin", denialStatus: 403, body: "json" },
     ...clusterRoutes(),
+    ...pluginRoutes(),
+    ...metricRoutes(),
   ];
 }

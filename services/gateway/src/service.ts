@@ -7,6 +7,7 @@ import { API_KEY_HEADER, TENANT_HEADER, USER_HEADER, isAllowed, resolveIdentity 
 import { createRouter } from "./router.js";
 import { apiRoutes, type Route } from "./routes.js";
 import { openTenantDirectory } from "./tenant-directory.js";
+import { openUploadSink } from "./upload.js";
 
 /** The version segment every API path starts with (spec 9). */
 export const API_VERSION = "v2";
@@ -20,6 +21,8 @@ export interface GatewayOptions {
   maxRequestBytes?: number;
   /** @default 15000 */
   requestTimeoutMs?: number;
+  /** Largest upload body (plugin resources). @default 1 GiB */
+  maxUploadBytes?: number;
 }
 
 export interface GatewayDeps extends GatewayOptions {
@@ -108,7 +111,9 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
   const requestTimeoutMs = deps.requestTimeoutMs ?? 15000;
   // A request must also fit in one NATS message (with room for the envelope).
   const maxBodyBytes = Math.min(maxRequestBytes, Math.max(0, (nc.info?.max_payload ?? 1048576) - 16384));
+  const maxUploadBytes = deps.maxUploadBytes ?? 1024 * 1024 * 1024;
   const directory = await openTenantDirectory(nc, log);
+  const uploads = await openUploadSink(nc);
   const route = createRouter(apiRoutes());
 
   const handle = async (res: HttpResponse, head: RequestHead, ex: Exchange): Promise<void> => {
@@ -148,9 +153,21 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
       const message = `${r.method} ${head.path} requires ${need}`;
       throw r.denialStatus === 403 ? new ForbiddenError(message) : new UnauthorizedError(message);
     }
+    if (r.body === "upload") {
+      if (head.contentLength !== undefined && head.contentLength > maxUploadBytes) throw new BodyTooLargeError(maxUploadBytes);
+      const upload = await uploads.receive(res, ex, maxUploadBytes);
+      if (ex.finished || !r.subject) return void (await uploads.discard(upload.object));
+      const request = { identity, params: match.params, query: parseQuery(head.query), upload };
+      const value = await call(nc, r.subject, request, { timeoutMs: requestTimeoutMs }).catch(async (err: unknown) => {
+        await uploads.discard(upload.object);
+        throw err;
+      });
+      ex.json(200, value);
+      return;
+    }
     let body: unknown;
     if (r.body !== "none") {
-      if (head.contentLength !== undefined && head.contentLength > maxBodyBytes) throw new BodyTooLargeError();
+      if (head.contentLength !== undefined && head.contentLength > maxBodyBytes) throw new BodyTooLargeError(maxBodyBytes);
       body = parseJson(await readBody(res, ex, maxBodyBytes), r.body);
     }
     if (ex.finished || !r.subject) return;
@@ -166,7 +183,7 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
     handle(res, head, ex).catch((err: unknown) => {
       if (ex.finished) return;
       if (err instanceof BodyTooLargeError) {
-        ex.error(413, "payload_too_large", `request body is larger than ${maxBodyBytes} bytes`, undefined, {
+        ex.error(413, "payload_too_large", `request body is larger than ${err.limit ?? maxBodyBytes} bytes`, undefined, {
           connection: "close",
         });
         return;

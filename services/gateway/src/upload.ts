@@ -1,0 +1,62 @@
+import { randomUUID } from "node:crypto";
+import type { HttpResponse } from "uWebSockets.js";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { Objm, type ObjectStore } from "@nats-io/obj";
+import { objectStores } from "@corral/shared";
+import { BodyTooLargeError, type Exchange } from "./http.js";
+
+/** Streams raw request bodies into the uploads object store, with backpressure, never holding them whole. */
+export interface UploadSink {
+  /** Stores the body; resolves with its object name and size. BodyTooLargeError past `maxBytes`. */
+  receive(res: HttpResponse, exchange: Exchange, maxBytes: number): Promise<{ object: string; size: number }>;
+  discard(object: string): Promise<void>;
+}
+
+export async function openUploadSink(nc: NatsConnection): Promise<UploadSink> {
+  const store: ObjectStore = await new Objm(nc).create(objectStores.uploads);
+  return {
+    async receive(res, exchange, maxBytes) {
+      const object = `upload-${randomUUID()}`;
+      let size = 0;
+      let failed = false;
+      const body = new ReadableStream<Uint8Array>(
+        {
+          start(controller) {
+            exchange.onAbort(() => {
+              if (!failed) {
+                failed = true;
+                controller.error(new Error("client aborted the upload"));
+              }
+            });
+            res.onData((ab, isLast) => {
+              if (failed) return;
+              size += ab.byteLength;
+              if (size > maxBytes) {
+                failed = true;
+                controller.error(new BodyTooLargeError());
+                return;
+              }
+              controller.enqueue(new Uint8Array(ab.slice(0)));
+              if (isLast) controller.close();
+              else if ((controller.desiredSize ?? 1) <= 0) res.pause();
+            });
+          },
+          pull() {
+            if (!failed && !exchange.finished) res.resume();
+          },
+        },
+        new CountQueuingStrategy({ highWaterMark: 16 }),
+      );
+      try {
+        await store.put({ name: object }, body);
+      } catch (err) {
+        await store.delete(object).catch(() => {});
+        throw failed && size > maxBytes ? new BodyTooLargeError() : err;
+      }
+      return { object, size };
+    },
+    async discard(object) {
+      await store.delete(object).catch(() => {});
+    },
+  };
+}
