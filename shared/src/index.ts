@@ -122,3 +122,5 @@ export {
   isProvisionerAlive,
 } from "./provisioners.js";
 export type { ProvisionerRecord, WorkerAssignment } from "./provisioners.js";
+export { runServiceProcess } from "./service-process.js";
+export type { ServiceContext, ServiceProcessOptions } from "./service-process.js";

@@ -1,17 +1,9 @@
-import { connectNats, createLogger, loadConfig, type LogLevel } from "@corral/shared";
+import { runServiceProcess } from "@corral/shared";
 import { startClustersService } from "./service.js";
 
-const config = loadConfig({ env: process.env });
-const log = createLogger({ service: "clusters" }, { level: config.get("log.level") as LogLevel });
-const nc = await connectNats({ url: config.get("nats.url"), name: "corral-clusters", log });
-const service = await startClustersService({ nc, log });
-log.info("clusters service started", { nats: config.get("nats.url") });
-
-const shutdown = async (signal: string) => {
-  log.info("stopping", { signal });
-  await service.stop();
-  await nc.drain().catch(() => {});
-  process.exit(0);
-};
-process.once("SIGTERM", () => void shutdown("SIGTERM"));
-process.once("SIGINT", () => void shutdown("SIGINT"));
+await runServiceProcess({
+  name: "clusters",
+  env: process.env,
+  exit: process.exit,
+  start: ({ nc, log }) => startClustersService({ nc, log }),
+});

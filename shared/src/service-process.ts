@@ -1,0 +1,49 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import { loadConfig, type CorralConfig } from "./config.js";
+import { createLogger, type Logger, type LogLevel } from "./log.js";
+import { connectNats } from "./nats.js";
+
+export interface ServiceContext {
+  config: CorralConfig;
+  log: Logger;
+  nc: NatsConnection;
+}
+
+export interface ServiceProcessOptions {
+  /** Service name: log field and NATS connection name (`corral-<name>`). */
+  name: string;
+  /** The process environment (only entry files read `process.env`). */
+  env: Record<string, string | undefined>;
+  /** Ends the process (entry files pass `process.exit`). */
+  exit: (code: number) => void;
+  /** Starts the service; `stop()` is called on SIGTERM or SIGINT. */
+  start(context: ServiceContext): Promise<{ stop(): Promise<void> }>;
+}
+
+/**
+ * The life of a service process: configuration, logger, NATS connection, start, and a clean stop on SIGTERM or
+ * SIGINT (stop the service, drain NATS, exit 0). A start failure is logged and exits 1.
+ */
+export async function runServiceProcess(options: ServiceProcessOptions): Promise<void> {
+  const config = loadConfig({ env: options.env });
+  const log = createLogger({ service: options.name }, { level: config.get("log.level") as LogLevel });
+  try {
+    const nc = await connectNats({ url: config.get("nats.url"), name: `corral-${options.name}`, log });
+    const service = await options.start({ config, log, nc });
+    log.info(`${options.name} service started`, { nats: config.get("nats.url") });
+    let stopping = false;
+    const shutdown = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log.info("stopping", { signal });
+      await service.stop().catch((err: unknown) => log.error("stop failed", { err }));
+      await nc.drain().catch(() => {});
+      options.exit(0);
+    };
+    process.once("SIGTERM", () => void shutdown("SIGTERM"));
+    process.once("SIGINT", () => void shutdown("SIGINT"));
+  } catch (err) {
+    log.error(`${options.name} service failed to start`, { err });
+    options.exit(1);
+  }
+}
