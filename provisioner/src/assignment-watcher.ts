@@ -1,0 +1,122 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { KV, KvWatchEntry } from "@nats-io/kv";
+import { ASSIGNMENT_KEY, buckets, decode, openBucket, type Logger, type WorkerAssignment } from "@corral/shared";
+import { backoffMs, sleep } from "./retry.js";
+
+export interface AssignmentWatcherDeps {
+  nc: NatsConnection;
+  log: Logger;
+  /** This provisioner's id: its entry of the assignment is what counts. */
+  id: string;
+  /** Called with tenant -> workers for this provisioner whenever that changes (and once at start). */
+  onChange: (mine: Record<string, number>) => void;
+  /** Also read the key this often, in case the watch is broken without noticing. ms */
+  pollMs: number;
+}
+
+export interface AssignmentWatcher {
+  /** Reads the assignment once (applying it), then watches. Rejects when the first read fails. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Follows key `ASSIGNMENT_KEY` of bucket `corral_assignments` with a KV watch, plus a slow poll as a fallback (a
+ * watch whose bucket was deleted and recreated goes quiet). Reads and applications are serialised, so a poll
+ * never applies a value older than one the watch applied before it.
+ */
+export function createAssignmentWatcher(deps: AssignmentWatcherDeps): AssignmentWatcher {
+  const stopping = new AbortController();
+  let kv: KV | undefined;
+  let watch: { stop(): void } | undefined;
+  let last: string | undefined;
+  let turn: Promise<unknown> = Promise.resolve();
+  let pollTimer: NodeJS.Timeout | undefined;
+  let watching: Promise<void> | undefined;
+
+  /** Runs `fn` after every earlier read/apply. */
+  const inTurn = <T>(fn: () => Promise<T> | T): Promise<T> => {
+    const run = turn.then(fn, fn);
+    turn = run.catch(() => {});
+    return run;
+  };
+
+  const apply = (value: Uint8Array | undefined) => {
+    const mine = mineOf(value, deps.id, deps.log);
+    if (!mine) return;
+    const text = JSON.stringify(Object.entries(mine).sort());
+    if (text === last) return;
+    last = text;
+    deps.onChange(mine);
+  };
+
+  const bucket = async () => (kv ??= await openBucket(deps.nc, buckets.assignments));
+
+  const poll = () =>
+    inTurn(async () => {
+      const entry = await (await bucket()).get(ASSIGNMENT_KEY);
+      apply(entry?.operation === "PUT" ? entry.value : undefined);
+    });
+
+  const watchLoop = async () => {
+    let failures = 0;
+    while (!stopping.signal.aborted) {
+      try {
+        const iter = await (await bucket()).watch({ key: ASSIGNMENT_KEY });
+        watch = iter;
+        if (stopping.signal.aborted) iter.stop();
+        for await (const e of iter as AsyncIterable<KvWatchEntry>) {
+          failures = 0;
+          await inTurn(() => apply(e.operation === "PUT" ? e.value : undefined));
+        }
+      } catch (err) {
+        deps.log.warn("assignment watch failed; watching again", { err });
+      }
+      if (stopping.signal.aborted) break;
+      kv = undefined;
+      await sleep(backoffMs(++failures, 250, 5_000), stopping.signal);
+    }
+  };
+
+  return {
+    async start() {
+      await poll().catch((err: unknown) => {
+        kv = undefined;
+        throw err;
+      });
+      watching = watchLoop();
+      pollTimer = setInterval(() => {
+        poll().catch((err: unknown) => {
+          kv = undefined;
+          deps.log.warn("reading the assignment failed", { err });
+        });
+      }, deps.pollMs);
+    },
+    async stop() {
+      stopping.abort();
+      clearInterval(pollTimer);
+      watch?.stop();
+      await watching;
+      await turn;
+    },
+  };
+}
+
+/** This provisioner's part of an encoded assignment (positive integer counts only); undefined if unreadable. */
+function mineOf(value: Uint8Array | undefined, id: string, log: Logger): Record<string, number> | undefined {
+  if (!value || value.length === 0) return {};
+  let assignment: WorkerAssignment;
+  try {
+    assignment = decode<WorkerAssignment>(value);
+  } catch (err) {
+    log.error("assignment is not msgpack; keeping the current workers", { err });
+    return undefined;
+  }
+  const entry = typeof assignment === "object" && assignment !== null ? assignment[id] : undefined;
+  const mine: Record<string, number> = {};
+  if (typeof entry !== "object" || entry === null) return mine;
+  for (const [tenant, n] of Object.entries(entry)) {
+    if (typeof n === "number" && Number.isFinite(n) && n >= 1) mine[tenant] = Math.floor(n);
+  }
+  return mine;
+}

@@ -1,0 +1,43 @@
+import { join, resolve } from "node:path";
+import { BadRequestError, loadConfig, type LogLevel } from "@corral/shared";
+
+/** What the provisioner process reads from its environment, checked once. */
+export interface ProvisionerConfig {
+  natsUrl: string;
+  logLevel: LogLevel;
+  /** `CORRAL_PROVISIONER_ID`; unset -> `<hostname>-<pid>-<random>`. */
+  id: string | undefined;
+  /** `CORRAL_PROVISIONER_HOST`; unset -> the hostname. */
+  host: string | undefined;
+  /** `CORRAL_PROVISIONER_CAPACITY`. @default 10 */
+  capacity: number;
+  /** `CORRAL_PROVISIONER_WORKDIR`. @default `<data.dir>/provisioner` */
+  workDir: string;
+  /** `CORRAL_PROVISIONER_STOP_TIMEOUT_MS`: how long SIGTERM waits for running tasks. @default 60000 */
+  stopTimeoutMs: number;
+}
+
+/** Reads the shared keys through `loadConfig` and the provisioner's own `CORRAL_PROVISIONER_*` variables. */
+export function loadProvisionerConfig(env: Record<string, string | undefined>): ProvisionerConfig {
+  const shared = loadConfig({ env });
+  const text = (name: string) => {
+    const v = env[name]?.trim();
+    return v ? v : undefined;
+  };
+  const positiveInt = (name: string, fallback: number) => {
+    const raw = text(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n <= 0) throw new BadRequestError(`${name} must be a positive integer, got "${raw}"`);
+    return n;
+  };
+  return Object.freeze({
+    natsUrl: shared.get("nats.url"),
+    logLevel: shared.get("log.level") as LogLevel,
+    id: text("CORRAL_PROVISIONER_ID"),
+    host: text("CORRAL_PROVISIONER_HOST"),
+    capacity: positiveInt("CORRAL_PROVISIONER_CAPACITY", 10),
+    workDir: resolve(text("CORRAL_PROVISIONER_WORKDIR") ?? join(shared.get("data.dir"), "provisioner")),
+    stopTimeoutMs: positiveInt("CORRAL_PROVISIONER_STOP_TIMEOUT_MS", 60_000),
+  });
+}

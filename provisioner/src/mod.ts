@@ -1,0 +1,19 @@
+/** @corral/provisioner: the reference provisioner and its plugin interface. Explicit exports only. */
+export { startProvisioner, defaultProvisionerId } from "./provisioner.js";
+export type { ProvisionerOptions, RunningProvisioner } from "./provisioner.js";
+export { bundledPlugins } from "./plugins/index.js";
+export { createSimProvider, SIM_SPEC } from "./plugins/sim.js";
+export type { SimProviderOptions } from "./plugins/sim.js";
+export { createShellAutomator, SHELL_SPEC } from "./plugins/shell.js";
+export type { ShellAutomatorOptions } from "./plugins/shell.js";
+export { createChefSoloAutomator, CHEF_SOLO_SPEC } from "./plugins/chef-solo.js";
+export type { ChefSoloAutomatorOptions } from "./plugins/chef-solo.js";
+export { nodeDir, resourceDir, tenantDir, pathSegment } from "./paths.js";
+export type {
+  Plugin,
+  ProviderPlugin,
+  AutomatorPlugin,
+  PluginContext,
+  PluginOutcome,
+  ServiceActionCall,
+} from "./plugins/types.js";

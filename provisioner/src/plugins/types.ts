@@ -1,0 +1,73 @@
+import type { Json, Logger, PluginSpec, TaskMessage, TaskName } from "@corral/shared";
+
+/**
+ * The plugin interface of the reference provisioner. A plugin is an object carrying its `PluginSpec` (announced to
+ * the server at registration) and the operations of its kind. One instance serves every task of every tenant, so
+ * operations must not keep per-task state on the instance; everything a task needs is in `ctx.task`.
+ */
+
+/** What a plugin operation gets for one task. */
+export interface PluginContext {
+  /** The whole task message; `task.config` holds node, provider, service action and earlier results. */
+  task: TaskMessage;
+  /** Tenant whose task subject the task came from (same as `task.tenant`). */
+  tenant: string;
+  /** The provisioner's work directory (root of every tenant's files). */
+  workDir: string;
+  provisionerId: string;
+  workerId: string;
+  /**
+   * Aborted when the provisioner stops hard (its bounded shutdown wait ran out). The outcome of an aborted
+   * operation is discarded and the task is handed back for redelivery, so a plugin should stop promptly.
+   */
+  signal: AbortSignal;
+  log: Logger;
+}
+
+/** What a plugin reports for one task; becomes the `TaskResult` (see shared/src/tasks.ts). */
+export interface PluginOutcome {
+  /** 0 is success; anything else is a failure (its value is kept as the failure code). */
+  status: number;
+  /** Kept to the last `MAX_LOG_CHARS` characters. */
+  stdout?: string;
+  stderr?: string;
+  /** Replaces the node's hostname on success. */
+  hostname?: string;
+  /** Replaces the node's addresses on success (`access_v4`, `bind_v4`). */
+  ipaddresses?: Record<string, string>;
+  /** Merged into the node's results and passed to its later tasks (`providerid`, `ssh-auth`, ...). */
+  result?: Record<string, Json>;
+}
+
+/** A provider plugin: carries out CREATE, CONFIRM and DELETE for `config.provider.providertype === spec.name`. */
+export interface ProviderPlugin {
+  kind: "providertypes";
+  spec: PluginSpec;
+  /** Requests a machine; should return `result.providerid` and `result["ssh-auth"]`. */
+  create(ctx: PluginContext): Promise<PluginOutcome>;
+  /** Waits until the machine is usable; returns `hostname`, `ipaddresses` and optionally `result.ssh_host_keys`. */
+  confirm(ctx: PluginContext): Promise<PluginOutcome>;
+  /** Removes the machine; succeeds when it is already gone. */
+  delete(ctx: PluginContext): Promise<PluginOutcome>;
+}
+
+/** A service action handed to an automator: the task name and `config.service.action.fields`. */
+export interface ServiceActionCall {
+  name: TaskName;
+  service: string;
+  fields: Record<string, string>;
+}
+
+/**
+ * An automator plugin: BOOTSTRAP runs `bootstrap` of every automator listed in `config.automators`; the service
+ * actions (INSTALL, CONFIGURE, INITIALIZE, START, STOP, REMOVE) run `runAction` of `config.service.action.type`.
+ */
+export interface AutomatorPlugin {
+  kind: "automatortypes";
+  spec: PluginSpec;
+  /** Prepares the node for this automator. Must be idempotent: it reruns on every add-services and configure. */
+  bootstrap(ctx: PluginContext): Promise<PluginOutcome>;
+  runAction(ctx: PluginContext, action: ServiceActionCall): Promise<PluginOutcome>;
+}
+
+export type Plugin = ProviderPlugin | AutomatorPlugin;

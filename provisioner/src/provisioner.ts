@@ -1,0 +1,179 @@
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import { resolve } from "node:path";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { PROVISIONER_HEARTBEAT_MS, TASK_ACK_WAIT_MS, type Logger } from "@corral/shared";
+import { createAssignmentWatcher } from "./assignment-watcher.js";
+import { createPluginSet } from "./plugin-set.js";
+import { bundledPlugins } from "./plugins/index.js";
+import type { Plugin } from "./plugins/types.js";
+import { createRegistration } from "./registry.js";
+import { retryUntil } from "./retry.js";
+import { createWorkerPool } from "./worker-pool.js";
+import { startWorkerLoop } from "./worker-loop.js";
+
+export interface ProvisionerOptions {
+  nc: NatsConnection;
+  log: Logger;
+  /** Registry id; must be unique among live provisioners. @default `<hostname>-<pid>-<6 hex>` */
+  id?: string;
+  /** Host written on the record. @default os.hostname() */
+  host?: string;
+  /** Port written on the record (the provisioner serves nothing; kept for the spec's field). @default 0 */
+  port?: number;
+  /** Most worker loops this provisioner runs at once, over all tenants. A positive integer. */
+  capacity: number;
+  /** Root of every tenant's files: node directories, synced plugin resources. */
+  workDir: string;
+  /** @default bundledPlugins(): provider `sim`, automators `shell` and `chef-solo` */
+  plugins?: Plugin[];
+  /** Clock for heartbeats and task times, ms. @default Date.now */
+  now?: () => number;
+  /** @default PROVISIONER_HEARTBEAT_MS (2000) */
+  heartbeatMs?: number;
+  /** How long one pull for a task waits, ms (at least 1000). @default 10000 */
+  pullExpiresMs?: number;
+  /** Fallback poll of the assignment key, ms. @default 5000 */
+  assignmentPollMs?: number;
+  /** How long `stop()` waits for running tasks before killing them and handing them back, ms. @default 60000 */
+  stopTimeoutMs?: number;
+  /** How long the first registration may keep failing (JetStream not ready yet) before start gives up, ms. @default 30000 */
+  startTimeoutMs?: number;
+}
+
+/** A running provisioner. */
+export interface RunningProvisioner {
+  readonly id: string;
+  /** tenant -> worker loops running now. */
+  usage(): Record<string, number>;
+  /**
+   * Stops pulling, lets running tasks finish (up to `stopTimeoutMs`, then kills them and hands them back), stops
+   * heartbeating and removes the record. Idempotent. Leaves the NATS connection open.
+   */
+  stop(): Promise<void>;
+}
+
+/** The default provisioner id: `<short hostname>-<pid>-<6 hex>`. */
+export function defaultProvisionerId(): string {
+  const host = (hostname().split(".")[0] ?? "host").toLowerCase() || "host";
+  return `${host}-${process.pid}-${randomBytes(3).toString("hex")}`;
+}
+
+/**
+ * Starts a provisioner (DESIGN.md "Provisioners"): registers itself and its plugin specs, heartbeats, follows its
+ * part of the worker assignment and runs that many worker loops per tenant, each pulling tasks from the tenant's
+ * task consumer, running the plugin, publishing the result and acking.
+ */
+export async function startProvisioner(options: ProvisionerOptions): Promise<RunningProvisioner> {
+  const opts = {
+    id: defaultProvisionerId(),
+    host: hostname(),
+    port: 0,
+    now: Date.now,
+    heartbeatMs: PROVISIONER_HEARTBEAT_MS,
+    pullExpiresMs: 10_000,
+    assignmentPollMs: 5_000,
+    stopTimeoutMs: 60_000,
+    startTimeoutMs: 30_000,
+    ...withoutUndefined(options),
+  };
+  check(Number.isInteger(opts.capacity) && opts.capacity > 0, "capacity", "must be a positive integer");
+  check(typeof opts.workDir === "string" && opts.workDir !== "", "workDir", "is required");
+  check(typeof opts.id === "string" && opts.id !== "", "id", "must be a non-empty string");
+  check(opts.pullExpiresMs >= 1000, "pullExpiresMs", "must be at least 1000");
+  const plugins = opts.plugins ?? bundledPlugins();
+  const pluginSet = createPluginSet(plugins);
+  const workDir = resolve(opts.workDir);
+  const log = opts.log.child({ provisioner: opts.id });
+  const hardStop = new AbortController();
+
+  const pool = createWorkerPool({
+    capacity: opts.capacity,
+    log,
+    onChange: () => registration.touch(),
+    startLoop: (tenant, workerId) =>
+      startWorkerLoop({
+        nc: opts.nc,
+        tenant,
+        provisionerId: opts.id,
+        workerId,
+        plugins: pluginSet,
+        workDir,
+        log,
+        now: opts.now,
+        pullExpiresMs: opts.pullExpiresMs,
+        progressMs: TASK_ACK_WAIT_MS / 3,
+        hardStop: hardStop.signal,
+      }),
+  });
+  const registration = createRegistration({
+    nc: opts.nc,
+    log,
+    id: opts.id,
+    host: opts.host,
+    port: opts.port,
+    capacity: opts.capacity,
+    plugins,
+    usage: () => pool.usage(),
+    now: opts.now,
+    heartbeatMs: opts.heartbeatMs,
+  });
+  const watcher = createAssignmentWatcher({
+    nc: opts.nc,
+    log,
+    id: opts.id,
+    pollMs: opts.assignmentPollMs,
+    onChange: (mine) => pool.apply(mine),
+  });
+
+  await withinStartTimeout(() => registration.start(), opts.startTimeoutMs, log, "registering");
+  try {
+    await withinStartTimeout(() => watcher.start(), opts.startTimeoutMs, log, "reading the assignment");
+  } catch (err) {
+    await registration.stop();
+    throw err;
+  }
+  log.info("provisioner started", { capacity: opts.capacity, workDir, plugins: pluginSet.names });
+
+  let stopping: Promise<void> | undefined;
+  return {
+    id: opts.id,
+    usage: () => pool.usage(),
+    stop() {
+      stopping ??= (async () => {
+        log.info("stopping: no new tasks; waiting for running ones", { usage: pool.usage() });
+        await watcher.stop();
+        const drained = pool.stopAll();
+        const timer = setTimeout(() => {
+          log.warn("running tasks did not finish in time; killing them and handing them back", {
+            stopTimeoutMs: opts.stopTimeoutMs,
+          });
+          hardStop.abort(new Error("provisioner stopped"));
+        }, opts.stopTimeoutMs);
+        await drained;
+        clearTimeout(timer);
+        await registration.stop();
+        log.info("provisioner stopped");
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** Retries `fn` until it succeeds or `timeoutMs` passed; then rethrows its last error. */
+async function withinStartTimeout(fn: () => Promise<void>, timeoutMs: number, log: Logger, what: string): Promise<void> {
+  let last: unknown;
+  const done = await retryUntil(fn, AbortSignal.timeout(timeoutMs), (err, attempt) => {
+    last = err;
+    log.warn(`${what} failed; retrying`, { err, attempt });
+  });
+  if (!done.ok) throw last ?? new Error(`${what} timed out`);
+}
+
+function check(ok: boolean, field: string, what: string): void {
+  if (!ok) throw new TypeError(`startProvisioner: ${field} ${what}`);
+}
+
+function withoutUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}

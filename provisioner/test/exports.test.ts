@@ -1,0 +1,21 @@
+import test from "ava";
+
+// The package's public surface (STYLE.md 6): a new export is a decision, made here on purpose.
+test("exports - @corral/provisioner exports exactly its API", async (t) => {
+  const mod = await import("@corral/provisioner");
+  t.deepEqual(Object.keys(mod).sort(), [
+    "CHEF_SOLO_SPEC",
+    "SHELL_SPEC",
+    "SIM_SPEC",
+    "bundledPlugins",
+    "createChefSoloAutomator",
+    "createShellAutomator",
+    "createSimProvider",
+    "defaultProvisionerId",
+    "nodeDir",
+    "pathSegment",
+    "resourceDir",
+    "startProvisioner",
+    "tenantDir",
+  ]);
+});

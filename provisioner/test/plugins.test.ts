@@ -1,0 +1,112 @@
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import anyTest, { type TestFn } from "ava";
+import { silentLogger, type TaskMessage } from "@corral/shared";
+import {
+  createChefSoloAutomator,
+  createShellAutomator,
+  createSimProvider,
+  nodeDir,
+  pathSegment,
+  type PluginContext,
+} from "@corral/provisioner";
+import { taskMessage } from "./helpers.js";
+
+/** Plugins called directly, without NATS. */
+const test = anyTest as TestFn<{ dir: string }>;
+
+test.before(async (t) => {
+  t.context.dir = await mkdtemp(join(tmpdir(), "corral-prov-plugins-"));
+});
+test.after.always(async (t) => {
+  await rm(t.context.dir, { recursive: true, force: true });
+});
+
+const ctx = (workDir: string, task: TaskMessage, signal = new AbortController().signal): PluginContext => ({
+  task,
+  tenant: task.tenant,
+  workDir,
+  provisionerId: "p",
+  workerId: "w",
+  signal,
+  log: silentLogger,
+});
+
+test("paths - names become single, safe path segments", (t) => {
+  t.is(pathSegment("acme"), "acme");
+  t.is(pathSegment("my_tenant.v2"), "my_tenant.v2");
+  t.is(pathSegment(".."), "_2E_2E");
+  t.is(pathSegment("a/b"), "a_2Fb");
+  t.is(pathSegment(".hidden"), "_2Ehidden");
+  t.is(nodeDir("/w", "t", "../x", "n"), "/w/t/nodes/_2E_2E_2Fx/n");
+});
+
+test("sim - addresses of 10,000 confirmed nodes are all distinct", async (t) => {
+  const sim = createSimProvider();
+  const seen = new Set<string>();
+  for (let i = 0; i < 10_000; i++) {
+    const out = await sim.confirm(ctx(t.context.dir, taskMessage({ tenant: "t", taskName: "CONFIRM" })));
+    seen.add(out.ipaddresses!["access_v4"]!).add(out.ipaddresses!["bind_v4"]!);
+  }
+  t.is(seen.size, 20_000);
+});
+
+test("sim - a delay stops when the task is aborted", async (t) => {
+  const sim = createSimProvider();
+  const abort = new AbortController();
+  const task = taskMessage({ tenant: "t", config: { provider: { name: "p", providertype: "sim", provisioner: { delay_ms: 60_000 } } } });
+  const running = sim.create(ctx(t.context.dir, task, abort.signal));
+  abort.abort(new Error("stop"));
+  await t.throwsAsync(running, { message: "stop" });
+});
+
+test("shell - an abort kills the action's process group", async (t) => {
+  const shell = createShellAutomator();
+  const abort = new AbortController();
+  const task = taskMessage({ tenant: "t", taskName: "START" });
+  const running = shell.runAction(ctx(t.context.dir, task, abort.signal), {
+    name: "START",
+    service: "s",
+    fields: { script: "sleep 30" },
+  });
+  setTimeout(() => abort.abort(), 200);
+  const started = Date.now();
+  const out = await running;
+  t.is(out.status, 1);
+  t.true(Date.now() - started < 5_000);
+});
+
+test("chef-solo - without chef-solo on the PATH every task fails clearly", async (t) => {
+  const chef = createChefSoloAutomator({ pathEnv: "/nonexistent" });
+  const task = taskMessage({ tenant: "t", taskName: "INSTALL" });
+  const boot = await chef.bootstrap(ctx(t.context.dir, task));
+  t.deepEqual(boot, { status: 1, stderr: "chef-solo is not available on this provisioner" });
+  const action = await chef.runAction(ctx(t.context.dir, task), { name: "INSTALL", service: "s", fields: { run_list: "recipe[x]" } });
+  t.is(action.status, 1);
+  t.is(action.stderr, "chef-solo is not available on this provisioner");
+});
+
+test("chef-solo - with chef-solo on the PATH an action runs it with the run-list and attributes", async (t) => {
+  const bin = join(t.context.dir, "bin");
+  await mkdir(bin, { recursive: true });
+  const fake = join(bin, "chef-solo");
+  await writeFile(fake, '#!/bin/sh\necho "args: $*"\nshift 2; cat "$1" > attributes.json\n');
+  await chmod(fake, 0o755);
+  const chef = createChefSoloAutomator({ pathEnv: `${bin}:${process.env["PATH"] ?? ""}` });
+  const task = taskMessage({
+    tenant: "t",
+    taskName: "CONFIGURE",
+    config: { hostname: "h.local", services: ["s"], cluster: { a: 1 } },
+  });
+  t.is((await chef.bootstrap(ctx(t.context.dir, task))).status, 0);
+  const out = await chef.runAction(ctx(t.context.dir, task), {
+    name: "CONFIGURE",
+    service: "s",
+    fields: { run_list: "recipe[a], recipe[b]", json_attributes: '{"b": 2}' },
+  });
+  t.is(out.status, 0, out.stderr);
+  t.regex(out.stdout!, /^args: --no-color -j .*chef-.*\.json -o recipe\[a\],recipe\[b\]\n$/);
+  const attributes = JSON.parse(await readFile(join(nodeDir(t.context.dir, "t", task.clusterId, task.nodeId), "attributes.json"), "utf8"));
+  t.like(attributes, { a: 1, b: 2, coopr: { hostname: "h.local", services: ["s"], clusterId: task.clusterId } });
+});
