@@ -12,6 +12,9 @@ export interface NodeEvent {
   ownerId: string;
   /** ms */
   time: number;
+  /** The dispatch that created or deleted the machine: a machine re-created by a rollback is a new event. */
+  taskId: string;
+  dispatch: number;
 }
 
 export interface Publisher {
@@ -31,7 +34,7 @@ export function createPublisher(nc: NatsConnection): Publisher {
     async publishEvent(event) {
       // The id makes a repeated event (after a crash) a duplicate.
       await js.publish(eventSubject(event.tenant, event.type), encode(event), {
-        msgID: `${event.type}.${event.clusterId}.${event.nodeId}`,
+        msgID: `${event.type}.${event.taskId}.${event.dispatch}`,
       });
     },
   };

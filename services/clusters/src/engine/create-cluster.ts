@@ -92,7 +92,7 @@ export async function createCluster(deps: EngineDeps, engine: Engine, identity: 
     const serviceDefs: Service[] = solution.services
       .map((name) => findIn(catalog.services, name))
       .filter((s): s is Service => s !== undefined);
-    const planId = formatPlanId(id, 1);
+    const planId = formatPlanId(id, await nextCount(deps.counters, `plans.${id}`));
     const draft: ClusterRecord = {
       id,
       tenant: identity.tenant,

@@ -9,6 +9,7 @@ import {
   type ClusterStatus,
 } from "../domain/cluster-machine.js";
 import { formatPlanId, nodeIdsOf } from "../domain/ids.js";
+import { nextCount } from "../adapters/counters.js";
 import { PLAN_MACHINE_VERSION, planMachine, type Dispatch, type PlanContext, type PlanEvent } from "../domain/plan-machine.js";
 import type { ClusterRecord, PlanRecord, StoredTask } from "../domain/records.js";
 import type { EngineDeps } from "./deps.js";
@@ -146,7 +147,8 @@ export function createEngine(deps: EngineDeps): Engine {
 
     async startJob(cluster, request) {
       if (!isActionAllowed(statusOf(cluster), request.action)) throw conflictFor(cluster, request.action);
-      const planId = formatPlanId(cluster.id, cluster.jobs.length + 1);
+      // A number of its own per attempt: racing requests never write to the same plan (only one wins below).
+      const planId = formatPlanId(cluster.id, await nextCount(deps.counters, `plans.${cluster.id}`));
       const changed = request.mutate ? request.mutate(cluster) : cluster;
       const nodes = (await deps.nodes.getMany(cluster.id, nodeIdsOfCluster(cluster))).map((n) => ({
         id: n.id,
@@ -171,7 +173,7 @@ export function createEngine(deps: EngineDeps): Engine {
       await deps.clusters.modify(cluster.id, (current) => {
         if (!current) throw new NotFoundError("cluster", cluster.id);
         // Another operation may have started since the caller read the cluster.
-        if (current.value.jobs.length !== cluster.jobs.length || !accepts(clusterMachine, current.value.actor, event)) {
+        if (!accepts(clusterMachine, current.value.actor, event)) {
           throw conflictFor(current.value, request.action);
         }
         const base = request.mutate ? request.mutate(current.value) : current.value;

@@ -31,11 +31,12 @@ export async function startResultsConsumer(deps: EngineDeps, engine: Engine): Pr
       if (index === undefined) return;
       const plan = await deps.plans.get(r.clusterId, r.planId);
       const service = plan ? await serviceOf(plan.value, index) : "";
-      const updated = await deps.nodes.modify(r.clusterId, r.nodeId, (current) => {
+      await deps.nodes.modify(r.clusterId, r.nodeId, (current) => {
         const next = current ? applyResultToNode(current.value, r, service) : undefined;
         return next ? { put: next } : { keep: true };
       });
-      if (updated && r.status === 0 && (r.taskName === "CREATE" || r.taskName === "DELETE")) {
+      // Published on every delivery, not only the first: after a crash the repeat is dropped by its message id.
+      if (r.status === 0 && (r.taskName === "CREATE" || r.taskName === "DELETE")) {
         const cluster = await deps.clusters.get(r.clusterId);
         await deps.publisher.publishEvent({
           type: r.taskName === "CREATE" ? "node.created" : "node.deleted",
@@ -44,6 +45,8 @@ export async function startResultsConsumer(deps: EngineDeps, engine: Engine): Pr
           nodeId: r.nodeId,
           ownerId: cluster?.value.ownerId ?? "",
           time: r.endTime,
+          taskId: r.taskId,
+          dispatch: r.dispatch,
         });
       }
       const key = `${r.clusterId}/${r.planId}`;
