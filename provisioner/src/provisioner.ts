@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
@@ -8,6 +9,7 @@ import { createPluginSet } from "./plugin-set.js";
 import { bundledPlugins } from "./plugins/index.js";
 import type { Plugin } from "./plugins/types.js";
 import { createRegistration } from "./registry.js";
+import { createResourceSync } from "./resource-sync.js";
 import { retryUntil } from "./retry.js";
 import { createWorkerPool } from "./worker-pool.js";
 import { startWorkerLoop } from "./worker-loop.js";
@@ -86,6 +88,8 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
   const workDir = resolve(opts.workDir);
   const log = opts.log.child({ provisioner: opts.id });
   const hardStop = new AbortController();
+  // Every running task listens for the hard stop: as many listeners as tasks run at once is expected.
+  setMaxListeners(0, hardStop.signal);
 
   const pool = createWorkerPool({
     capacity: opts.capacity,
@@ -118,18 +122,30 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
     now: opts.now,
     heartbeatMs: opts.heartbeatMs,
   });
+  const resources = createResourceSync({ nc: opts.nc, log, workDir, now: opts.now });
+  let applying: Promise<void> = Promise.resolve();
+  let isStopping = false;
+  /** Plugin resources first (bounded wait), so a tenant's first tasks already see its synced resources. */
+  const applyAssignment = (mine: Record<string, number>) => {
+    applying = applying.then(async () => {
+      await resources.follow(Object.keys(mine)).catch((err: unknown) => log.warn("following plugin resources failed", { err }));
+      if (!isStopping) pool.apply(mine);
+    });
+  };
   const watcher = createAssignmentWatcher({
     nc: opts.nc,
     log,
     id: opts.id,
     pollMs: opts.assignmentPollMs,
-    onChange: (mine) => pool.apply(mine),
+    onChange: applyAssignment,
   });
 
   await withinStartTimeout(() => registration.start(), opts.startTimeoutMs, log, "registering");
   try {
     await withinStartTimeout(() => watcher.start(), opts.startTimeoutMs, log, "reading the assignment");
+    await applying;
   } catch (err) {
+    await resources.stop();
     await registration.stop();
     throw err;
   }
@@ -142,7 +158,10 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
     stop() {
       stopping ??= (async () => {
         log.info("stopping: no new tasks; waiting for running ones", { usage: pool.usage() });
+        isStopping = true;
         await watcher.stop();
+        await resources.stop();
+        await applying;
         const drained = pool.stopAll();
         const timer = setTimeout(() => {
           log.warn("running tasks did not finish in time; killing them and handing them back", {
