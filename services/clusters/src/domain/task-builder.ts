@@ -5,7 +5,7 @@ import type { ClusterNode, ClusterRecord, StoredTask } from "./records.js";
 export const HARDWARE_TASKS: ReadonlySet<TaskName> = new Set(["CREATE", "CONFIRM", "BOOTSTRAP", "DELETE"]);
 
 /** Above this many nodes, tasks do not carry every other node (it would grow every message with the cluster). */
-export const MAX_NODES_IN_TASK = 1000;
+export const MAX_NODES_IN_TASK = 256;
 
 const str = (v: Json | undefined) => (typeof v === "string" ? v : undefined);
 
