@@ -165,15 +165,13 @@ class Loop {
     const onError = (what: string) => (err: unknown, attempt: number) =>
       log.warn(`${what} failed; retrying`, { err, attempt });
 
-    if (msg.info.deliveryCount > 1 || msg.redelivered) {
-      const found = await retryUntil(() => this.resultExists(subject), deps.hardStop, onError("looking up the result"));
-      if (!found.ok) return msg.nak();
-      if (found.value) {
-        log.info("redelivered task already has a result; acking without running it", {
-          deliveryCount: msg.info.deliveryCount,
-        });
-        return this.ack(msg, log);
-      }
+    // Checked on every delivery, not only redeliveries: a dispatch republished after the task stream's
+    // duplicate window (a clusters service down for long) is a new message, yet the task already ran.
+    const found = await retryUntil(() => this.resultExists(subject), deps.hardStop, onError("looking up the result"));
+    if (!found.ok) return msg.nak();
+    if (found.value) {
+      log.info("task already has a result; acking without running it", { deliveryCount: msg.info.deliveryCount });
+      return this.ack(msg, log);
     }
 
     log.debug("running task");

@@ -109,6 +109,7 @@ export {
   eventSubject,
   taskMessageId,
   TASK_ACK_WAIT_MS,
+  RESULTS_ACK_WAIT_MS,
   DUPLICATE_WINDOW_MS,
   ensureStreams,
   ensureTaskConsumer,

@@ -127,6 +127,8 @@ export const taskMessageId = (taskId: string, dispatch: number) => `${taskId}.${
 
 /** How long a worker may hold a task without an in-progress ack before it is redelivered elsewhere. */
 export const TASK_ACK_WAIT_MS = 15_000;
+/** How long the clusters service may hold a batch of results without a progress ack (then another instance gets it). */
+export const RESULTS_ACK_WAIT_MS = 6_000;
 /** Window within which a re-published dispatch is recognised as a duplicate. */
 export const DUPLICATE_WINDOW_MS = 10 * 60_000;
 
@@ -208,7 +210,7 @@ export async function ensureResultsConsumer(nc: NatsConnection): Promise<string>
       durable_name: RESULTS_CONSUMER,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
-      ack_wait: ns(30_000),
+      ack_wait: ns(RESULTS_ACK_WAIT_MS),
       max_deliver: -1,
       max_ack_pending: 20_000,
     });

@@ -155,8 +155,24 @@ function reduceResult(
   if (publishTasks.length > 0 || publishStages.length > 0) {
     next.unpublished = withUnpublished(next, { stages: publishStages, tasks: publishTasks }, event.at);
   }
-  if (isFinished(next) || (next.failure && next.inFlight === 0)) next.finishedAt = event.at;
+  next.unpublished = pruneUnpublished(next);
+  if (isFinished(next) || (next.failure && next.inFlight === 0)) {
+    next.finishedAt = event.at;
+    next.unpublished = null;
+  }
   return { context: next, publishTasks, publishStages };
+}
+
+/**
+ * Drops outstanding publications of stages the plan has moved past: their tasks all completed, so they were
+ * published; republishing them later (after the duplicate window) would run them again.
+ */
+function pruneUnpublished(c: PlanContext): PlanContext["unpublished"] {
+  if (!c.unpublished) return null;
+  const first = c.stageStarts[c.stage] ?? 0;
+  const stages = c.unpublished.stages.filter((s) => s >= c.stage);
+  const tasks = c.unpublished.tasks.filter((t) => t.index >= first);
+  return stages.length === 0 && tasks.length === 0 ? null : { ...c.unpublished, stages, tasks };
 }
 
 /** Removes confirmed publications from the outstanding ones. */

@@ -1,9 +1,10 @@
 import { jetstream, type JsMsg } from "@nats-io/jetstream";
-import { decode, ensureResultsConsumer, streams, type TaskResult } from "@corral/shared";
+import { RESULTS_ACK_WAIT_MS, decode, ensureResultsConsumer, streams, type TaskResult } from "@corral/shared";
 import { mapLimit } from "../adapters/buckets.js";
 import { taskIndexOf } from "../domain/ids.js";
 import { applyResultToNode } from "../domain/node-results.js";
 import type { PlanEvent } from "../domain/plan-machine.js";
+import type { PlanRecord, StoredTask } from "../domain/records.js";
 import type { EngineDeps } from "./deps.js";
 import type { Engine } from "./engine.js";
 
@@ -23,27 +24,74 @@ export async function startResultsConsumer(deps: EngineDeps, engine: Engine): Pr
   const consumer = await jetstream(deps.nc).consumers.get(streams.results, name);
   let running = true;
 
+  // Stage task pages never change: one read per stage, shared by every result that needs it.
+  const stageCache = new Map<string, Promise<StoredTask[]>>();
+  const stageTasks = (plan: PlanRecord, stage: number) => {
+    const key = `${plan.clusterId}/${plan.id}/${stage}`;
+    let tasks = stageCache.get(key);
+    if (!tasks) {
+      tasks = deps.plans.stageTasks(plan, stage);
+      tasks.catch(() => stageCache.delete(key));
+      stageCache.set(key, tasks);
+      if (stageCache.size > 256) stageCache.delete(stageCache.keys().next().value as string);
+    }
+    return tasks;
+  };
+
+  /** The planned service of a task, for the node's action history. */
+  const serviceOf = async (plan: PlanRecord, index: number) => {
+    const starts = plan.actor.context.stageStarts;
+    let stage = 0;
+    while (stage + 1 < starts.length && (starts[stage + 1] ?? 0) <= index) stage++;
+    return (await stageTasks(plan, stage))[index - (starts[stage] ?? 0)]?.service ?? "";
+  };
+
   const handleBatch = async (messages: JsMsg[]) => {
-    const results = messages.map((m) => ({ m, r: decode<TaskResult>(m.data) }));
+    // Long batches keep their messages: progress acks stop them from going to another instance.
+    const progress = setInterval(() => {
+      for (const m of messages) m.working();
+    }, RESULTS_ACK_WAIT_MS / 3);
+    try {
+      await applyBatch(messages.map((m) => decode<TaskResult>(m.data)));
+      for (const m of messages) m.ack();
+    } finally {
+      clearInterval(progress);
+    }
+  };
+
+  const applyBatch = async (results: TaskResult[]) => {
+    // Plans and owners are read once per batch, not once per result.
+    const plans = new Map<string, Promise<PlanRecord | undefined>>();
+    const owners = new Map<string, Promise<string>>();
+    const planOf = (r: TaskResult) => {
+      const key = `${r.clusterId}/${r.planId}`;
+      let p = plans.get(key);
+      if (!p) plans.set(key, (p = deps.plans.get(r.clusterId, r.planId).then((v) => v?.value)));
+      return p;
+    };
+    const ownerOf = (clusterId: string) => {
+      let p = owners.get(clusterId);
+      if (!p) owners.set(clusterId, (p = deps.clusters.get(clusterId).then((c) => c?.value.ownerId ?? "")));
+      return p;
+    };
     const byPlan = new Map<string, { clusterId: string; planId: string; events: PlanEvent[] }>();
-    await mapLimit(results, 64, async ({ r }) => {
+    await mapLimit(results, 64, async (r) => {
       const index = taskIndexOf(r.planId, r.taskId);
       if (index === undefined) return;
-      const plan = await deps.plans.get(r.clusterId, r.planId);
-      const service = plan ? await serviceOf(plan.value, index) : "";
+      const plan = await planOf(r);
+      const service = plan ? await serviceOf(plan, index) : "";
       await deps.nodes.modify(r.clusterId, r.nodeId, (current) => {
         const next = current ? applyResultToNode(current.value, r, service) : undefined;
         return next ? { put: next } : { keep: true };
       });
       // Published on every delivery, not only the first: after a crash the repeat is dropped by its message id.
       if (r.status === 0 && (r.taskName === "CREATE" || r.taskName === "DELETE")) {
-        const cluster = await deps.clusters.get(r.clusterId);
         await deps.publisher.publishEvent({
           type: r.taskName === "CREATE" ? "node.created" : "node.deleted",
           tenant: r.tenant,
           clusterId: r.clusterId,
           nodeId: r.nodeId,
-          ownerId: cluster?.value.ownerId ?? "",
+          ownerId: await ownerOf(r.clusterId),
           time: r.endTime,
           taskId: r.taskId,
           dispatch: r.dispatch,
@@ -52,34 +100,11 @@ export async function startResultsConsumer(deps: EngineDeps, engine: Engine): Pr
       const key = `${r.clusterId}/${r.planId}`;
       let group = byPlan.get(key);
       if (!group) byPlan.set(key, (group = { clusterId: r.clusterId, planId: r.planId, events: [] }));
-      group.events.push({
-        type: "task.result",
-        index,
-        dispatch: r.dispatch,
-        taskName: r.taskName,
-        ok: r.status === 0,
-        message: r.stderr ? r.stderr.slice(-500) : undefined,
-        at: deps.now(),
-      } as PlanEvent);
+      const event: PlanEvent = { type: "task.result", index, dispatch: r.dispatch, taskName: r.taskName, ok: r.status === 0, at: deps.now() };
+      if (r.stderr) event.message = r.stderr.slice(-500);
+      group.events.push(event);
     });
     await mapLimit([...byPlan.values()], 16, (g) => engine.applyPlanEvents(g.clusterId, g.planId, g.events));
-    for (const { m } of results) m.ack();
-  };
-
-  // The planned service of a task, for the node's action history.
-  const stageCache = new Map<string, Awaited<ReturnType<typeof deps.plans.stageTasks>>>();
-  const serviceOf = async (plan: Parameters<typeof deps.plans.stageTasks>[0], index: number) => {
-    const starts = plan.actor.context.stageStarts;
-    let stage = 0;
-    while (stage + 1 < starts.length && (starts[stage + 1] ?? 0) <= index) stage++;
-    const key = `${plan.clusterId}/${plan.id}/${stage}`;
-    let tasks = stageCache.get(key);
-    if (!tasks) {
-      tasks = await deps.plans.stageTasks(plan, stage);
-      stageCache.set(key, tasks);
-      if (stageCache.size > 256) stageCache.delete(stageCache.keys().next().value as string);
-    }
-    return tasks[index - (starts[stage] ?? 0)]?.service ?? "";
   };
 
   // consume() streams messages as they come; batches are whatever has arrived while the last batch ran.

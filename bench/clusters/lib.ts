@@ -1,0 +1,303 @@
+/**
+ * Shared parts of the cluster benchmarks: a Corral on loopback with the JetStream fsync mode under test (tenancy
+ * and gateway in this process; clusters services and provisioners as child processes, so they get their own
+ * cores), cluster status tracking through a KV watch, per-process CPU accounting and the raw JetStream
+ * acknowledged-publish rate.
+ */
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { jetstream, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { startNats, type NatsHandle } from "@corral/deploy";
+import { startGateway, type Gateway } from "@corral/gateway";
+import { startTenancyService, type TenancyService } from "@corral/tenancy";
+import { buckets, connectNats, decode, fromKeyToken, kvKey, openBucket, readValue, silentLogger, type ProvisionerRecord } from "@corral/shared";
+import { clusterBuckets } from "../../services/clusters/src/adapters/buckets.js";
+import type { ClusterRecord, PlanRecord } from "../../services/clusters/src/domain/records.js";
+import {
+  createProcessSet,
+  startClustersProcess,
+  startProvisionerProcess,
+  type ProcessSet,
+  type ServiceProcess,
+} from "../../test/helpers/processes.js";
+
+export type SyncMode = "lazy" | "always";
+
+export interface BenchSystemOptions {
+  sync: SyncMode;
+  /** Clusters-service child processes. */
+  clustersProcesses: number;
+  /** Provisioner child processes, each with this capacity (worker loops). */
+  provisioners: number;
+  provisionerCapacity: number;
+  /** Extra node options of the clusters and provisioner processes (`--cpu-prof`, ...). */
+  nodeArgs?: { clusters?: string[]; provisioners?: string[] };
+  /** Gateway request timeout (a 10,000-node create answers after its first stage is published). @default 15000 */
+  requestTimeoutMs?: number;
+}
+
+export interface BenchSystem {
+  nats: NatsHandle;
+  nc: NatsConnection;
+  baseUrl: string;
+  procs: ProcessSet;
+  clusters: ServiceProcess[];
+  provisioners: ServiceProcess[];
+  provisionerIds: string[];
+  /** Waits until the provisioners together run `workers` loops for `tenant`. */
+  waitForWorkers(tenant: string, workers: number, timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startBenchSystem(options: BenchSystemOptions): Promise<BenchSystem> {
+  const nats = await startNats({ jetstream: true, syncAlways: options.sync === "always" });
+  const connections: NatsConnection[] = [];
+  const open = async (name: string) => {
+    const nc = await connectNats({ url: nats.url, name });
+    connections.push(nc);
+    return nc;
+  };
+  const procs = createProcessSet();
+  const workDir = await mkdtemp(join(tmpdir(), "corral-bench-"));
+  let tenancy: TenancyService | undefined;
+  let gateway: Gateway | undefined;
+  const stop = async () => {
+    await procs.stopAll(10_000);
+    await gateway?.stop();
+    await tenancy?.stop();
+    await Promise.all(connections.map((c) => c.drain().catch(() => {})));
+    await nats.stop();
+    await rm(workDir, { recursive: true, force: true });
+  };
+  try {
+    tenancy = await startTenancyService({ nc: await open("tenancy"), log: silentLogger });
+    gateway = await startGateway({
+      nc: await open("gateway"),
+      log: silentLogger,
+      host: "127.0.0.1",
+      port: 0,
+      requestTimeoutMs: options.requestTimeoutMs ?? 15_000,
+    });
+    const clusters: ServiceProcess[] = [];
+    for (let i = 0; i < options.clustersProcesses; i++) {
+      clusters.push(await procs.start(() => startClustersProcess({ natsUrl: nats.url, name: `clusters-${i}`, nodeArgs: options.nodeArgs?.clusters ?? [] })));
+    }
+    const nc = await open("bench");
+    const registry = await openBucket(nc, buckets.provisioners);
+    const provisionerIds = Array.from({ length: options.provisioners }, (_, i) => `bench-p${i}`);
+    const record = async (id: string) => (await readValue<ProvisionerRecord>(registry, kvKey(id)))?.value;
+    const provisioners = await Promise.all(
+      provisionerIds.map((id) =>
+        procs.start(() =>
+          startProvisionerProcess({
+            natsUrl: nats.url,
+            id,
+            capacity: options.provisionerCapacity,
+            workDir: join(workDir, id),
+            logLevel: "warn",
+            nodeArgs: options.nodeArgs?.provisioners ?? [],
+            ready: async () => (await record(id)) !== undefined,
+          }),
+        ),
+      ),
+    );
+    return {
+      nats,
+      nc,
+      baseUrl: `http://127.0.0.1:${gateway.port}/v2`,
+      procs,
+      clusters,
+      provisioners,
+      provisionerIds,
+      async waitForWorkers(tenant, workers, timeoutMs = 20_000) {
+        const deadline = Date.now() + timeoutMs;
+        for (;;) {
+          let running = 0;
+          for (const id of provisionerIds) running += (await record(id))?.usage[tenant] ?? 0;
+          if (running >= workers) return;
+          if (Date.now() > deadline) throw new Error(`only ${running} of ${workers} workers of ${tenant} running`);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      },
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** Follows every cluster record through a KV watch: when each reached which status. */
+export interface ClusterTracker {
+  /** ms timestamp when `id` was first seen with `status`. */
+  reachedAt(id: string, status: string): number | undefined;
+  /** Resolves when every id has reached `status` (rejects after `timeoutMs`). */
+  waitAll(ids: readonly string[], status: string, timeoutMs: number): Promise<number>;
+  stop(): void;
+}
+
+export async function trackClusters(nc: NatsConnection): Promise<ClusterTracker> {
+  const kv = await openBucket(nc, clusterBuckets.clusters, { history: 5 });
+  const reached = new Map<string, Map<string, number>>();
+  const waiters = new Set<() => void>();
+  const watch = await kv.watch({ key: ">" });
+  void (async () => {
+    for await (const e of watch) {
+      if (e.operation !== "PUT") continue;
+      const record = decode<ClusterRecord>(e.value);
+      const id = fromKeyToken(e.key);
+      const byStatus = reached.get(id) ?? new Map<string, number>();
+      const status = String(record.actor.value);
+      if (!byStatus.has(status)) byStatus.set(status, Date.now());
+      reached.set(id, byStatus);
+      for (const w of waiters) w();
+    }
+  })();
+  const reachedAt = (id: string, status: string) => reached.get(id)?.get(status);
+  return {
+    reachedAt,
+    waitAll(ids, status, timeoutMs) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const failed = ids.find((id) => reachedAt(id, "incomplete") !== undefined || reachedAt(id, "inconsistent") !== undefined);
+          if (failed) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            reject(new Error(`cluster ${failed} failed instead of reaching ${status}`));
+            return;
+          }
+          const times = ids.map((id) => reachedAt(id, status));
+          if (times.every((x) => x !== undefined)) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            resolve(Math.max(...(times as number[])));
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          const missing = ids.filter((id) => reachedAt(id, status) === undefined);
+          reject(new Error(`${missing.length} of ${ids.length} clusters not ${status} after ${timeoutMs} ms (e.g. ${missing.slice(0, 5).join(", ")})`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+    stop: () => watch.stop(),
+  };
+}
+
+/** Reads a plan record (stored by the clusters service). */
+export async function readPlan(nc: NatsConnection, clusterId: string, planId: string): Promise<PlanRecord | undefined> {
+  const kv = await openBucket(nc, clusterBuckets.plans);
+  return (await readValue<PlanRecord>(kv, kvKey(clusterId, planId)))?.value;
+}
+
+/** CPU seconds (user + system) a process has used, from /proc. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // Fields after the command: state is [0]; utime is field 14 overall -> [11], stime [12]; clock ticks of 10 ms.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** Busy and idle CPU seconds of the whole machine (all cores), from /proc/stat. */
+export function machineCpuSeconds(): { busy: number; idle: number } {
+  try {
+    const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+    const busy = (user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0);
+    return { busy: busy / 100, idle: ((idle ?? 0) + (iowait ?? 0)) / 100 };
+  } catch {
+    return { busy: 0, idle: 0 };
+  }
+}
+
+/**
+ * CPU seconds per process of the system (nats-server, each child, this process) between two calls, plus what the
+ * rest of the machine used (other work on a shared machine competes for the same cores) and what stayed idle.
+ */
+export function cpuMeter(sys: Pick<BenchSystem, "nats" | "clusters" | "provisioners">, selfLabel = "bench process (tenancy, gateway, client)"): () => Record<string, number> {
+  const pids: Array<[string, number]> = [
+    ["nats-server", sys.nats.pid],
+    ...sys.clusters.map((p): [string, number] => [p.name, p.pid]),
+    ...sys.provisioners.map((p): [string, number] => [p.name, p.pid]),
+  ];
+  const start = new Map(pids.map(([name, pid]) => [name, cpuSeconds(pid)]));
+  const self = process.cpuUsage();
+  const machine0 = machineCpuSeconds();
+  return () => {
+    const out: Record<string, number> = {};
+    let ours = 0;
+    for (const [name, pid] of pids) {
+      out[name] = round(cpuSeconds(pid) - (start.get(name) ?? 0), 2);
+      ours += out[name] ?? 0;
+    }
+    const used = process.cpuUsage(self);
+    out[selfLabel] = round((used.user + used.system) / 1e6, 2);
+    ours += out[selfLabel] ?? 0;
+    const machine1 = machineCpuSeconds();
+    out["other processes on the machine"] = round(Math.max(0, machine1.busy - machine0.busy - ours), 2);
+    out["idle"] = round(machine1.idle - machine0.idle, 2);
+    return out;
+  };
+}
+
+/** JetStream API and message counters of the server (`/varz`, `/jsz`). */
+export async function serverCounters(sys: BenchSystem): Promise<{ inMsgs: number; outMsgs: number; jsApiTotal: number }> {
+  const varz = (await (await fetch(`${sys.nats.monitorUrl}/varz`)).json()) as { in_msgs: number; out_msgs: number };
+  const jsz = (await (await fetch(`${sys.nats.monitorUrl}/jsz`)).json()) as { api?: { total?: number } };
+  return { inMsgs: varz.in_msgs, outMsgs: varz.out_msgs, jsApiTotal: jsz.api?.total ?? 0 };
+}
+
+/**
+ * Acknowledged publishes per second into a scratch file stream of the same server, `inFlight` at a time, for
+ * about `durationMs`, with `payload` as every message.
+ */
+export async function rawPublishRate(nc: NatsConnection, payload: Uint8Array, inFlight = 32, durationMs = 3_000): Promise<number> {
+  const jsm = await jetstreamManager(nc);
+  const name = "BENCH_RAW";
+  await jsm.streams.add({ name, subjects: ["bench.raw"], storage: StorageType.File, retention: RetentionPolicy.Limits });
+  try {
+    const js = jetstream(nc);
+    let done = 0;
+    const started = Date.now();
+    const until = started + durationMs;
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (Date.now() < until) {
+          await js.publish("bench.raw", payload);
+          done++;
+        }
+      }),
+    );
+    return Math.round((done * 1000) / (Date.now() - started));
+  } finally {
+    await jsm.streams.delete(name);
+  }
+}
+
+export const round = (n: number, digits = 0) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** Runs `fn` over items with at most `limit` in flight. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i] as T, i);
+      }
+    }),
+  );
+  return out;
+}
+
+export const machine = () => `${cpus().length} cores (${cpus()[0]?.model ?? "?"}); every process shares them`;
