@@ -92,7 +92,8 @@ export async function createCluster(deps: EngineDeps, engine: Engine, identity: 
     const serviceDefs: Service[] = solution.services
       .map((name) => findIn(catalog.services, name))
       .filter((s): s is Service => s !== undefined);
-    const planId = formatPlanId(id, await nextCount(deps.counters, `plans.${id}`));
+    // No other job can exist before the cluster does: the create is always plan 1.
+    const planId = formatPlanId(id, 1);
     const draft: ClusterRecord = {
       id,
       tenant: identity.tenant,
@@ -117,7 +118,11 @@ export async function createCluster(deps: EngineDeps, engine: Engine, identity: 
       services: serviceDefs,
     });
     if (!(await deps.clusters.create(draft))) throw new Error(`cluster id ${id} is already taken`);
-    await engine.runPlanActions(plan, startActorActions(plan).actions);
+    await engine.runPlanActions(plan, startActorActions(plan).actions, {
+      cluster: draft,
+      nodes,
+      credentials: req.providerFields ?? {},
+    });
     return id;
   } catch (err) {
     if (!(await deps.clusters.get(id))) await deps.usage.release(tenant.name, solution.nodes.length).catch(() => {});

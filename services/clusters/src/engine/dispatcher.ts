@@ -14,12 +14,19 @@ export interface DispatchFailure {
   message: string;
 }
 
+/** State the caller has just written and need not be read back (a new cluster's record, nodes and fields). */
+export interface KnownState {
+  cluster: ClusterRecord;
+  nodes: ClusterNode[];
+  credentials: JsonObject;
+}
+
 export interface Dispatcher {
   /**
    * Publishes the given dispatches and whole stages of a plan, then reports them as published to the plan
    * actor. Returns the events to apply to the plan (published marks and any failures).
    */
-  publish(plan: PlanRecord, dispatches: readonly Dispatch[], stages: readonly number[]): Promise<PlanEvent[]>;
+  publish(plan: PlanRecord, dispatches: readonly Dispatch[], stages: readonly number[], known?: KnownState): Promise<PlanEvent[]>;
 }
 
 function macroNode(node: ClusterNode): MacroNode {
@@ -40,15 +47,13 @@ export function createDispatcher(deps: EngineDeps): Dispatcher {
   };
 
   return {
-    async publish(plan, dispatches, stages) {
+    async publish(plan, dispatches, stages, known) {
       if (dispatches.length === 0 && stages.length === 0) return [];
-      const found = await deps.clusters.get(plan.clusterId);
-      if (!found) throw new Error(`cluster ${plan.clusterId} of plan ${plan.id} is missing`);
-      const cluster: ClusterRecord = found.value;
-      const [nodeList, credentials] = await Promise.all([
-        deps.nodes.getMany(cluster.id, nodeIdsOf(cluster.id, cluster.numNodes)),
-        deps.credentials.get(cluster.id),
-      ]);
+      const cluster: ClusterRecord | undefined = known?.cluster ?? (await deps.clusters.get(plan.clusterId))?.value;
+      if (!cluster) throw new Error(`cluster ${plan.clusterId} of plan ${plan.id} is missing`);
+      const [nodeList, credentials] = known
+        ? [known.nodes, known.credentials]
+        : await Promise.all([deps.nodes.getMany(cluster.id, nodeIdsOf(cluster.id, cluster.numNodes)), deps.credentials.get(cluster.id)]);
       const nodes = new Map(nodeList.map((n) => [n.id, n]));
       if (stages.includes(0)) await applyNodeServices(plan, nodes);
 

@@ -13,7 +13,7 @@ import { nextCount } from "../adapters/counters.js";
 import { PLAN_MACHINE_VERSION, planMachine, type Dispatch, type PlanContext, type PlanEvent } from "../domain/plan-machine.js";
 import type { ClusterRecord, PlanRecord, StoredTask } from "../domain/records.js";
 import type { EngineDeps } from "./deps.js";
-import { createDispatcher, type Dispatcher } from "./dispatcher.js";
+import { createDispatcher, type Dispatcher, type KnownState } from "./dispatcher.js";
 
 /** What an operation on an existing cluster asks for. */
 /** Every cluster action but solving, which plans no tasks. */
@@ -41,7 +41,7 @@ export interface Engine {
   /** Writes a new plan record for a cluster (before the cluster points at it). */
   createPlan(cluster: ClusterRecord, planId: string, action: PlannedAction, planRequest: Omit<PlanRequest, "action">, extra?: Partial<PlanRecord>): Promise<PlanRecord>;
   /** Carries out a plan's start actions (publish stage 0, or finish an empty plan). */
-  runPlanActions(plan: PlanRecord, actions: ActorAction[]): Promise<void>;
+  runPlanActions(plan: PlanRecord, actions: ActorAction[], known?: KnownState): Promise<void>;
 }
 
 export const statusOf = (cluster: ClusterRecord) => cluster.actor.value as ClusterStatus;
@@ -65,11 +65,11 @@ function conflictFor(cluster: ClusterRecord, action: ClusterAction): ConflictErr
 export function createEngine(deps: EngineDeps): Engine {
   const dispatcher = createDispatcher(deps);
 
-  const runPlanActions = async (plan: PlanRecord, actions: ActorAction[]): Promise<void> => {
+  const runPlanActions = async (plan: PlanRecord, actions: ActorAction[], known?: KnownState): Promise<void> => {
     const dispatches = actions.filter((a) => a.type === "publishTasks").flatMap((a) => (a.params as { tasks: Dispatch[] }).tasks);
     const stages = actions.filter((a) => a.type === "publishStage").map((a) => (a.params as { stage: number }).stage);
     if (dispatches.length > 0 || stages.length > 0) {
-      const events = await dispatcher.publish(plan, dispatches, stages);
+      const events = await dispatcher.publish(plan, dispatches, stages, known);
       if (events.length > 0) await engine.applyPlanEvents(plan.clusterId, plan.id, events);
     }
     for (const a of actions) {
@@ -148,7 +148,8 @@ export function createEngine(deps: EngineDeps): Engine {
     async startJob(cluster, request) {
       if (!isActionAllowed(statusOf(cluster), request.action)) throw conflictFor(cluster, request.action);
       // A number of its own per attempt: racing requests never write to the same plan (only one wins below).
-      const planId = formatPlanId(cluster.id, await nextCount(deps.counters, `plans.${cluster.id}`));
+      // Plan 1 is the create's; the per-cluster counter numbers the jobs after it.
+      const planId = formatPlanId(cluster.id, 1 + (await nextCount(deps.counters, `plans.${cluster.id}`)));
       const changed = request.mutate ? request.mutate(cluster) : cluster;
       const nodes = (await deps.nodes.getMany(cluster.id, nodeIdsOfCluster(cluster))).map((n) => ({
         id: n.id,
