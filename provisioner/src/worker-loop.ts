@@ -165,13 +165,15 @@ class Loop {
     const onError = (what: string) => (err: unknown, attempt: number) =>
       log.warn(`${what} failed; retrying`, { err, attempt });
 
-    // Checked on every delivery, not only redeliveries: a dispatch republished after the task stream's
-    // duplicate window (a clusters service down for long) is a new message, yet the task already ran.
-    const found = await retryUntil(() => this.resultExists(subject), deps.hardStop, onError("looking up the result"));
-    if (!found.ok) return msg.nak();
-    if (found.value) {
-      log.info("task already has a result; acking without running it", { deliveryCount: msg.info.deliveryCount });
-      return this.ack(msg, log);
+    // A redelivery, or a dispatch the clusters service republished after a crash (possibly after the task
+    // stream's duplicate window, so as a new message), may have run already: then its result exists.
+    if (msg.info.deliveryCount > 1 || msg.redelivered || task.republished === true) {
+      const found = await retryUntil(() => this.resultExists(subject), deps.hardStop, onError("looking up the result"));
+      if (!found.ok) return msg.nak();
+      if (found.value) {
+        log.info("task already has a result; acking without running it", { deliveryCount: msg.info.deliveryCount });
+        return this.ack(msg, log);
+      }
     }
 
     log.debug("running task");

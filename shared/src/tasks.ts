@@ -72,6 +72,11 @@ export interface TaskMessage {
   nodeId: string;
   /** ms */
   submitTime: number;
+  /**
+   * Set when the clusters service publishes this dispatch again after a crash: it may already have run (the
+   * first copy can be outside the duplicate window), so the worker checks for a result before running it.
+   */
+  republished?: boolean;
   config: TaskConfig;
 }
 

@@ -26,7 +26,12 @@ export interface Dispatcher {
    * Publishes the given dispatches and whole stages of a plan, then reports them as published to the plan
    * actor. Returns the events to apply to the plan (published marks and any failures).
    */
-  publish(plan: PlanRecord, dispatches: readonly Dispatch[], stages: readonly number[], known?: KnownState): Promise<PlanEvent[]>;
+  publish(
+    plan: PlanRecord,
+    dispatches: readonly Dispatch[],
+    stages: readonly number[],
+    options?: { known?: KnownState; republish?: boolean },
+  ): Promise<PlanEvent[]>;
 }
 
 function macroNode(node: ClusterNode): MacroNode {
@@ -47,7 +52,8 @@ export function createDispatcher(deps: EngineDeps): Dispatcher {
   };
 
   return {
-    async publish(plan, dispatches, stages, known) {
+    async publish(plan, dispatches, stages, options = {}) {
+      const { known } = options;
       if (dispatches.length === 0 && stages.length === 0) return [];
       const cluster: ClusterRecord | undefined = known?.cluster ?? (await deps.clusters.get(plan.clusterId))?.value;
       if (!cluster) throw new Error(`cluster ${plan.clusterId} of plan ${plan.id} is missing`);
@@ -112,6 +118,7 @@ export function createDispatcher(deps: EngineDeps): Dispatcher {
           failures.push({ index: w.index, dispatch: w.dispatch, taskName: w.taskName, message: (err as Error).message });
         }
       }
+      if (options.republish) for (const m of messages) m.republished = true;
       await deps.publisher.publishTasks(messages);
       const events: PlanEvent[] = [
         { type: "dispatch.published", stages: [...stages], tasks: work.map((w) => ({ index: w.index, dispatch: w.dispatch })) },

@@ -69,7 +69,7 @@ export function createEngine(deps: EngineDeps): Engine {
     const dispatches = actions.filter((a) => a.type === "publishTasks").flatMap((a) => (a.params as { tasks: Dispatch[] }).tasks);
     const stages = actions.filter((a) => a.type === "publishStage").map((a) => (a.params as { stage: number }).stage);
     if (dispatches.length > 0 || stages.length > 0) {
-      const events = await dispatcher.publish(plan, dispatches, stages, known);
+      const events = await dispatcher.publish(plan, dispatches, stages, known ? { known } : {});
       if (events.length > 0) await engine.applyPlanEvents(plan.clusterId, plan.id, events);
     }
     for (const a of actions) {

@@ -33,7 +33,7 @@ export function createReconciler(deps: EngineDeps, engine: Engine, options: Reco
     const unpublished = plan.actor.context.unpublished;
     if (unpublished && deps.now() - unpublished.since >= republishAfterMs) {
       deps.log.info("publishing dispatches again", { cluster: cluster.id, plan: plan.id });
-      const events = await engine.dispatcher.publish(plan, unpublished.tasks, unpublished.stages);
+      const events = await engine.dispatcher.publish(plan, unpublished.tasks, unpublished.stages, { republish: true });
       await engine.applyPlanEvents(cluster.id, plan.id, events);
     }
   };
