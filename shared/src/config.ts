@@ -52,6 +52,11 @@ export const CONFIG_KEYS = {
   "security.authentication.handler.roleNameAttribute": { type: "string", default: "", doc: "LDAP role name attribute" },
   "security.authentication.handler.roleMemberAttribute": { type: "string", default: "", doc: "LDAP role member attribute" },
   "security.authentication.handler.roleObjectClass": { type: "string", default: "", doc: "LDAP role object class" },
+  "security.realm": { type: "string", default: "corral", doc: "realm named in WWW-Authenticate challenges" },
+  "security.token.expiration.seconds": { type: "number", default: 86400, doc: "lifetime of an issued token (expires_in)" },
+  "security.login.maxFailuresPerUser": { type: "number", default: 5, doc: "failed logins of one user name within the window before 429" },
+  "security.login.maxFailuresPerAddress": { type: "number", default: 20, doc: "failed logins from one client address within the window before 429" },
+  "security.login.failureWindowSeconds": { type: "number", default: 60, doc: "window of the failed-login counters (and the longest Retry-After)" },
 } as const satisfies Record<string, KeySpec>;
 
 export type ConfigKey = keyof typeof CONFIG_KEYS;

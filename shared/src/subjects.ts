@@ -70,6 +70,8 @@ export const subjects = {
     stage: "corral.plugins.resources.stage",
     recall: "corral.plugins.resources.recall",
     sync: "corral.plugins.sync",
+    /** Internal (tenant bootstrap): `{from, to}` makes `to`'s plugin resources a copy of `from`'s, versions and statuses included. */
+    copyTenant: "corral.plugins.copyTenant",
   },
   metrics: {
     queues: "corral.metrics.queues",
@@ -111,12 +113,20 @@ export const buckets = {
   usage: "corral_usage",
   /** `current` -> WorkerAssignment, written by tenancy's balancer, watched by provisioners */
   assignments: "corral_assignments",
+  /** `<tenant>.<plugin kind>.<plugin>.<resource type>.<resource>` tokens -> the resource's versions and version counter */
+  pluginResources: "corral_plugin_meta",
+  /** tenant name token -> the tenant's live plugin resources, written by sync, watched by provisioners */
+  pluginActive: "corral_plugin_active",
+  /** signing key id token -> `{secret, createdAtMs}`: HMAC keys of the token server, read by gateways to verify tokens */
+  authKeys: "corral_auth_keys",
 } as const;
 
 /** Object stores. */
 export const objectStores = {
   /** Request bodies the gateway streamed in for a service (plugin resource uploads); the service moves or deletes them. */
   uploads: "corral_uploads",
+  /** Bytes of every plugin resource version, named in the version's metadata; written by the plugins service. */
+  pluginResources: "corral_plugin_resources",
 } as const;
 
 export const SUPERADMIN_TENANT = "superadmin";

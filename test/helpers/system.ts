@@ -1,15 +1,37 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { startNats, type NatsHandle } from "@corral/deploy";
-import { connectNats, silentLogger } from "@corral/shared";
+import { connectNats, loadConfig, silentLogger, type CorralConfig } from "@corral/shared";
 import { startGateway, type Gateway } from "@corral/gateway";
 import { startTenancyService, type TenancyService } from "@corral/tenancy";
 import { startClustersService, type ClustersService } from "@corral/clusters";
+import { startPluginsService, type PluginsService } from "@corral/plugins";
 import { startProvisioner, type RunningProvisioner } from "@corral/provisioner";
+import { startAuthService, type AuthService } from "@corral/auth";
+import { startMetricsService, type MetricsService } from "@corral/metrics";
+import { openGatewaySecurity, type GatewaySecurity } from "../../services/gateway/src/security.js";
+import { startRedis, type ServerHandle } from "./servers.js";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+/** Security for {@link startSystem}: a redis-server, the token server, and Bearer checks in every gateway. */
+export interface SystemSecurityOptions {
+  /**
+   * Configuration of the token server (keys of `shared/src/config.ts`, e.g. the realm file or LDAP handler
+   * properties). `security.enabled`, `redis.url`, address 127.0.0.1 and a free port are set already.
+   */
+  config?: Record<string, string | number | boolean>;
+  /** Start the auth service (token server). @default true */
+  authService?: boolean;
+  /** Clock of the token server (issue times). @default Date.now */
+  authClock?: () => number;
+  /** Clock of the gateways' token checks. @default Date.now */
+  gatewayClock?: () => number;
+}
+
 export interface SystemOptions {
+  /** Turn `security.enabled` on: every gateway request needs a Bearer token. @default off */
+  security?: SystemSecurityOptions;
   /** Instances of each service to run side by side. @default 1 */
   gateways?: number;
   tenancies?: number;
@@ -23,6 +45,12 @@ export interface SystemOptions {
   provisioners?: number;
   /** Reconcile interval of the clusters service (ms). */
   reconcileIntervalMs?: number;
+  /** Instances of the plugins service (tenant bootstrap calls it, so it is on by default). @default 1 */
+  plugins?: number;
+  /** Instances of the metrics service; any starts a redis-server (shared with `security`). @default 0 */
+  metrics?: number;
+  /** Clock of the metrics services (ms; node usage counts open nodes until it). @default Date.now */
+  metricsNow?: () => number;
 }
 
 /** A running Corral: its own nats-server (JetStream), services in-process, gateways on free ports. */
@@ -35,6 +63,11 @@ export interface TestSystem {
   baseUrl: string;
   clusterServices: ClustersService[];
   provisioners: RunningProvisioner[];
+  /** With `security`: the redis-server, the token server, its `/token` URL and the configuration used. */
+  redis?: ServerHandle;
+  auth?: AuthService;
+  tokenUrl?: string;
+  securityConfig?: CorralConfig;
   /** Work directory of the in-process provisioners. */
   workDir: string;
   stop(): Promise<void>;
@@ -52,12 +85,69 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
   for (let i = 0; i < (options.tenancies ?? 1); i++) {
     tenancies.push(await startTenancyService({ nc: await open(`tenancy-${i}`), log: silentLogger }));
   }
+  const pluginServices: PluginsService[] = [];
+  for (let i = 0; i < (options.plugins ?? 1); i++) {
+    pluginServices.push(await startPluginsService({ nc: await open(`plugins-${i}`), log: silentLogger }));
+  }
+  let redis: ServerHandle | undefined;
+  let auth: AuthService | undefined;
+  let securityConfig: CorralConfig | undefined;
+  const securities: GatewaySecurity[] = [];
+  if (options.security) {
+    redis = await startRedis();
+    securityConfig = loadConfig({
+      overrides: {
+        "security.enabled": true,
+        "redis.url": redis.url,
+        "security.auth.server.address": "127.0.0.1",
+        "security.auth.server.bind.port": 0,
+        ...options.security.config,
+      },
+    });
+    if (options.security.authService ?? true) {
+      auth = await startAuthService({
+        nc: await open("auth"),
+        log: silentLogger,
+        config: securityConfig,
+        ...(options.security.authClock ? { clock: options.security.authClock } : {}),
+      });
+    }
+  }
+  const metricsServices: MetricsService[] = [];
+  if ((options.metrics ?? 0) > 0) {
+    redis ??= await startRedis();
+    for (let i = 0; i < (options.metrics ?? 0); i++) {
+      metricsServices.push(
+        await startMetricsService({
+          nc: await open(`metrics-${i}`),
+          redis: redis.url,
+          log: silentLogger,
+          ...(options.metricsNow ? { now: options.metricsNow } : {}),
+        }),
+      );
+    }
+  }
+  const tokenUrl = auth?.tokenUrl ?? (securityConfig ? "http://127.0.0.1:55059/token" : undefined);
   const gateways: Gateway[] = [];
   for (let i = 0; i < (options.gateways ?? 1); i++) {
     gateways.push(
       await startGateway({
         nc: await open(`gateway-${i}`),
         log: silentLogger,
+        security:
+          securityConfig && redis
+            ? await (async () => {
+                const security = await openGatewaySecurity({
+                  nc: await open(`gateway-security-${i}`),
+                  log: silentLogger,
+                  redisUrl: redis.url,
+                  tokenUrl: tokenUrl!,
+                  ...(options.security?.gatewayClock ? { clock: options.security.gatewayClock } : {}),
+                });
+                securities.push(security);
+                return security;
+              })()
+            : undefined,
         host: "127.0.0.1",
         port: 0,
         maxRequestBytes: options.maxRequestBytes,
@@ -93,14 +183,23 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
     clusterServices,
     provisioners,
     workDir,
+    ...(redis ? { redis } : {}),
+    ...(auth ? { auth } : {}),
+    ...(tokenUrl ? { tokenUrl } : {}),
+    ...(securityConfig ? { securityConfig } : {}),
     stop() {
       stopping ??= (async () => {
         await Promise.all(gateways.map((g) => g.stop()));
+        await Promise.all(securities.map((s) => s.stop()));
+        await auth?.stop();
         await Promise.all(provisioners.map((p) => p.stop()));
         await Promise.all(clusterServices.map((c) => c.stop()));
+        await Promise.all(pluginServices.map((p) => p.stop()));
+        await Promise.all(metricsServices.map((m) => m.stop()));
         await Promise.all(tenancies.map((t) => t.stop()));
         await Promise.all(connections.map((c) => c.drain().catch(() => {})));
         await nats.stop();
+        await redis?.stop();
         await rm(workDir, { recursive: true, force: true });
       })();
       return stopping;

@@ -8,6 +8,7 @@ import { createRouter } from "./router.js";
 import { apiRoutes, type Route } from "./routes.js";
 import { openTenantDirectory } from "./tenant-directory.js";
 import { openUploadSink } from "./upload.js";
+import type { GatewaySecurity } from "./security.js";
 
 /** The version segment every API path starts with (spec 9). */
 export const API_VERSION = "v2";
@@ -28,6 +29,8 @@ export interface GatewayOptions {
 export interface GatewayDeps extends GatewayOptions {
   nc: NatsConnection;
   log: Logger;
+  /** Bearer-token checks (`security.enabled`); absent: identity headers alone, as before. The caller stops it. */
+  security?: GatewaySecurity;
 }
 
 export interface Gateway {
@@ -44,6 +47,7 @@ interface RequestHead {
   userId: string;
   tenant: string;
   contentLength: number | undefined;
+  authorization: string;
 }
 
 function readHead(req: HttpRequest): RequestHead {
@@ -56,6 +60,7 @@ function readHead(req: HttpRequest): RequestHead {
     userId: req.getHeader(USER_HEADER),
     tenant: req.getHeader(TENANT_HEADER),
     contentLength: length ? Number(length) : undefined,
+    authorization: req.getHeader("authorization"),
   };
 }
 
@@ -117,6 +122,13 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
   const route = createRouter(apiRoutes());
 
   const handle = async (res: HttpResponse, head: RequestHead, ex: Exchange): Promise<void> => {
+    // With security on, every request (even /status and unknown paths) needs a valid Bearer token first.
+    const auth = deps.security ? await deps.security.authenticate(head.authorization) : undefined;
+    if (auth && !auth.ok) {
+      const d = auth.denial;
+      ex.error(d.status, d.code, d.message, d.details, d.headers);
+      return;
+    }
     const versionPrefix = `/${API_VERSION}`;
     let path: string;
     if (head.path === versionPrefix || head.path.startsWith(versionPrefix + "/")) {
@@ -147,7 +159,8 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
       ex.json(200, { status: "OK" });
       return;
     }
-    const identity = await resolveIdentity(head.userId, head.tenant, directory);
+    const headerIdentity = await resolveIdentity(head.userId, head.tenant, directory);
+    const identity = auth?.ok ? auth.session.identify(headerIdentity) : headerIdentity;
     if (!isAllowed(identity.role, r.access)) {
       const need = r.access === "superadmin" ? "the superadmin" : "a tenant admin";
       const message = `${r.method} ${head.path} requires ${need}`;

@@ -19,6 +19,8 @@ export async function openUploadSink(nc: NatsConnection): Promise<UploadSink> {
       const object = `upload-${randomUUID()}`;
       let size = 0;
       let failed = false;
+      // uWS: resume() on a response that is not paused breaks the request (its body stops after the first chunk).
+      let paused = false;
       const body = new ReadableStream<Uint8Array>(
         {
           start(controller) {
@@ -38,11 +40,17 @@ export async function openUploadSink(nc: NatsConnection): Promise<UploadSink> {
               }
               controller.enqueue(new Uint8Array(ab.slice(0)));
               if (isLast) controller.close();
-              else if ((controller.desiredSize ?? 1) <= 0) res.pause();
+              else if ((controller.desiredSize ?? 1) <= 0) {
+                paused = true;
+                res.pause();
+              }
             });
           },
           pull() {
-            if (!failed && !exchange.finished) res.resume();
+            if (paused && !failed && !exchange.finished) {
+              paused = false;
+              res.resume();
+            }
           },
         },
         new CountQueuingStrategy({ highWaterMark: 16 }),

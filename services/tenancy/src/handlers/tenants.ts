@@ -1,9 +1,11 @@
+import type { NatsConnection } from "@nats-io/transport-node";
 import {
   BadRequestError,
   ConflictError,
   ForbiddenError,
   NotFoundError,
   SUPERADMIN_TENANT,
+  call,
   parseName,
   parseTenantWrite,
   subjects,
@@ -23,7 +25,12 @@ export interface TenantHandlerDeps {
   catalog: CatalogStore;
   usage: UsageStore;
   replacer: CatalogReplacer;
+  /** For calls to other services (bootstrap copies plugin resources through the plugins service). */
+  nc: NatsConnection;
 }
+
+/** Copying a tenant's plugin resources copies their bytes; give it longer than an ordinary call. */
+const PLUGIN_COPY_TIMEOUT_MS = 120_000;
 
 const byName = (a: Tenant, b: Tenant) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
@@ -60,11 +67,18 @@ export function tenantHandlers(deps: TenantHandlerDeps): Record<string, Handler>
 
     [s.create]: async (req: ApiRequest) => {
       const { tenant, bootstrap } = parseTenantWrite(req.body);
+      const exists = () => new ConflictError(`tenant ${tenant.name} already exists`, { field: "name" }, "already_exists");
       const snapshot = bootstrap ? await exportCatalog(catalog, SUPERADMIN_TENANT) : emptySnapshot();
-      const pending = replacer.newPending(snapshot);
-      if (!(await tenants.create({ tenant, pendingCatalog: pending }))) {
-        throw new ConflictError(`tenant ${tenant.name} already exists`, { field: "name" }, "already_exists");
+      if (bootstrap) {
+        // Spec 4.1: bootstrap also copies plugin resources. Done before the tenant exists: the copy replaces whatever
+        // the name holds and is idempotent, so when it fails no tenant is left behind and the request can be retried.
+        if (await tenants.get(tenant.name)) throw exists();
+        await call(deps.nc, subjects.plugins.copyTenant, { from: SUPERADMIN_TENANT, to: tenant.name }, {
+          timeoutMs: PLUGIN_COPY_TIMEOUT_MS,
+        });
       }
+      const pending = replacer.newPending(snapshot);
+      if (!(await tenants.create({ tenant, pendingCatalog: pending }))) throw exists();
       // Also clears whatever a previously deleted tenant of this name may have left behind.
       await replacer.finish(tenant.name, pending);
       return tenant;

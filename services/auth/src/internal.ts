@@ -1,0 +1,9 @@
+/**
+ * For sibling services only (the gateway): local token verification and the role mapping. Not the public
+ * surface of `@corral/auth`, which is `startAuthService`.
+ */
+export { openTokenVerifier } from "./verifier.js";
+export type { TokenVerifier, TokenVerifierOptions } from "./verifier.js";
+export { roleFromToken } from "./domain/roles.js";
+export { tokenServerUrl } from "./config.js";
+export type { TokenCheck, TokenClaims } from "./domain/token.js";

@@ -1,0 +1,84 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import { queues, serve, type CorralConfig, type Logger } from "@corral/shared";
+import { loginThrottle } from "./adapters/login-throttle.js";
+import { connectRedis } from "./adapters/redis.js";
+import { revocationStore } from "./adapters/revocations.js";
+import { openSigningKeys } from "./adapters/signing-keys.js";
+import { createHandler } from "./authn/select.js";
+import { readAuthConfig } from "./config.js";
+import { verifyHandlers } from "./handlers/verify.js";
+import { startTokenServer } from "./token-server.js";
+import { openTokenVerifier } from "./verifier.js";
+
+export type { AuthenticationHandler, AuthenticatedUser, HandlerContext, HandlerFactory } from "./authn/types.js";
+export type { VerifiedToken } from "./handlers/verify.js";
+
+export interface AuthServiceDeps {
+  nc: NatsConnection;
+  log: Logger;
+  /** The shared configuration: `security.*` keys and `redis.url`. */
+  config: CorralConfig;
+  /** Issue time of tokens. @default Date.now */
+  clock?: () => number;
+  /** Relative paths (realm file, keystore, handler module) resolve against it. @default process.cwd() */
+  baseDir?: string;
+}
+
+export interface AuthService {
+  /** Port of the token server. */
+  port: number;
+  /** `http(s)://<address>:<port>/token`. */
+  tokenUrl: string;
+  /** Stops the token server and NATS handlers, closes Redis and the backend. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the token server (spec 5.2) and the `corral.auth.verify` handler: Basic credentials checked by the
+ * configured backend (realm file, LDAP, or a custom module), tokens signed with the key from the
+ * `corral_auth_keys` bucket, failed logins throttled and revocations kept in Redis.
+ */
+export async function startAuthService(deps: AuthServiceDeps): Promise<AuthService> {
+  const { nc, log } = deps;
+  const clock = deps.clock ?? Date.now;
+  const config = readAuthConfig(deps.config, deps.baseDir ?? process.cwd());
+  const cleanups: Array<() => unknown> = [];
+  const cleanup = async () => {
+    for (const fn of cleanups.reverse()) await Promise.resolve(fn()).catch((err: unknown) => log.warn("auth stop step failed", { err }));
+  };
+  try {
+    const handler = await createHandler(config.handler, log);
+    cleanups.push(() => handler.close?.());
+    const redis = await connectRedis(config.redisUrl, log, "corral-auth");
+    cleanups.push(() => redis.close());
+    const keys = await openSigningKeys({ nc, log, ensureKey: true, clock });
+    cleanups.push(() => keys.stop());
+    const verifier = await openTokenVerifier({ nc, log, redisUrl: config.redisUrl });
+    cleanups.push(() => verifier.stop());
+    const served = serve({ nc, queue: queues.auth, log, handlers: verifyHandlers(verifier) });
+    cleanups.push(() => served.stop());
+    const server = await startTokenServer({
+      config,
+      handler,
+      throttle: loginThrottle(redis, config.throttle),
+      revocations: revocationStore(redis),
+      keys,
+      verifier,
+      clock,
+      log,
+    });
+    cleanups.push(() => server.stop());
+    let stopping: Promise<void> | undefined;
+    return {
+      port: server.port,
+      tokenUrl: server.url,
+      stop() {
+        stopping ??= cleanup();
+        return stopping;
+      },
+    };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+}

@@ -1,0 +1,228 @@
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "@corral/shared";
+import type { LoginThrottle } from "./adapters/login-throttle.js";
+import type { RevocationStore } from "./adapters/revocations.js";
+import type { SigningKeys } from "./adapters/signing-keys.js";
+import type { AuthenticationHandler } from "./authn/types.js";
+import type { AuthConfig } from "./config.js";
+import { isSuperadmin } from "./domain/roles.js";
+import { newTokenId, signToken } from "./domain/token.js";
+import type { TokenVerifier } from "./verifier.js";
+
+/**
+ * The token server (spec 5.2):
+ * - `GET /token` with `Authorization: Basic` -> 200 `{access_token, token_type: "Bearer", expires_in}`;
+ *   401 for missing or wrong credentials (with a Basic challenge); 429 with `Retry-After` while throttled;
+ *   503 when the backend or Redis cannot answer.
+ * - `DELETE /token` with `Authorization: Bearer <token>` -> revokes that token (200, empty body).
+ * - `DELETE /tokens/{user}` with a Bearer token of that user or of the superadmin -> revokes every token the
+ *   user holds (200, empty body); 403 for anyone else.
+ * Every answer is JSON (`Content-Type: application/json;charset=UTF-8`) and not cacheable.
+ */
+export interface TokenServerDeps {
+  config: AuthConfig;
+  handler: AuthenticationHandler;
+  throttle: LoginThrottle;
+  revocations: RevocationStore;
+  keys: SigningKeys;
+  verifier: TokenVerifier;
+  clock: () => number;
+  log: Logger;
+}
+
+export interface TokenServer {
+  port: number;
+  /** `http(s)://host:port/token`. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Longest user name accepted; the gateway refuses longer `Service-UserID`s anyway. */
+const MAX_USER_LENGTH = 255;
+
+const JSON_HEADERS = {
+  "Content-Type": "application/json;charset=UTF-8",
+  "Cache-Control": "no-store",
+  Pragma: "no-cache",
+} as const;
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = body === undefined ? "" : JSON.stringify(body);
+  res.writeHead(status, { ...JSON_HEADERS, ...headers, "Content-Length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function credentialsOf(header: string | undefined): { user: string; password: string } | undefined {
+  const m = /^Basic\s+(\S+)\s*$/i.exec(header ?? "");
+  if (!m) return undefined;
+  const decoded = Buffer.from(m[1]!, "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon <= 0) return undefined;
+  return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+function bearerOf(header: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")?.[1];
+}
+
+function clientAddress(req: IncomingMessage): string {
+  const address = req.socket.remoteAddress ?? "unknown";
+  return address.startsWith("::ffff:") ? address.slice(7) : address;
+}
+
+export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServer> {
+  const { config, handler, throttle, revocations, keys, verifier, clock, log } = deps;
+  const basicChallenge = { "WWW-Authenticate": `Basic realm="${config.realm}", charset="UTF-8"` };
+  const unavailable = (what: string, err: unknown): HttpError => {
+    log.warn(`${what} failed`, { err });
+    return new HttpError(503, "service_unavailable", `${what} is unavailable; try again later`);
+  };
+
+  const issue = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const credentials = credentialsOf(req.headers.authorization);
+    if (!credentials) {
+      throw new HttpError(401, "unauthorized", "Basic credentials are required (Authorization: Basic base64(user:password))", basicChallenge);
+    }
+    const { user, password } = credentials;
+    const address = clientAddress(req);
+    const waitSeconds = await throttle.blockedForSeconds(user, address).catch((err: unknown) => {
+      throw unavailable("login throttling (redis)", err);
+    });
+    if (waitSeconds > 0) {
+      throw new HttpError(429, "too_many_requests", `too many failed logins; try again in ${waitSeconds} s`, {
+        "Retry-After": String(waitSeconds),
+      });
+    }
+    const authenticated =
+      user.length > MAX_USER_LENGTH
+        ? null
+        : await handler.authenticate(user, password).catch((err: unknown) => {
+            throw unavailable("the authentication backend", err);
+          });
+    if (!authenticated) {
+      await throttle.recordFailure(user, address).catch((err: unknown) => log.warn("recording a failed login failed", { err }));
+      log.info("login refused", { user, address });
+      throw new HttpError(401, "unauthorized", "invalid user name or password", basicChallenge);
+    }
+    await throttle.recordSuccess(user).catch((err: unknown) => log.warn("clearing failed logins failed", { err }));
+    const key = keys.current();
+    if (!key) throw unavailable("the signing key", new Error("no signing key in the bucket"));
+    const now = clock();
+    const roles = [...new Set(authenticated.roles.map(String).filter(Boolean))];
+    const token = signToken(
+      { userId: user, roles, issuedAtMs: now, expiresAtMs: now + config.tokenLifetimeSeconds * 1000, tokenId: newTokenId() },
+      key,
+    );
+    log.info("token issued", { user, roles, address });
+    send(res, 200, { access_token: token, token_type: "Bearer", expires_in: Math.floor(config.tokenLifetimeSeconds) });
+  };
+
+  const bearerClaims = async (req: IncomingMessage) => {
+    const token = bearerOf(req.headers.authorization);
+    const bearerChallenge = { "WWW-Authenticate": `Bearer realm="${config.realm}"` };
+    if (!token) throw new HttpError(401, "unauthorized", "a Bearer token is required", bearerChallenge);
+    const check = await verifier.verify(token);
+    if (!check.ok) {
+      throw new HttpError(401, "invalid_token", check.reason, {
+        "WWW-Authenticate": `Bearer realm="${config.realm}", error="invalid_token", error_description="${check.reason}"`,
+      });
+    }
+    return check.claims;
+  };
+
+  const revokeOne = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const claims = await bearerClaims(req);
+    await revocations.revokeToken(claims, clock()).catch((err: unknown) => {
+      throw unavailable("token revocation (redis)", err);
+    });
+    log.info("token revoked", { user: claims.userId, tokenId: claims.tokenId });
+    send(res, 200, undefined);
+  };
+
+  const revokeUser = async (req: IncomingMessage, res: ServerResponse, user: string): Promise<void> => {
+    const claims = await bearerClaims(req);
+    if (claims.userId !== user && !isSuperadmin(claims.roles)) {
+      throw new HttpError(403, "forbidden", "only the user or the superadmin may revoke a user's tokens");
+    }
+    await revocations.revokeUser(user, clock()).catch((err: unknown) => {
+      throw unavailable("token revocation (redis)", err);
+    });
+    log.info("all tokens of a user revoked", { user, by: claims.userId });
+    send(res, 200, undefined);
+  };
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = new URL(req.url ?? "/", "http://token-server").pathname;
+    const method = req.method ?? "GET";
+    if (path === "/token" || path === "/token/") {
+      if (method === "GET") return issue(req, res);
+      if (method === "DELETE") return revokeOne(req, res);
+      throw new HttpError(405, "method_not_allowed", `${method} is not allowed on /token`, { Allow: "GET, DELETE" });
+    }
+    const userPath = /^\/tokens\/([^/]+)\/?$/.exec(path);
+    if (userPath) {
+      if (method !== "DELETE") {
+        throw new HttpError(405, "method_not_allowed", `${method} is not allowed on ${path}`, { Allow: "DELETE" });
+      }
+      let user: string;
+      try {
+        user = decodeURIComponent(userPath[1]!);
+      } catch {
+        throw new HttpError(400, "bad_request", "the user name in the path is not valid percent-encoding");
+      }
+      return revokeUser(req, res, user);
+    }
+    throw new HttpError(404, "not_found", `no such path ${path}; tokens are issued at GET /token`);
+  };
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    req.resume(); // bodies are ignored; drain them
+    route(req, res).catch((err: unknown) => {
+      if (err instanceof HttpError) {
+        send(res, err.status, { status: err.status, error: err.code, message: err.message }, err.headers);
+        return;
+      }
+      log.error("token server request failed", { err });
+      send(res, 500, { status: 500, error: "internal", message: "internal error" });
+    });
+  };
+
+  const server: Server = config.tls ? createHttpsServer(config.tls, onRequest) : createHttpServer(onRequest);
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  let stopping: Promise<void> | undefined;
+  return {
+    port,
+    url: `${config.tls ? "https" : "http"}://${host}:${port}/token`,
+    stop() {
+      stopping ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { Logger } from "@corral/shared";
+import { openRevocationList, type RevocationList } from "./adapters/revocations.js";
+import { openSigningKeys, type SigningKeys } from "./adapters/signing-keys.js";
+import { checkExpiry, checkSignature, tokenKeyId, type TokenCheck, type TokenClaims } from "./domain/token.js";
+
+/**
+ * Verifies access tokens locally: signature against the signing keys watched from KV, expiry against the
+ * clock, revocation against the in-memory revocation list watched from Redis. No request leaves the process,
+ * except a one-off bucket read for a key id not seen yet. Signature checks are cached per token string
+ * (expiry and revocation are checked on every call).
+ */
+export interface TokenVerifier {
+  verify(token: string): Promise<TokenCheck>;
+  stop(): Promise<void>;
+}
+
+export interface TokenVerifierOptions {
+  nc: NatsConnection;
+  log: Logger;
+  redisUrl: string;
+  /** @default Date.now */
+  clock?: () => number;
+  /** Tokens whose signature check is remembered. @default 10_000 */
+  cacheSize?: number;
+}
+
+interface Cached {
+  claims: TokenClaims;
+  keyId: string;
+  /** The secret that verified it: a replaced or deleted key invalidates the entry. */
+  secret: Buffer;
+}
+
+export async function openTokenVerifier(options: TokenVerifierOptions): Promise<TokenVerifier> {
+  const clock = options.clock ?? Date.now;
+  const cacheSize = options.cacheSize ?? 10_000;
+  const keys: SigningKeys = await openSigningKeys({ nc: options.nc, log: options.log, clock });
+  let revocations: RevocationList;
+  try {
+    revocations = await openRevocationList({ redisUrl: options.redisUrl, log: options.log, clock });
+  } catch (err) {
+    keys.stop();
+    throw err;
+  }
+  const cache = new Map<string, Cached>();
+
+  const signatureOf = async (token: string): Promise<TokenCheck> => {
+    const hit = cache.get(token);
+    if (hit && keys.secretOf(hit.keyId) === hit.secret) return { ok: true, claims: hit.claims, keyId: hit.keyId };
+    if (hit) cache.delete(token);
+    const keyId = tokenKeyId(token);
+    if (!keyId) return { ok: false, reason: "the token is malformed" };
+    const secret = keys.secretOf(keyId) ?? (await keys.lookup(keyId));
+    const check = checkSignature(token, () => secret);
+    if (check.ok && secret) {
+      if (cache.size >= cacheSize) cache.delete(cache.keys().next().value!);
+      cache.set(token, { claims: check.claims, keyId, secret });
+    }
+    return check;
+  };
+
+  let stopping: Promise<void> | undefined;
+  return {
+    async verify(token) {
+      const signed = await signatureOf(token);
+      if (!signed.ok) return signed;
+      const now = clock();
+      const timely = checkExpiry(signed.claims, signed.keyId, now);
+      if (!timely.ok) return timely;
+      if (revocations.isRevoked(signed.claims, now)) return { ok: false, reason: "the token has been revoked", keyId: signed.keyId };
+      return timely;
+    },
+    stop() {
+      stopping ??= (async () => {
+        keys.stop();
+        await revocations.stop();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import { UnauthorizedError, type Identity, type Logger } from "@corral/shared";
+import { openTokenVerifier, roleFromToken, type TokenClaims } from "@corral/auth/internal";
+
+/**
+ * Bearer-token authentication of API requests when `security.enabled` is on (spec 5.2).
+ *
+ * Every request, `/status` included, needs `Authorization: Bearer <token>`; otherwise 401 with
+ * `WWW-Authenticate: Bearer realm="..."` and the token server's URL in `details.auth_uri`. Tokens are
+ * checked here, without a NATS round trip: the HMAC signature against keys watched from the
+ * `corral_auth_keys` bucket (checks cached per token), the expiry against the clock, revocation against a
+ * list watched from Redis (a revocation takes effect within milliseconds; while Redis is unreachable the last
+ * known list applies). Then the token's user must be the `Service-UserID` it acts as, and the token's roles,
+ * not the user name, decide admin rights (see `roleFromToken` in `@corral/auth`).
+ */
+export interface GatewaySecurity {
+  /** Checks the `Authorization` header value; never throws. */
+  authenticate(authorization: string): Promise<Authentication>;
+  stop(): Promise<void>;
+}
+
+export type Authentication = { ok: true; session: Session } | { ok: false; denial: Denial };
+
+/** A verified token, able to turn header identity into the identity the services see. */
+export interface Session {
+  claims: TokenClaims;
+  /** The header identity with the token's role; 401 when the token's user is not `Service-UserID`. */
+  identify(identity: Identity): Identity;
+}
+
+/** A 401 answer: status, JSON error code and message, `details.auth_uri`, and the challenge header. */
+export interface Denial {
+  status: 401;
+  code: "unauthorized" | "invalid_token";
+  message: string;
+  details: { auth_uri: string[] };
+  headers: Record<string, string>;
+}
+
+export interface GatewaySecurityOptions {
+  nc: NatsConnection;
+  log: Logger;
+  redisUrl: string;
+  /** Where tokens are issued, told to callers without one: `http(s)://<auth address>:<port>/token`. */
+  tokenUrl: string;
+  /** Named in `WWW-Authenticate`. @default "corral" */
+  realm?: string;
+  /** @default Date.now */
+  clock?: () => number;
+}
+
+/** Longest `Authorization` header looked at; real ones are a few hundred bytes. */
+const MAX_AUTHORIZATION_CHARS = 8192;
+
+export async function openGatewaySecurity(options: GatewaySecurityOptions): Promise<GatewaySecurity> {
+  const realm = options.realm ?? "corral";
+  const details = { auth_uri: [options.tokenUrl] };
+  const verifier = await openTokenVerifier({
+    nc: options.nc,
+    log: options.log,
+    redisUrl: options.redisUrl,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  const missing = (message: string): Authentication => ({
+    ok: false,
+    denial: { status: 401, code: "unauthorized", message, details, headers: { "www-authenticate": `Bearer realm="${realm}"` } },
+  });
+  const invalid = (reason: string): Authentication => ({
+    ok: false,
+    denial: {
+      status: 401,
+      code: "invalid_token",
+      message: reason,
+      details,
+      headers: { "www-authenticate": `Bearer realm="${realm}", error="invalid_token", error_description="${reason}"` },
+    },
+  });
+  return {
+    async authenticate(authorization) {
+      if (!authorization) return missing(`a Bearer token is required; get one at ${options.tokenUrl}`);
+      if (authorization.length > MAX_AUTHORIZATION_CHARS) return invalid("the Authorization header is too long");
+      const m = /^(\S+)\s+(\S+)\s*$/.exec(authorization);
+      if (!m || m[1]!.toLowerCase() !== "bearer") {
+        return missing(`only Bearer tokens are accepted (Authorization: Bearer <token>); get one at ${options.tokenUrl}`);
+      }
+      const check = await verifier.verify(m[2]!);
+      if (!check.ok) return invalid(check.reason);
+      const claims = check.claims;
+      return {
+        ok: true,
+        session: {
+          claims,
+          identify(identity) {
+            if (identity.userId !== claims.userId) {
+              throw new UnauthorizedError(`the token belongs to user ${claims.userId}, not to Service-UserID ${identity.userId}`);
+            }
+            return { ...identity, role: roleFromToken(claims.roles, identity.tenant) };
+          },
+        },
+      };
+    },
+    stop: () => verifier.stop(),
+  };
+}

@@ -1,0 +1,138 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
+import { decode, ensureStreams, streams, type Logger } from "@corral/shared";
+import { parseNodeEvent, type NodeEvent } from "../domain/node-events.js";
+import type { UsageStore } from "./usage-store.js";
+
+/** Durable consumer of node events on the events stream. Every metrics instance shares it. */
+export const NODE_EVENTS_CONSUMER = "metrics-node-usage";
+/** `corral.events.<tenant>.node.created|deleted` (shared/src/tasks.ts `eventSubject`), any tenant. */
+const NODE_EVENTS_FILTER = "corral.events.*.node.*";
+
+export interface EventFeedOptions {
+  nc: NatsConnection;
+  store: UsageStore;
+  log: Logger;
+  /** Messages per batch (one store call, then one ack each). @default 512 */
+  batchSize?: number;
+  /** How long one pull waits for more messages, ms. @default 1000 */
+  pullExpiresMs?: number;
+  /**
+   * Claims an empty store: answers true once when the store has no data yet (new, or lost). The consumer is then
+   * recreated so the stream's whole history (30 days) is replayed into it. Asked at start and every
+   * `emptyCheckMs`. @default never empty
+   */
+  claimEmpty?: () => Promise<boolean>;
+  /** @default 10000 */
+  emptyCheckMs?: number;
+}
+
+export interface EventFeed {
+  /** Ends the pull loop after the batch in hand. Idempotent. */
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/**
+ * Feeds node events into the usage store: pull a batch, record it (idempotently), ack it. A batch that fails is
+ * nak'ed and comes back; a message that is no node event is logged and acked, so it cannot block the stream.
+ */
+export async function startEventFeed(options: EventFeedOptions): Promise<EventFeed> {
+  const { nc, store, log } = options;
+  const batchSize = options.batchSize ?? 512;
+  const expires = Math.max(1000, options.pullExpiresMs ?? 1000);
+  await ensureStreams(nc);
+  const jsm = await jetstreamManager(nc);
+  const emptyCheckMs = options.emptyCheckMs ?? 10_000;
+  let checkedAt = 0;
+  /** True when the store was found empty and the consumer dropped, so that it is made anew from the start. */
+  const replayIfEmpty = async (): Promise<boolean> => {
+    if (!options.claimEmpty || Date.now() - checkedAt < emptyCheckMs) return false;
+    checkedAt = Date.now();
+    if (!(await options.claimEmpty())) return false;
+    log.info("usage store is empty: replaying the events stream");
+    await jsm.consumers.delete(streams.events, NODE_EVENTS_CONSUMER).catch(() => false);
+    return true;
+  };
+  await replayIfEmpty();
+  const ensureConsumer = async () => {
+    try {
+      await jsm.consumers.info(streams.events, NODE_EVENTS_CONSUMER);
+    } catch {
+      await jsm.consumers
+        .add(streams.events, {
+          durable_name: NODE_EVENTS_CONSUMER,
+          filter_subject: NODE_EVENTS_FILTER,
+          ack_policy: AckPolicy.Explicit,
+          deliver_policy: DeliverPolicy.All,
+          ack_wait: 30_000_000_000,
+          max_deliver: -1,
+          max_ack_pending: 20_000,
+        })
+        .catch(async (err: unknown) => {
+          // Another instance created it in between.
+          await jsm.consumers.info(streams.events, NODE_EVENTS_CONSUMER).catch(() => {
+            throw err;
+          });
+        });
+    }
+    return jetstream(nc).consumers.get(streams.events, NODE_EVENTS_CONSUMER);
+  };
+
+  const handle = async (messages: JsMsg[]) => {
+    const events: NodeEvent[] = [];
+    for (const m of messages) {
+      let event: NodeEvent | undefined;
+      try {
+        event = parseNodeEvent(decode(m.data));
+      } catch {
+        event = undefined;
+      }
+      if (event) events.push(event);
+      else log.warn("dropping a message that is no node event", { subject: m.subject, seq: m.seq });
+    }
+    try {
+      await store.apply(events);
+    } catch (err) {
+      log.warn("recording node events failed; they will be redelivered", { err });
+      for (const m of messages) m.nak(1000);
+      return;
+    }
+    for (const m of messages) m.ack();
+  };
+
+  let running = true;
+  let current: { close(): Promise<void | Error> } | undefined;
+  const loop = (async () => {
+    while (running) {
+      try {
+        const consumer = await ensureConsumer();
+        while (running && !(await replayIfEmpty())) {
+          const batch = await consumer.fetch({ max_messages: batchSize, expires });
+          current = batch;
+          const messages: JsMsg[] = [];
+          for await (const m of batch) messages.push(m);
+          current = undefined;
+          if (messages.length > 0) await handle(messages);
+        }
+      } catch (err) {
+        if (!running) break;
+        log.warn("node event feed interrupted; retrying", { err });
+        await sleep(1000);
+      }
+    }
+  })();
+
+  let stopping: Promise<void> | undefined;
+  return {
+    stop() {
+      stopping ??= (async () => {
+        running = false;
+        await current?.close().catch(() => {});
+        await loop;
+      })();
+      return stopping;
+    },
+  };
+}

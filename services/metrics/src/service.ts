@@ -1,0 +1,87 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import { createClient } from "redis";
+import { queues, serve, type Logger } from "@corral/shared";
+import { startEventFeed } from "./adapters/event-feed.js";
+import { openQueueStateReader } from "./adapters/queue-state.js";
+import { createRedisUsageStore, type RedisClient } from "./adapters/usage-store.js";
+import { nodeUsageHandlers } from "./handlers/node-usage.js";
+import { queueHandlers } from "./handlers/queues.js";
+
+export interface MetricsServiceDeps {
+  nc: NatsConnection;
+  /** A Redis URL (the service opens and closes its own client) or a connected client the caller keeps. */
+  redis: string | RedisClient;
+  log: Logger;
+  /** Clock in ms; "now" of node usage (open nodes count until now; `end` defaults to now). @default Date.now */
+  now?: () => number;
+  /** Prefix of every Redis key the service writes. @default "corral:metrics:" */
+  keyPrefix?: string;
+  /** Node events recorded per Redis call and acked together. @default 512 */
+  eventBatchSize?: number;
+  /** How often the service checks whether Redis lost its data (then the events stream is replayed), ms. @default 10000 */
+  emptyCheckMs?: number;
+}
+
+export interface MetricsService {
+  /** Stops serving and feeding; closes the Redis client when the service opened it. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the metrics service: queue metrics from the task consumers' state, node usage from node lifetimes kept
+ * in Redis and fed by a durable consumer of the node events (services/metrics/README.md).
+ */
+export async function startMetricsService(deps: MetricsServiceDeps): Promise<MetricsService> {
+  const { nc, log } = deps;
+  const now = deps.now ?? Date.now;
+  const keyPrefix = deps.keyPrefix ?? "corral:metrics:";
+  let client: RedisClient;
+  let ownsClient = false;
+  if (typeof deps.redis === "string") {
+    client = createClient({ url: deps.redis }) as RedisClient;
+    client.on("error", (err: unknown) => log.warn("redis connection error", { err }));
+    await client.connect();
+    ownsClient = true;
+  } else {
+    client = deps.redis;
+  }
+  try {
+    const store = createRedisUsageStore(client, { keyPrefix });
+    // An empty Redis (new, or lost) is refilled from the events stream's history; the marker says it is not empty.
+    const claimEmpty = async () => (await client.set(`${keyPrefix}meta:since`, String(now()), { condition: "NX" })) === "OK";
+    const feed = await startEventFeed({
+      nc,
+      store,
+      log: log.child({ part: "event-feed" }),
+      batchSize: deps.eventBatchSize,
+      claimEmpty,
+      emptyCheckMs: deps.emptyCheckMs,
+    });
+    const reader = await openQueueStateReader(nc);
+    const served = serve({
+      nc,
+      queue: queues.metrics,
+      log,
+      handlers: { ...queueHandlers(reader), ...nodeUsageHandlers(store, now) },
+    });
+    // The subscriptions are registered at the server once start resolves: a request right after finds them.
+    await nc.flush();
+
+    let stopping: Promise<void> | undefined;
+    return {
+      stop() {
+        stopping ??= (async () => {
+          await served.stop();
+          await feed.stop();
+          if (ownsClient) await client.close().catch(() => {});
+        })();
+        return stopping;
+      },
+    };
+  } catch (err) {
+    if (ownsClient) await client.close().catch(() => {});
+    throw err;
+  }
+}
+
+export type { RedisClient } from "./adapters/usage-store.js";

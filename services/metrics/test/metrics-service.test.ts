@@ -1,0 +1,75 @@
+/**
+ * The metrics service on a real nats-server and redis-server, called over NATS as the gateway calls it: the
+ * event feed survives a restart without replaying, and refills a Redis that lost its data from the stream.
+ */
+import anyTest, { type TestFn } from "ava";
+import { jetstream } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { createClient } from "redis";
+import { call, connectNats, encode, eventSubject, silentLogger, subjects, type Identity } from "@corral/shared";
+import { startMetricsService } from "@corral/metrics";
+import { eventually } from "../../../test/helpers/eventually.js";
+import { startNats, startRedis, type NatsHandle, type ServerHandle } from "../../../test/helpers/servers.js";
+
+interface Context {
+  nats: NatsHandle;
+  redis: ServerHandle;
+  nc: NatsConnection;
+}
+const test = anyTest as TestFn<Context>;
+test.before(async (t) => {
+  t.context.nats = await startNats({ jetstream: true, syncAlways: false });
+  t.context.redis = await startRedis();
+  t.context.nc = await connectNats({ url: t.context.nats.url, name: "test" });
+});
+test.after.always(async (t) => {
+  await t.context.nc?.drain();
+  await t.context.nats?.stop();
+  await t.context.redis?.stop();
+});
+
+const NOW = 1_800_000_000;
+const superadmin: Identity = { userId: "admin", tenant: "superadmin", role: "superadmin" };
+
+test.serial("metrics service - node usage survives a restart and is rebuilt from the stream after Redis loses it", async (t) => {
+  const { nc } = t.context;
+  const start = () =>
+    startMetricsService({ nc, redis: t.context.redis.url, log: silentLogger, now: () => NOW * 1000, emptyCheckMs: 200 });
+  let service = await start();
+  const js = jetstream(nc);
+  const send = (type: string, nodeId: string, seconds: number) =>
+    js.publish(eventSubject("acme", type), encode({ type, tenant: "acme", clusterId: "c1", nodeId, ownerId: "bob", time: seconds * 1000 }));
+  await send("node.created", "n1", NOW - 100);
+  await send("node.deleted", "n1", NOW - 40);
+  await send("node.created", "n2", NOW - 10);
+  const usage = async () =>
+    (await call<{ data: Array<{ value: number }> }>(nc, subjects.metrics.nodeUsage, { identity: superadmin, params: {}, query: {} })).data[0]?.value;
+  await eventually(async () => (await usage()) === 70, { what: "usage recorded", timeoutMs: 10_000 });
+
+  await service.stop();
+  service = await start();
+  t.is(await usage(), 70, "a restarted service keeps the data");
+  await send("node.deleted", "n2", NOW - 5);
+  await eventually(async () => (await usage()) === 65, { what: "later events recorded after the restart", timeoutMs: 10_000 });
+
+  const redis = createClient({ url: t.context.redis.url });
+  await redis.connect();
+  await redis.flushAll();
+  await redis.close();
+  t.is(await usage(), 0, "Redis lost everything");
+  await eventually(async () => (await usage()) === 65, { what: "usage rebuilt from the events stream", timeoutMs: 15_000 });
+  await service.stop();
+});
+
+test.serial("metrics service - queue metrics are refused to an ordinary user even without the gateway", async (t) => {
+  const service = await startMetricsService({ nc: t.context.nc, redis: t.context.redis.url, log: silentLogger });
+  const err = await t.throwsAsync(
+    call(t.context.nc, subjects.metrics.queues, { identity: { userId: "bob", tenant: "acme", role: "user" }, params: {}, query: {} }),
+  );
+  t.is((err as { status?: number }).status, 403);
+  t.deepEqual(
+    await call(t.context.nc, subjects.metrics.queues, { identity: { userId: "admin", tenant: "acme", role: "admin" }, params: {}, query: {} }),
+    { acme: { inProgress: 0, queued: 0, total: 0 } },
+  );
+  await service.stop();
+});

@@ -1,0 +1,34 @@
+import { createHash } from "node:crypto";
+import type { JetStreamClient } from "@nats-io/jetstream";
+import type { ObjectInfo } from "@nats-io/obj";
+
+/** Chunks pulled per request: bounds what a reader holds in memory (128 KiB chunks -> about 1 MiB). */
+const CHUNKS_IN_FLIGHT = 8;
+
+/**
+ * Reads a stored object's chunks with backpressure. `ObjectStore.get()` pushes every chunk into an unbounded
+ * ReadableStream as fast as the server sends them, so a slow consumer makes it hold the whole object; this pulls
+ * a few chunks at a time through an ordered consumer on the object's chunk subject (the object store layout of
+ * NATS ADR-20: stream `OBJ_<bucket>`, subject `$O.<bucket>.C.<nuid>`) and checks size and SHA-256 digest at the end.
+ */
+export async function* readObjectChunks(js: JetStreamClient, info: ObjectInfo): AsyncGenerator<Uint8Array> {
+  if (info.size === 0) return;
+  const consumer = await js.consumers.get(`OBJ_${info.bucket}`, { filter_subjects: [`$O.${info.bucket}.C.${info.nuid}`] });
+  const messages = await consumer.consume({ max_messages: CHUNKS_IN_FLIGHT });
+  const sha = createHash("sha256");
+  let size = 0;
+  try {
+    for await (const m of messages) {
+      sha.update(m.data);
+      size += m.data.length;
+      yield m.data;
+      if (m.info.pending === 0) break;
+    }
+  } finally {
+    await messages.close().catch(() => {});
+  }
+  if (size !== info.size) throw new Error(`object ${info.name}: read ${size} bytes, expected ${info.size}`);
+  const expected = info.digest.replace(/^SHA-256=/, "").replace(/=+$/, "");
+  const actual = sha.digest("base64url");
+  if (expected !== actual) throw new Error(`object ${info.name}: digest mismatch`);
+}

@@ -1,0 +1,23 @@
+import type { PluginSpec } from "@corral/shared";
+
+/** Spec 2.9: a plugin specification as the API shows it (`resourcetypes` / `filetype`, not the stored names). */
+export interface PluginSpecView {
+  name: string;
+  description: string;
+  resourcetypes: Record<string, { filetype: "file" | "archive" }>;
+  parameters: NonNullable<PluginSpec["parameters"]>;
+}
+
+/** Maps a stored specification (`resourceTypes` / `format`, as provisioners announce it) to spec 2.9. */
+export function toSpecView(spec: PluginSpec): PluginSpecView {
+  const resourcetypes: PluginSpecView["resourcetypes"] = {};
+  for (const [name, type] of Object.entries(spec.resourceTypes ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    resourcetypes[name] = { filetype: type.format };
+  }
+  return {
+    name: spec.name,
+    description: spec.description ?? "",
+    resourcetypes,
+    parameters: spec.parameters ?? {},
+  };
+}
