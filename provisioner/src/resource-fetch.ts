@@ -6,6 +6,23 @@ import type { ObjectStore } from "@nats-io/obj";
 
 /** Chunks pulled per request (128 KiB each): what a download holds in memory at most, roughly. */
 const CHUNKS_IN_FLIGHT = 8;
+/** A read that gets no chunk for this long fails (the object was deleted or the stream lost). */
+const STALL_MS = 30_000;
+
+/** The next message, or an error once none came for STALL_MS. */
+async function nextWithin<T>(it: AsyncIterator<T>, what: string): Promise<IteratorResult<T>> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      it.next(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what}: no data for ${STALL_MS} ms`)), STALL_MS);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * Downloads a plugin resource object to `file` with backpressure, checking its size and SHA-256 digest.
@@ -25,14 +42,20 @@ export async function downloadObject(js: JetStreamClient, store: ObjectStore, ob
     if (info.size > 0) {
       const consumer = await js.consumers.get(`OBJ_${info.bucket}`, { filter_subjects: [`$O.${info.bucket}.C.${info.nuid}`] });
       const messages = await consumer.consume({ max_messages: CHUNKS_IN_FLIGHT });
+      const it = messages[Symbol.asyncIterator]();
       try {
-        for await (const m of messages) {
+        for (;;) {
+          const next = await nextWithin(it, `resource object ${object}`);
+          if (next.done) break;
+          const m = next.value;
           sha.update(m.data);
           size += m.data.length;
           if (!out.write(m.data)) await Promise.race([once(out, "drain"), failed]);
           if (m.info.pending === 0) break;
         }
       } finally {
+        // Like leaving a for-await loop: stop the iterator, then close the consumer.
+        await it.return?.();
         await messages.close().catch(() => {});
       }
     }

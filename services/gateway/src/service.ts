@@ -171,7 +171,9 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
       const upload = await uploads.receive(res, ex, maxUploadBytes);
       if (ex.finished || !r.subject) return void (await uploads.discard(upload.object));
       const request = { identity, params: match.params, query: parseQuery(head.query), upload };
-      const value = await call(nc, r.subject, request, { timeoutMs: requestTimeoutMs }).catch(async (err: unknown) => {
+      // The service copies the bytes before answering: allow for that at a conservative 10 MB/s.
+      const timeoutMs = requestTimeoutMs + Math.ceil(upload.size / 10_000);
+      const value = await call(nc, r.subject, request, { timeoutMs }).catch(async (err: unknown) => {
         await uploads.discard(upload.object);
         throw err;
       });

@@ -4,6 +4,23 @@ import type { ObjectInfo } from "@nats-io/obj";
 
 /** Chunks pulled per request: bounds what a reader holds in memory (128 KiB chunks -> about 1 MiB). */
 const CHUNKS_IN_FLIGHT = 8;
+/** A read that gets no chunk for this long fails (the object was deleted or the stream lost). */
+const STALL_MS = 30_000;
+
+/** The next message, or an error once none came for STALL_MS. */
+async function nextWithin<T>(it: AsyncIterator<T>, what: string): Promise<IteratorResult<T>> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      it.next(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what}: no data for ${STALL_MS} ms`)), STALL_MS);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * Reads a stored object's chunks with backpressure. `ObjectStore.get()` pushes every chunk into an unbounded
@@ -17,14 +34,20 @@ export async function* readObjectChunks(js: JetStreamClient, info: ObjectInfo): 
   const messages = await consumer.consume({ max_messages: CHUNKS_IN_FLIGHT });
   const sha = createHash("sha256");
   let size = 0;
+  const it = messages[Symbol.asyncIterator]();
   try {
-    for await (const m of messages) {
+    for (;;) {
+      const next = await nextWithin(it, `object ${info.name}`);
+      if (next.done) break;
+      const m = next.value;
       sha.update(m.data);
       size += m.data.length;
       yield m.data;
       if (m.info.pending === 0) break;
     }
   } finally {
+    // Like leaving a for-await loop: stop the iterator, then close the consumer.
+    await it.return?.();
     await messages.close().catch(() => {});
   }
   if (size !== info.size) throw new Error(`object ${info.name}: read ${size} bytes, expected ${info.size}`);
