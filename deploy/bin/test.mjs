@@ -41,9 +41,9 @@ if (!needed.every((p) => existsSync(p))) {
   }
 }
 
-step("making sure nats-server (2.10+) and redis-server are installed");
-if (runInherit(process.execPath, ["--import=tsx", join("deploy", "src", "ensure-cli.ts"), "nats", "redis"]) !== 0) {
-  failedChecks.push("servers installed (nats-server, redis-server)");
+step("making sure nats-server (2.10+), redis-server and slapd are installed");
+if (runInherit(process.execPath, ["--import=tsx", join("deploy", "src", "ensure-cli.ts"), "nats", "redis", "slapd"]) !== 0) {
+  failedChecks.push("servers installed (nats-server, redis-server, slapd)");
 }
 
 step("typecheck: tsc --noEmit");
