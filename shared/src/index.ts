@@ -125,3 +125,4 @@ export {
 export type { ProvisionerRecord, WorkerAssignment } from "./provisioners.js";
 export { runServiceProcess } from "./service-process.js";
 export type { ServiceContext, ServiceProcessOptions } from "./service-process.js";
+export { readObjectChunks } from "./object-reader.js";
