@@ -2,11 +2,10 @@ import anyTest, { type TestFn } from "ava";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { call, loadConfig, silentLogger, subjects } from "@corral/shared";
-import { startAuthService, type AuthService } from "@corral/auth";
+import { call, subjects } from "@corral/shared";
 import { api } from "../helpers/api.js";
 import { startSystem, type TestSystem } from "../helpers/system.js";
-import { bearer, requestToken } from "../helpers/tokens.js";
+import { bearer, startTokenServer, requestToken } from "../helpers/tokens.js";
 
 /** Security on with a custom handler module loaded from a path (security.authentication.handlerClassName). */
 const test = anyTest as TestFn<{ sys: TestSystem; dir: string }>;
@@ -50,27 +49,7 @@ test.after.always(async (t) => {
   if (t.context.dir) await rm(t.context.dir, { recursive: true, force: true });
 });
 
-async function tokenServer(
-  t: { context: { sys: TestSystem; dir: string }; teardown(fn: () => unknown): void },
-  config: Record<string, string | number | boolean>,
-): Promise<AuthService> {
-  const svc = await startAuthService({
-    nc: t.context.sys.nc,
-    log: silentLogger,
-    baseDir: t.context.dir,
-    config: loadConfig({
-      overrides: {
-        "security.enabled": true,
-        "redis.url": t.context.sys.redis!.url,
-        "security.auth.server.address": "127.0.0.1",
-        "security.auth.server.bind.port": 0,
-        ...config,
-      },
-    }),
-  });
-  t.teardown(() => svc.stop());
-  return svc;
-}
+const tokenServer = startTokenServer;
 
 test("custom handler - its answer decides the token; it gets the handler properties without the prefix", async (t) => {
   const { sys } = t.context;

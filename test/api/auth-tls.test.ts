@@ -3,11 +3,9 @@ import { spawnSync } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig, silentLogger } from "@corral/shared";
-import { startAuthService, type AuthService } from "@corral/auth";
 import { api } from "../helpers/api.js";
 import { startSystem, type TestSystem } from "../helpers/system.js";
-import { bearer, httpsGet } from "../helpers/tokens.js";
+import { bearer, startTokenServer, httpsGet } from "../helpers/tokens.js";
 
 /** The token server over TLS, from a PEM or PKCS#12 keystore made here with the openssl CLI. */
 const test = anyTest as TestFn<{ sys: TestSystem; dir: string; cert: Buffer }>;
@@ -45,28 +43,9 @@ test.after.always(async (t) => {
   if (t.context.dir) await rm(t.context.dir, { recursive: true, force: true });
 });
 
-async function tokenServer(
-  t: { context: { sys: TestSystem; dir: string }; teardown(fn: () => unknown): void },
-  config: Record<string, string | number | boolean>,
-): Promise<AuthService> {
-  const svc = await startAuthService({
-    nc: t.context.sys.nc,
-    log: silentLogger,
-    baseDir: t.context.dir,
-    config: loadConfig({
-      overrides: {
-        "security.enabled": true,
-        "redis.url": t.context.sys.redis!.url,
-        "security.auth.server.address": "127.0.0.1",
-        "security.auth.server.bind.port": 0,
-        "security.authentication.basic.realmfile": "realm.properties",
-        ...config,
-      },
-    }),
-  });
-  t.teardown(() => svc.stop());
-  return svc;
-}
+/** This file's token servers read the realm file written in \`before\`. */
+const tokenServer = (t: Parameters<typeof startTokenServer>[0], config: Record<string, string | number | boolean>) =>
+  startTokenServer(t, { "security.authentication.basic.realmfile": "realm.properties", ...config });
 
 const basic = { authorization: `Basic ${Buffer.from("admin:adminpw").toString("base64")}` };
 

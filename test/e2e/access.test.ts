@@ -9,11 +9,11 @@ import { api, SUPERADMIN, type ApiResponse, type Caller } from "../helpers/api.j
 import { assertError, assertOk, show } from "../helpers/assertions.js";
 import {
   createActiveCluster,
-  createWorkerTenant,
-  importSimCatalog,
   waitForStatus,
   type E2eTenant,
   type PlanBody,
+  getOk,
+  tenantWithSimCatalog,
 } from "../helpers/clusters.js";
 import { startSystem, type TestSystem } from "../helpers/system.js";
 
@@ -33,17 +33,10 @@ test.after.always(async (t) => {
 /** `aws-us-west-2` has no `sim_password`: users must give it as a provider field. */
 const NO_PASSWORD = "aws-us-west-2";
 
-async function tenantWithCatalog(t: T, prefix: string, tenant: Record<string, unknown> = {}): Promise<E2eTenant> {
-  const created = await createWorkerTenant(t.context.sys.baseUrl, t.context.sys.nc, prefix, { workers: 3, ...tenant });
-  await importSimCatalog(t.context.sys.baseUrl, created.admin, { providerOverrides: { [NO_PASSWORD]: {} } });
-  return created;
-}
+const tenantWithCatalog = (t: T, prefix: string, tenant: Record<string, unknown> = {}): Promise<E2eTenant> =>
+  tenantWithSimCatalog(t.context.sys, prefix, { tenant, catalog: { providerOverrides: { [NO_PASSWORD]: {} } } });
 
-async function get<B = any>(t: T, caller: Caller, path: string): Promise<B> {
-  const res = await api(t.context.sys.baseUrl, "GET", path, caller);
-  if (res.status !== 200) throw new Error(`GET ${path}: ${show(res)}`);
-  return res.body as B;
-}
+const get = <B = any>(t: T, caller: Caller, path: string): Promise<B> => getOk<B>(t.context.sys.baseUrl, caller, path);
 
 /** Every cluster endpoint for one cluster id, with a request that would succeed for its owner. */
 function clusterEndpoints(id: string, planId: string): Array<[string, string, unknown]> {

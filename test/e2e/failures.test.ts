@@ -12,14 +12,14 @@ import { assertError, assertOk, show } from "../helpers/assertions.js";
 import {
   createActiveCluster,
   createCluster,
-  createWorkerTenant,
-  importSimCatalog,
   readEvents,
   waitForStatus,
   type E2eTenant,
   type PlanBody,
   type SimCatalogOptions,
   type StatusBody,
+  getOk,
+  tenantWithSimCatalog,
 } from "../helpers/clusters.js";
 import { eventually } from "../helpers/eventually.js";
 import { startSystem, type TestSystem } from "../helpers/system.js";
@@ -38,17 +38,10 @@ test.after.always(async (t) => {
   await t.context.sys?.stop();
 });
 
-async function tenantWithCatalog(t: T, prefix: string, options: SimCatalogOptions = {}, tenant: Record<string, unknown> = {}): Promise<E2eTenant> {
-  const created = await createWorkerTenant(t.context.sys.baseUrl, t.context.sys.nc, prefix, { workers: 3, ...tenant });
-  await importSimCatalog(t.context.sys.baseUrl, created.admin, options);
-  return created;
-}
+const tenantWithCatalog = (t: T, prefix: string, catalog: SimCatalogOptions = {}, tenant: Record<string, unknown> = {}): Promise<E2eTenant> =>
+  tenantWithSimCatalog(t.context.sys, prefix, { catalog, tenant });
 
-async function get<B = any>(t: T, caller: Caller, path: string): Promise<B> {
-  const res = await api(t.context.sys.baseUrl, "GET", path, caller);
-  if (res.status !== 200) throw new Error(`GET ${path}: ${show(res)}`);
-  return res.body as B;
-}
+const get = <B = any>(t: T, caller: Caller, path: string): Promise<B> => getOk<B>(t.context.sys.baseUrl, caller, path);
 
 interface NodeAction {
   taskId: string;

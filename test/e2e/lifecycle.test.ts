@@ -11,9 +11,7 @@ import { assertOk, show } from "../helpers/assertions.js";
 import {
   createActiveCluster,
   dependencyClosure,
-  createWorkerTenant,
   fixtureDependencies,
-  importSimCatalog,
   planOrderViolations,
   readEvents,
   stageIndex,
@@ -22,6 +20,8 @@ import {
   type ClusterStatus,
   type E2eTenant,
   type PlanBody,
+  getOk,
+  tenantWithSimCatalog,
 } from "../helpers/clusters.js";
 import { eventually } from "../helpers/eventually.js";
 import { fixtureTemplate, rawFixtureCatalog } from "../helpers/fixture-catalog.js";
@@ -42,17 +42,9 @@ test.after.always(async (t) => {
 
 const deps = fixtureDependencies();
 
-async function tenantWithCatalog(t: T, prefix: string): Promise<E2eTenant> {
-  const tenant = await createWorkerTenant(t.context.sys.baseUrl, t.context.sys.nc, prefix, { workers: 4 });
-  await importSimCatalog(t.context.sys.baseUrl, tenant.admin);
-  return tenant;
-}
+const tenantWithCatalog = (t: T, prefix: string): Promise<E2eTenant> => tenantWithSimCatalog(t.context.sys, prefix, { workers: 4 });
 
-async function get<B = any>(t: T, caller: Caller, path: string): Promise<B> {
-  const res = await api(t.context.sys.baseUrl, "GET", path, caller);
-  if (res.status !== 200) throw new Error(`GET ${path}: ${show(res)}`);
-  return res.body as B;
-}
+const get = <B = any>(t: T, caller: Caller, path: string): Promise<B> => getOk<B>(t.context.sys.baseUrl, caller, path);
 
 /** The cluster's newest plan; asserts `GET /plans/{planId}` answers the same object. */
 async function latestPlan(t: T, caller: Caller, id: string): Promise<PlanBody> {

@@ -5,14 +5,12 @@
  */
 import anyTest, { type ExecutionContext, type TestFn } from "ava";
 import { api, type Caller } from "../helpers/api.js";
-import { assertError, assertOk, show } from "../helpers/assertions.js";
+import { assertError, assertOk } from "../helpers/assertions.js";
 import {
   createActiveCluster,
   createCluster,
-  createWorkerTenant,
   dependencyClosure,
   fixtureDependencies,
-  importSimCatalog,
   planOrderViolations,
   stageIndex,
   taskKey,
@@ -20,6 +18,8 @@ import {
   type E2eTenant,
   type PlanBody,
   type StatusBody,
+  getOk,
+  tenantWithSimCatalog,
 } from "../helpers/clusters.js";
 import { eventually } from "../helpers/eventually.js";
 import { fixtureTemplate } from "../helpers/fixture-catalog.js";
@@ -55,17 +55,10 @@ test.after.always(async (t) => {
 
 const deps = fixtureDependencies();
 
-async function tenantWithCatalog(t: T, prefix: string): Promise<E2eTenant> {
-  const tenant = await createWorkerTenant(t.context.sys.baseUrl, t.context.sys.nc, prefix, { workers: 3 });
-  await importSimCatalog(t.context.sys.baseUrl, tenant.admin, { extraTemplates: [leasedLamp(), shortLamp()] });
-  return tenant;
-}
+const tenantWithCatalog = (t: T, prefix: string): Promise<E2eTenant> =>
+  tenantWithSimCatalog(t.context.sys, prefix, { catalog: { extraTemplates: [leasedLamp(), shortLamp()] } });
 
-async function get<B = any>(t: T, caller: Caller, path: string): Promise<B> {
-  const res = await api(t.context.sys.baseUrl, "GET", path, caller);
-  if (res.status !== 200) throw new Error(`GET ${path}: ${show(res)}`);
-  return res.body as B;
-}
+const get = <B = any>(t: T, caller: Caller, path: string): Promise<B> => getOk<B>(t.context.sys.baseUrl, caller, path);
 
 async function latestPlan(t: T, caller: Caller, id: string): Promise<PlanBody> {
   const plans = await get<PlanBody[]>(t, caller, `/clusters/${id}/plans`);

@@ -9,6 +9,7 @@ import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { ASSIGNMENT_KEY, buckets, decode, openBucket, streams } from "@corral/shared";
 import { api, SUPERADMIN, type ApiResponse, type Caller } from "./api.js";
+import { show } from "./assertions.js";
 import { uniqueName } from "./catalog.js";
 import { eventually } from "./eventually.js";
 import { rawFixtureCatalog } from "./fixture-catalog.js";
@@ -307,4 +308,22 @@ export function planOrderViolations(plan: PlanBody, clusterServices: readonly st
     }
   }
   return problems;
+}
+
+/** GET that must answer 200; returns the body (throws with the response otherwise). */
+export async function getOk<B = any>(baseUrl: string, caller: Caller, path: string): Promise<B> {
+  const res = await api(baseUrl, "GET", path, caller);
+  if (res.status !== 200) throw new Error(`GET ${path}: ${show(res)}`);
+  return res.body as B;
+}
+
+/** A tenant with workers (3 unless told) whose catalog is the fixture catalog on `sim` and `shell`. */
+export async function tenantWithSimCatalog(
+  sys: { baseUrl: string; nc: NatsConnection },
+  prefix: string,
+  options: { workers?: number; catalog?: SimCatalogOptions; tenant?: Record<string, unknown> } = {},
+): Promise<E2eTenant> {
+  const created = await createWorkerTenant(sys.baseUrl, sys.nc, prefix, { workers: options.workers ?? 3, ...options.tenant });
+  await importSimCatalog(sys.baseUrl, created.admin, options.catalog ?? {});
+  return created;
 }

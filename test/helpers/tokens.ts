@@ -1,5 +1,8 @@
 /** Token-server calls for tests of `security.enabled`: GET /token with Basic credentials, Bearer headers. */
 import { request as httpsRequest, type RequestOptions } from "node:https";
+import { loadConfig, silentLogger } from "@corral/shared";
+import { startAuthService, type AuthService } from "@corral/auth";
+import type { TestSystem } from "./system.js";
 
 export interface TokenResponse {
   status: number;
@@ -62,4 +65,30 @@ export function httpsGet(url: string, headers: Record<string, string>, tls: Requ
     req.once("error", reject);
     req.end();
   });
+}
+
+/**
+ * Starts an extra token server in the test process on a free loopback port, against the test system's NATS and
+ * Redis, with security on and `config` on top; stopped when the test ends.
+ */
+export async function startTokenServer(
+  t: { context: { sys: TestSystem; dir: string }; teardown(fn: () => unknown): void },
+  config: Record<string, string | number | boolean>,
+): Promise<AuthService> {
+  const svc = await startAuthService({
+    nc: t.context.sys.nc,
+    log: silentLogger,
+    baseDir: t.context.dir,
+    config: loadConfig({
+      overrides: {
+        "security.enabled": true,
+        "redis.url": t.context.sys.redis!.url,
+        "security.auth.server.address": "127.0.0.1",
+        "security.auth.server.bind.port": 0,
+        ...config,
+      },
+    }),
+  });
+  t.teardown(() => svc.stop());
+  return svc;
 }

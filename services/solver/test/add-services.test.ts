@@ -5,8 +5,8 @@
  */
 import test from "ava";
 import fc from "fast-check";
-import { isCorralError, type CorralError } from "../../../shared/src/errors.js";
-import type { ClusterTemplate, Service } from "../../../shared/src/entities.js";
+import { isCorralError } from "../../../shared/src/errors.js";
+import type { ClusterTemplate } from "../../../shared/src/entities.js";
 import {
   addServices,
   checkLayout,
@@ -16,19 +16,10 @@ import {
   type AddServicesResult,
   type ExistingNode,
 } from "../src/domain/layout/index.js";
+import { badRequest, reactorCatalog, reactorTemplate, svc } from "./reactor-medium.js";
 import { fixtureSolverCatalog, fixtureTemplate } from "../../../test/helpers/fixture-catalog.js";
 
-const svc = (name: string, requires: string[] = [], conflicts: string[] = []): Service => ({
-  name,
-  dependencies: { provides: [], conflicts, install: { requires: [], uses: [] }, runtime: { requires, uses: [] } },
-  provisioner: { actions: {} },
-});
 
-function badRequest(t: { throws: (fn: () => unknown) => unknown }, fn: () => unknown): CorralError {
-  const err = t.throws(fn) as CorralError;
-  if (!isCorralError(err)) throw new Error(`expected a CorralError, got ${String(err)}`);
-  return err;
-}
 
 /** Node id -> services after the change. */
 function finalServices(nodes: readonly ExistingNode[], result: AddServicesResult): Map<string, string[]> {
@@ -40,45 +31,8 @@ function finalServices(nodes: readonly ExistingNode[], result: AddServicesResult
 // ---------------------------------------------------------------------------------------------------------------
 // coopr-server ClusterLayoutUpdaterTest: reactor-medium, 1 master (namenode) + 50 slaves (datanode)
 
-const reactorServices = ["namenode", "datanode", "resourcemanager", "nodemanager", "hbasemaster", "regionserver", "zookeeper", "reactor"];
-const reactorTemplate: ClusterTemplate = {
-  name: "reactor-medium",
-  compatibility: { hardwaretypes: [], imagetypes: [], services: reactorServices },
-  defaults: { services: reactorServices, provider: "joyent", config: {} },
-  constraints: {
-    services: {
-      namenode: { hardwaretypes: ["large-mem"], imagetypes: ["centos6", "ubuntu12"], quantities: { min: 1, max: 1 } },
-      datanode: { hardwaretypes: ["medium", "large-cpu"], imagetypes: ["centos6", "ubuntu12"], quantities: { min: 1, max: 50 } },
-      zookeeper: { hardwaretypes: ["small", "medium"], imagetypes: ["centos6"], quantities: { min: 1, max: 5 } },
-      reactor: { hardwaretypes: ["medium", "large"], quantities: { min: 1, max: 5 } },
-    },
-    layout: {
-      mustcoexist: [
-        ["datanode", "nodemanager", "regionserver"],
-        ["namenode", "resourcemanager", "hbasemaster"],
-      ],
-      cantcoexist: [
-        ["datanode", "namenode"],
-        ["datanode", "zookeeper"],
-        ["namenode", "zookeeper"],
-        ["datanode", "reactor"],
-        ["namenode", "reactor"],
-      ],
-    },
-  },
-};
-const reactorCatalog = {
-  services: [
-    svc("namenode"),
-    svc("datanode", ["namenode"]),
-    svc("resourcemanager", ["datanode"]),
-    svc("nodemanager", ["resourcemanager"]),
-    svc("hbasemaster", ["datanode"]),
-    svc("regionserver", ["hbasemaster"]),
-    svc("zookeeper"),
-    svc("reactor", ["zookeeper", "regionserver", "nodemanager"]),
-  ],
-};
+const reactorTemplateAdd = reactorTemplate();
+const reactorCatalogAdd = reactorCatalog();
 const hadoopNodes: ExistingNode[] = [
   { id: "master", nodenum: 1000, services: ["namenode"], hardwaretype: "large-mem", imagetype: "centos6" },
   ...Array.from({ length: 50 }, (_, i) => ({
@@ -90,8 +44,8 @@ const hadoopNodes: ExistingNode[] = [
   })),
 ];
 const reactorRequest = (services: string[]): AddServicesRequest => ({
-  template: reactorTemplate,
-  catalog: reactorCatalog,
+  template: reactorTemplateAdd,
+  catalog: reactorCatalogAdd,
   nodes: hadoopNodes,
   services,
 });
@@ -111,7 +65,7 @@ test("coopr ClusterLayoutUpdaterTest.testAddServices - masters to the master, wo
   t.deepEqual(after.get("master"), ["hbasemaster", "namenode", "resourcemanager"]);
   for (let i = 0; i < 50; i++) t.deepEqual(after.get(`slave-${i}`), ["datanode", "nodemanager", "regionserver"]);
   t.is(result.changedNodes.length, 51);
-  t.deepEqual(checkLayout(reactorTemplate, [...hadoopNodes].map((n) => ({ ...n, services: after.get(n.id)! }))), []);
+  t.deepEqual(checkLayout(reactorTemplateAdd, [...hadoopNodes].map((n) => ({ ...n, services: after.get(n.id)! }))), []);
 });
 
 test("coopr ClusterLayoutUpdaterTest.testNoSolution - zookeeper cannot share a node with namenode or datanode", (t) => {
@@ -217,7 +171,7 @@ test("requests are validated first: empty, already present, unknown, incompatibl
   err = badRequest(t, () => addServices(reactorRequest(["mysql"])));
   t.is(err.message, "service mysql does not exist");
   err = badRequest(t, () =>
-    addServices({ ...reactorRequest(["mysql"]), catalog: { services: [...reactorCatalog.services, svc("mysql")] } }),
+    addServices({ ...reactorRequest(["mysql"]), catalog: { services: [...reactorCatalogAdd.services, svc("mysql")] } }),
   );
   t.is(err.message, "mysql are incompatible with the cluster (template reactor-medium)");
   err = badRequest(t, () => addServices(reactorRequest(["reactor"])));
@@ -229,7 +183,7 @@ test("requests are validated first: empty, already present, unknown, incompatibl
       "reactor requires nodemanager, which is not on the cluster or in the list of services to add.",
     ].join("\n"),
   );
-  const conflicting = { services: [...reactorCatalog.services.filter((s) => s.name !== "zookeeper"), svc("zookeeper", [], ["namenode"])] };
+  const conflicting = { services: [...reactorCatalogAdd.services.filter((s) => s.name !== "zookeeper"), svc("zookeeper", [], ["namenode"])] };
   err = badRequest(t, () => addServices({ ...reactorRequest(["zookeeper"]), catalog: conflicting }));
   t.is(err.message, "zookeeper conflicts with namenode.");
   err = badRequest(t, () => addServices({ ...reactorRequest(["resourcemanager"]), nodes: [] }));

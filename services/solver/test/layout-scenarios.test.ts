@@ -4,8 +4,7 @@
  * pre-check errors and infeasibility explanations.
  */
 import test from "ava";
-import { isCorralError, type CorralError } from "../../../shared/src/errors.js";
-import type { ClusterTemplate, MachineType, Service, ServiceConstraint } from "../../../shared/src/entities.js";
+import type { ClusterTemplate, ServiceConstraint } from "../../../shared/src/entities.js";
 import {
   checkLayout,
   createHostname,
@@ -15,6 +14,7 @@ import {
   type LayoutRequest,
   type LayoutSolution,
 } from "../src/domain/layout/index.js";
+import { badRequest, reactorCatalog, reactorTemplate, svc } from "./reactor-medium.js";
 import { fixtureSolverCatalog, fixtureTemplate, fixtureTemplates } from "../../../test/helpers/fixture-catalog.js";
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -42,11 +42,6 @@ function servicesCount(solution: LayoutSolution): Map<string, number> {
   return counts;
 }
 
-function badRequest(t: { throws: (fn: () => unknown) => unknown }, fn: () => unknown): CorralError {
-  const err = t.throws(fn) as CorralError;
-  if (!isCorralError(err)) throw new Error(`expected a CorralError, got ${String(err)}`);
-  return err;
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // The real catalog at sizes 1..200
@@ -225,16 +220,6 @@ test("fixture templates - size, compatibility, existence, requires and conflicts
 // ---------------------------------------------------------------------------------------------------------------
 // Coopr's own solver tests and the reference's examples
 
-const svc = (name: string, runtimeRequires: string[] = []): Service => ({
-  name,
-  dependencies: { provides: [], conflicts: [], install: { requires: [], uses: [] }, runtime: { requires: runtimeRequires, uses: [] } },
-  provisioner: { actions: {} },
-});
-const joyentType = (name: string, key: "flavor" | "image", value: string): MachineType => ({
-  name,
-  providermap: { joyent: { [key]: value } },
-});
-const reactorServices = ["namenode", "datanode", "resourcemanager", "nodemanager", "hbasemaster", "regionserver", "zookeeper", "reactor"];
 const quantities = (min: number | undefined, max: number | undefined): ServiceConstraint["quantities"] => ({
   ...(min === undefined ? {} : { min }),
   ...(max === undefined ? {} : { max }),
@@ -243,52 +228,9 @@ const quantities = (min: number | undefined, max: number | undefined): ServiceCo
 /** coopr-server BaseSolverTest: template reactor-medium with its hardware and image types (provider joyent). */
 function reactorMedium(n: number): LayoutRequest {
   return {
-    template: {
-      name: "reactor-medium",
-      compatibility: { hardwaretypes: [], imagetypes: [], services: reactorServices },
-      defaults: { services: reactorServices, provider: "joyent", config: {} },
-      constraints: {
-        services: {
-          namenode: { hardwaretypes: ["large-mem"], imagetypes: ["centos6", "ubuntu12"], quantities: quantities(1, 1) },
-          datanode: { hardwaretypes: ["medium", "large-cpu"], imagetypes: ["centos6", "ubuntu12"], quantities: quantities(1, 50) },
-          zookeeper: { hardwaretypes: ["small", "medium"], imagetypes: ["centos6"], quantities: quantities(1, 5) },
-          reactor: { hardwaretypes: ["medium", "large"], quantities: quantities(1, 5) },
-        },
-        layout: {
-          mustcoexist: [
-            ["datanode", "nodemanager", "regionserver"],
-            ["namenode", "resourcemanager", "hbasemaster"],
-          ],
-          cantcoexist: [
-            ["datanode", "namenode"],
-            ["datanode", "zookeeper"],
-            ["namenode", "zookeeper"],
-            ["datanode", "reactor"],
-            ["namenode", "reactor"],
-          ],
-        },
-      },
-    },
+    template: reactorTemplate(),
     provider: { name: "joyent" },
-    catalog: {
-      services: [
-        svc("namenode"),
-        svc("datanode", ["namenode"]),
-        svc("resourcemanager", ["datanode"]),
-        svc("nodemanager", ["resourcemanager"]),
-        svc("hbasemaster", ["datanode"]),
-        svc("regionserver", ["hbasemaster"]),
-        svc("zookeeper"),
-        svc("reactor", ["zookeeper", "regionserver", "nodemanager"]),
-      ],
-      hardwareTypes: [
-        joyentType("small", "flavor", "Small 2GB"),
-        joyentType("medium", "flavor", "Medium 4GB"),
-        joyentType("large-mem", "flavor", "Large 32GB"),
-        joyentType("large-cpu", "flavor", "Large 16GB"),
-      ],
-      imageTypes: [joyentType("centos6", "image", "joyent-hash-of-centos6.4"), joyentType("ubuntu12", "image", "joyent-hash-of-ubuntu12")],
-    },
+    catalog: reactorCatalog(),
     numMachines: n,
     clusterId: "123",
     clusterName: "mycluster",
