@@ -15,6 +15,7 @@ import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { connectNats, ensureStreams, silentLogger, type Identity } from "@corral/shared";
 import { openClusterBuckets, type ClusterBuckets } from "../../services/clusters/src/adapters/buckets.js";
 import { openClusterStore } from "../../services/clusters/src/adapters/cluster-store.js";
+import { createCounters } from "../../services/clusters/src/adapters/counters.js";
 import { createCredentialStore } from "../../services/clusters/src/adapters/credentials-store.js";
 import { createNodeStore } from "../../services/clusters/src/adapters/node-store.js";
 import { createPlanStore } from "../../services/clusters/src/adapters/plan-store.js";
@@ -108,7 +109,7 @@ try {
     clusters: timed("clusters", clusters),
     nodes: timed("nodes", createNodeStore(b.nodes)),
     plans: timed("plans", createPlanStore(b.plans, b.planTasks)),
-    counters: b.counters,
+    counters: timed("counters", createCounters(b.counters)),
     credentials: timed("credentials", createCredentialStore(b.credentials)),
     usage: timed("usage", await openUsageStore(nc)),
     tenancy: timed("tenancy", await openTenancyClient(nc)),

@@ -10,6 +10,7 @@ import {
 import {
   encode,
   ensureTaskConsumer,
+  jsRequests,
   resultSubject,
   streams,
   taskMessageId,
@@ -192,7 +193,7 @@ class Loop {
       return msg.nak();
     }
     const published = await retryUntil(
-      () => this.js.publish(subject, encode(result), { msgID: taskMessageId(task.taskId, task.dispatch) }),
+      () => jsRequests(deps.nc).publish(subject, encode(result), { msgId: taskMessageId(task.taskId, task.dispatch) }),
       deps.hardStop,
       onError("publishing the result"),
     );
@@ -202,7 +203,7 @@ class Loop {
     }
     // Thousands of tasks a second are possible: successes only at debug level.
     (result.status === 0 ? log.debug : log.info)("task done", { status: result.status, ms: result.endTime - result.startTime });
-    await this.ack(msg, log);
+    this.ack(msg, log);
   }
 
   private async resultExists(subject: string): Promise<boolean> {
@@ -217,12 +218,12 @@ class Loop {
     }
   }
 
-  private async ack(msg: JsMsg, log: Logger): Promise<void> {
+  /** Unconfirmed: the result is stored already, so a lost ack only means a redelivery that finds it and acks. */
+  private ack(msg: JsMsg, log: Logger): void {
     try {
-      await msg.ackAck();
+      msg.ack();
     } catch (err) {
-      // The result is stored; a redelivery finds it and only acks.
-      log.warn("ack not confirmed", { err });
+      log.warn("ack failed", { err });
     }
   }
 }

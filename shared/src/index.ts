@@ -60,14 +60,18 @@ export {
   openBucket,
   isCasConflict,
   readValue,
+  putValue,
   createValue,
   updateValue,
   deleteValue,
   modifyValue,
   listKeys,
   listValues,
+  RevisionCache,
 } from "./kv.js";
 export type { KV, Versioned, Modification, ModifyOptions } from "./kv.js";
+export { jsRequests, JsApiError } from "./js-requests.js";
+export type { JsRequests, JsPublishOptions, StoredMsg } from "./js-requests.js";
 export { keyToken, fromKeyToken, kvKey, pluginTypeKey } from "./kv-keys.js";
 export { subjects, queues, buckets, objectStores, SUPERADMIN_TENANT, ADMIN_USER } from "./subjects.js";
 export type { CrudSubjects } from "./subjects.js";

@@ -2,12 +2,43 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { Kvm, type KV, type KvOptions } from "@nats-io/kv";
 import { decode, encode } from "./codec.js";
 import { CorralError } from "./errors.js";
+import { jsRequests } from "./js-requests.js";
 
 export type { KV } from "@nats-io/kv";
 
+/** Buckets opened by `openBucket`: their reads and writes below take the lean request path (js-requests.ts). */
+const leanBuckets = new WeakMap<KV, { nc: NatsConnection; stream: string; prefix: string }>();
+
 /** Opens a KV bucket, creating it when absent (idempotent across instances). */
 export async function openBucket(nc: NatsConnection, name: string, options: Partial<KvOptions> = {}): Promise<KV> {
-  return new Kvm(nc).create(name, { history: 1, ...options });
+  const kv = await new Kvm(nc).create(name, { history: 1, ...options });
+  leanBuckets.set(kv, { nc, stream: `KV_${name}`, prefix: `$KV.${name}.` });
+  return kv;
+}
+
+interface RawEntry {
+  operation: "PUT" | "DEL" | "PURGE";
+  revision: number;
+  bytes: Uint8Array;
+}
+
+async function readEntry(kv: KV, key: string): Promise<RawEntry | undefined> {
+  const lean = leanBuckets.get(kv);
+  if (!lean) {
+    const e = await kv.get(key);
+    return e ? { operation: e.operation, revision: e.revision, bytes: e.value } : undefined;
+  }
+  const m = await jsRequests(lean.nc).lastBySubject(lean.stream, lean.prefix + key);
+  if (!m) return undefined;
+  const op = m.header("KV-Operation");
+  return { operation: op === "DEL" || op === "PURGE" ? op : "PUT", revision: m.seq, bytes: m.data };
+}
+
+/** Writes bytes to a key; `expect` is the compare-and-set revision (0: the key must not exist). */
+async function writeBytes(kv: KV, key: string, bytes: Uint8Array, expect?: number): Promise<number> {
+  const lean = leanBuckets.get(kv);
+  if (!lean) return expect === undefined ? kv.put(key, bytes) : kv.put(key, bytes, { previousSeq: expect });
+  return jsRequests(lean.nc).publish(lean.prefix + key, bytes, expect === undefined ? {} : { expectLastSubjectSequence: expect });
 }
 
 /** A value and the revision it was read at. */
@@ -19,32 +50,69 @@ export interface Versioned<T> {
 /** The KV's "wrong last sequence" (compare-and-set lost); recognised by code, not by class. */
 export function isCasConflict(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown };
-  return e?.code === 10071 || (typeof e?.message === "string" && e.message.includes("wrong last sequence"));
+  return e?.code === 10071 || e?.code === 10164 || (typeof e?.message === "string" && e.message.includes("wrong last sequence"));
 }
 
-/** Reads and decodes a key; a deleted or absent key is `undefined`. */
-export async function readValue<T>(kv: KV, key: string): Promise<Versioned<T> | undefined> {
-  const entry = await kv.get(key);
-  if (!entry || entry.operation !== "PUT") return undefined;
-  return { value: decode<T>(entry.value), revision: entry.revision };
-}
-
-/** Writes a key only when it does not exist. Returns the revision, or `undefined` when it already exists. */
-export async function createValue<T>(kv: KV, key: string, value: T): Promise<number | undefined> {
-  try {
-    return await kv.create(key, encode(value));
-  } catch (err) {
-    if (isCasConflict(err)) return undefined;
-    throw err;
+/** Reads and decodes a key; a deleted or absent key is `undefined`. A given cache learns what was read. */
+export async function readValue<T>(kv: KV, key: string, cache?: RevisionCache): Promise<Versioned<T> | undefined> {
+  const entry = await readEntry(kv, key);
+  if (!entry || entry.operation !== "PUT") {
+    cache?.forget(key);
+    return undefined;
   }
+  cache?.remember(key, entry.bytes, entry.revision);
+  return { value: decode<T>(entry.bytes), revision: entry.revision };
+}
+
+/** Writes a key unconditionally; a given cache learns the new revision. */
+export async function putValue<T>(kv: KV, key: string, value: T, cache?: RevisionCache): Promise<number> {
+  const bytes = encode(value);
+  const revision = await writeBytes(kv, key, bytes);
+  cache?.remember(key, bytes, revision);
+  return revision;
+}
+
+/**
+ * Writes a key only when it does not exist (or was deleted). Returns the revision, or `undefined` when it
+ * already exists.
+ */
+export async function createValue<T>(kv: KV, key: string, value: T, cache?: RevisionCache): Promise<number | undefined> {
+  const bytes = encode(value);
+  let expect = 0;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const revision = await writeBytes(kv, key, bytes, expect);
+      cache?.remember(key, bytes, revision);
+      return revision;
+    } catch (err) {
+      if (!isCasConflict(err)) throw err;
+    }
+    // A deleted key still has a last sequence (its delete marker): it may be created again over it.
+    const current = await readEntry(kv, key);
+    if (!current || current.operation === "PUT") return undefined;
+    expect = current.revision;
+  }
+  return undefined;
 }
 
 /** Writes a key only when it is still at `revision`. Returns the new revision, or `undefined` on conflict. */
-export async function updateValue<T>(kv: KV, key: string, value: T, revision: number): Promise<number | undefined> {
+export async function updateValue<T>(
+  kv: KV,
+  key: string,
+  value: T,
+  revision: number,
+  cache?: RevisionCache,
+): Promise<number | undefined> {
   try {
-    return await kv.update(key, encode(value), revision);
+    const bytes = encode(value);
+    const written = await writeBytes(kv, key, bytes, revision);
+    cache?.remember(key, bytes, written);
+    return written;
   } catch (err) {
-    if (isCasConflict(err)) return undefined;
+    if (isCasConflict(err)) {
+      cache?.forget(key);
+      return undefined;
+    }
     throw err;
   }
 }
@@ -63,6 +131,43 @@ export async function deleteValue(kv: KV, key: string, revision?: number): Promi
 export interface ModifyOptions {
   /** @default 100 */
   maxAttempts?: number;
+  /**
+   * Last known revisions of this bucket's keys: a hit is tried without a read, the compare-and-set checks it.
+   * Only a write is ever decided on a cached value; when it keeps, deletes, throws or loses, the key is read.
+   */
+  cache?: RevisionCache;
+}
+
+/**
+ * The last value this process wrote or read per key, as encoded bytes (every use decodes a fresh copy, so no
+ * caller can change what the cache holds), bounded by least-recent use. It is never trusted for a read that
+ * must be current: only as a guess that compare-and-set confirms, or for fields that never change.
+ */
+export class RevisionCache {
+  private readonly entries = new Map<string, { bytes: Uint8Array; revision: number }>();
+
+  constructor(private readonly maxEntries = 20_000) {}
+
+  /** The cached value of `key` (possibly stale), decoded afresh. */
+  peek<T>(key: string): Versioned<T> | undefined {
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, e);
+    return { value: decode<T>(e.bytes), revision: e.revision };
+  }
+
+  remember(key: string, bytes: Uint8Array, revision: number): void {
+    const known = this.entries.get(key);
+    if (known && known.revision > revision) return;
+    this.entries.delete(key);
+    this.entries.set(key, { bytes, revision });
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+  }
+
+  forget(key: string): void {
+    this.entries.delete(key);
+  }
 }
 
 /**
@@ -109,19 +214,36 @@ async function casLoop<T>(
   modify: (current: Versioned<T> | undefined) => Modification<T> | Promise<Modification<T>>,
   options: ModifyOptions,
 ): Promise<{ value: T | undefined; revision: number }> {
+  const { cache } = options;
+  const guess = cache?.peek<T>(key);
+  if (guess) {
+    let decision: Modification<T> | undefined;
+    try {
+      decision = await modify(guess);
+    } catch {
+      decision = undefined; // decided on a stale value, perhaps: the read below decides again
+    }
+    if (decision && "put" in decision) {
+      const revision = await updateValue(kv, key, decision.put, guess.revision, cache);
+      if (revision !== undefined) return { value: decision.put, revision };
+    }
+  }
   const maxAttempts = options.maxAttempts ?? 100;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const current = await readValue<T>(kv, key);
+    const current = await readValue<T>(kv, key, cache);
     const decision = await modify(current);
     if ("keep" in decision) return { value: current?.value, revision: current?.revision ?? 0 };
     if ("delete" in decision) {
       if (!current) return { value: undefined, revision: 0 };
-      if (await deleteValue(kv, key, current.revision)) return { value: undefined, revision: 0 };
+      if (await deleteValue(kv, key, current.revision)) {
+        cache?.forget(key);
+        return { value: undefined, revision: 0 };
+      }
       continue;
     }
     const revision = current
-      ? await updateValue(kv, key, decision.put, current.revision)
-      : await createValue(kv, key, decision.put);
+      ? await updateValue(kv, key, decision.put, current.revision, cache)
+      : await createValue(kv, key, decision.put, cache);
     if (revision !== undefined) return { value: decision.put, revision };
     // Full jitter, growing to 100 ms: spreads writers of other processes apart.
     await new Promise((r) => setTimeout(r, Math.min(100, 2 ** attempt) * Math.random()));

@@ -2,7 +2,8 @@ import anyTest, { type TestFn } from "ava";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { startNats, type NatsHandle } from "@corral/deploy";
 import { connectNats } from "../src/nats.js";
-import { createValue, modifyValue, openBucket, readValue } from "../src/kv.js";
+import { createValue, modifyValue, openBucket, putValue, readValue, RevisionCache } from "../src/kv.js";
+import { JsApiError, jsRequests } from "../src/js-requests.js";
 
 const test = anyTest as TestFn<{ nats: NatsHandle; nc: NatsConnection }>;
 test.before(async (t) => {
@@ -50,4 +51,84 @@ test("kv - modify can delete and keep", async (t) => {
   await modifyValue<number>(kv, "k", () => ({ delete: true }));
   t.is(await readValue<number>(kv, "k"), undefined);
   t.not(await createValue(kv, "k", 2), undefined, "a deleted key can be created again");
+});
+
+test("kv - two processes' caches: a stale guess loses the compare-and-set, then the fresh value decides", async (t) => {
+  const kv = await openBucket(t.context.nc, "kv_test_cache");
+  const mine = new RevisionCache();
+  const theirs = new RevisionCache();
+  await putValue(kv, "k", { n: 1, seen: [] as string[] }, mine);
+  // Another process writes twice; my cache still holds revision 1.
+  await modifyValue<{ n: number; seen: string[] }>(kv, "k", (c) => ({ put: { n: c!.value.n + 1, seen: [...c!.value.seen, "a"] } }), { cache: theirs });
+  await modifyValue<{ n: number; seen: string[] }>(kv, "k", (c) => ({ put: { n: c!.value.n + 1, seen: [...c!.value.seen, "b"] } }), { cache: theirs });
+  const calls: number[] = [];
+  const out = await modifyValue<{ n: number; seen: string[] }>(
+    kv,
+    "k",
+    (c) => {
+      calls.push(c!.value.n);
+      return { put: { n: c!.value.n + 1, seen: [...c!.value.seen, "c"] } };
+    },
+    { cache: mine },
+  );
+  t.deepEqual(calls, [1, 3], "tried on the cached revision, then on the one read");
+  t.deepEqual(out.value, { n: 4, seen: ["a", "b", "c"] });
+  t.deepEqual((await readValue(kv, "k"))?.value, { n: 4, seen: ["a", "b", "c"] });
+  // Now the cache is current: the next modify needs no read and is decided once.
+  calls.length = 0;
+  await modifyValue<{ n: number; seen: string[] }>(kv, "k", (c) => (calls.push(c!.value.n), { put: { ...c!.value, n: c!.value.n + 1 } }), { cache: mine });
+  t.deepEqual(calls, [4]);
+});
+
+test("kv - keep or throw decided on a cached value is decided again on a fresh read", async (t) => {
+  const kv = await openBucket(t.context.nc, "kv_test_cache_keep");
+  const mine = new RevisionCache();
+  await putValue(kv, "k", 1, mine);
+  await putValue(kv, "k", 2); // another writer; my cache says 1
+  const keepSeen: number[] = [];
+  await modifyValue<number>(kv, "k", (c) => (keepSeen.push(c!.value), c!.value === 1 ? { keep: true } : { put: c!.value * 10 }), { cache: mine });
+  t.deepEqual(keepSeen, [1, 2]);
+  t.is((await readValue<number>(kv, "k"))?.value, 20);
+  await putValue(kv, "k", 5); // my cache says 20
+  const throwSeen: number[] = [];
+  await modifyValue<number>(
+    kv,
+    "k",
+    (c) => {
+      throwSeen.push(c!.value);
+      if (c!.value === 20) throw new Error("stale");
+      return { put: c!.value + 1 };
+    },
+    { cache: mine },
+  );
+  t.deepEqual(throwSeen, [20, 5]);
+  t.is((await readValue<number>(kv, "k"))?.value, 6);
+});
+
+test("kv - values handed out from a cache are copies", async (t) => {
+  const kv = await openBucket(t.context.nc, "kv_test_cache_copy");
+  const cache = new RevisionCache();
+  await putValue(kv, "k", { list: [1] }, cache);
+  const a = cache.peek<{ list: number[] }>("k");
+  a!.value.list.push(2);
+  t.deepEqual(cache.peek<{ list: number[] }>("k")?.value, { list: [1] });
+});
+
+test("js requests - acknowledged publish, deduplication, compare-and-set error codes and direct get", async (t) => {
+  const kv = await openBucket(t.context.nc, "kv_test_lean");
+  const js = jsRequests(t.context.nc);
+  const first = await js.publish("$KV.kv_test_lean.a", new Uint8Array([1]), { expectLastSubjectSequence: 0 });
+  const err = await t.throwsAsync(js.publish("$KV.kv_test_lean.a", new Uint8Array([2]), { expectLastSubjectSequence: 0 }));
+  t.true(err instanceof JsApiError && err.code === 10071, "a lost compare-and-set carries JetStream's code");
+  const once = await js.publish("$KV.kv_test_lean.d", new Uint8Array([1]), { msgId: "m1" });
+  t.is(await js.publish("$KV.kv_test_lean.d", new Uint8Array([1]), { msgId: "m1" }), once, "a repeated message id is a duplicate");
+  const got = await js.lastBySubject("KV_kv_test_lean", "$KV.kv_test_lean.a");
+  t.is(got?.seq, first);
+  t.deepEqual([...(got?.data ?? [])], [1]);
+  t.is(await js.lastBySubject("KV_kv_test_lean", "$KV.kv_test_lean.none"), undefined);
+  await kv.delete("a");
+  t.is(await readValue(kv, "a"), undefined, "a delete marker reads as absent");
+  t.not(await createValue(kv, "a", 3), undefined, "and can be created over");
+  const noStream = await t.throwsAsync(js.publish("nowhere.at.all", new Uint8Array([1])));
+  t.regex(noStream?.message ?? "", /503/, "no stream listening: no responders");
 });

@@ -2,6 +2,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { ensureStreams, queues, serve, type Logger } from "@corral/shared";
 import { openClusterBuckets } from "./adapters/buckets.js";
 import { openClusterStore } from "./adapters/cluster-store.js";
+import { createCounters } from "./adapters/counters.js";
 import { createCredentialStore } from "./adapters/credentials-store.js";
 import { createNodeStore } from "./adapters/node-store.js";
 import { createPlanStore } from "./adapters/plan-store.js";
@@ -46,7 +47,7 @@ export async function startClustersService(options: ClustersServiceDeps): Promis
     clusters,
     nodes: createNodeStore(buckets.nodes),
     plans: createPlanStore(buckets.plans, buckets.planTasks),
-    counters: buckets.counters,
+    counters: createCounters(buckets.counters),
     credentials: createCredentialStore(buckets.credentials),
     usage: await openUsageStore(nc),
     tenancy: await openTenancyClient(nc),

@@ -5,6 +5,7 @@ import {
   kvKey,
   modifyValue,
   readValue,
+  RevisionCache,
   type KV,
   type Logger,
   type Modification,
@@ -15,6 +16,8 @@ import type { ClusterRecord } from "../domain/records.js";
 /** Cluster records, plus an in-memory mirror fed by a KV watch for lists and periodic scans. */
 export interface ClusterStore {
   get(id: string): Promise<Versioned<ClusterRecord> | undefined>;
+  /** A version that may be behind, for what never changes after creation (owner, tenant, node count). */
+  fixedPartsOf(id: string): Promise<ClusterRecord | undefined>;
   /** False when the id is taken. */
   create(record: ClusterRecord): Promise<boolean>;
   modify(
@@ -28,6 +31,7 @@ export interface ClusterStore {
 
 export async function openClusterStore(kv: KV, log: Logger): Promise<ClusterStore> {
   const mirror = new Map<string, ClusterRecord>();
+  const cache = new RevisionCache(10_000);
   let applied = 0;
   const waiters: Array<{ revision: number; resolve: () => void }> = [];
   const watcher = await kv.watch({ key: ">" });
@@ -53,12 +57,15 @@ export async function openClusterStore(kv: KV, log: Logger): Promise<ClusterStor
   };
 
   return {
-    get: (id) => readValue<ClusterRecord>(kv, kvKey(id)),
+    get: (id) => readValue<ClusterRecord>(kv, kvKey(id), cache),
+    async fixedPartsOf(id) {
+      return cache.peek<ClusterRecord>(kvKey(id))?.value ?? mirror.get(id) ?? (await readValue<ClusterRecord>(kv, kvKey(id), cache))?.value;
+    },
     async create(record) {
-      return (await createValue(kv, kvKey(record.id), record)) !== undefined;
+      return (await createValue(kv, kvKey(record.id), record, cache)) !== undefined;
     },
     async modify(id, fn) {
-      return (await modifyValue<ClusterRecord>(kv, kvKey(id), fn)).value;
+      return (await modifyValue<ClusterRecord>(kv, kvKey(id), fn, { cache })).value;
     },
     async all() {
       await caughtUp();

@@ -1,7 +1,16 @@
-import { modifyValue, type KV } from "@corral/shared";
+import { modifyValue, RevisionCache, type KV } from "@corral/shared";
 
-/** Monotonic counters (cluster ids); an id handed out is never handed out again. */
-export async function nextCount(kv: KV, name: string): Promise<number> {
-  const { value } = await modifyValue<number>(kv, name, (current) => ({ put: (current?.value ?? 0) + 1 }));
-  return value ?? 1;
+/** Monotonic counters (cluster ids, job numbers); a number handed out is never handed out again. */
+export interface Counters {
+  next(name: string): Promise<number>;
+}
+
+export function createCounters(kv: KV): Counters {
+  const cache = new RevisionCache(1_000);
+  return {
+    async next(name) {
+      const { value } = await modifyValue<number>(kv, name, (current) => ({ put: (current?.value ?? 0) + 1 }), { cache });
+      return value ?? 1;
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import { kvKey, modifyValue, encode, readValue, type KV, type Modification, type Versioned } from "@corral/shared";
+import { kvKey, modifyValue, putValue, readValue, RevisionCache, type KV, type Modification, type Versioned } from "@corral/shared";
 import type { ClusterNode } from "../domain/records.js";
 import { mapLimit } from "./buckets.js";
 
@@ -18,8 +18,10 @@ export interface NodeStore {
 }
 
 export function createNodeStore(kv: KV): NodeStore {
+  // Results modify a node the moment after this process wrote it: the compare-and-set needs no read first.
+  const cache = new RevisionCache(50_000);
   const get = async (clusterId: string, nodeId: string) =>
-    (await readValue<ClusterNode>(kv, kvKey(clusterId, nodeId)))?.value;
+    (await readValue<ClusterNode>(kv, kvKey(clusterId, nodeId), cache))?.value;
   return {
     get,
     async getMany(clusterId, nodeIds) {
@@ -27,10 +29,10 @@ export function createNodeStore(kv: KV): NodeStore {
       return nodes.filter((n): n is ClusterNode => n !== undefined);
     },
     async putMany(nodes) {
-      await mapLimit(nodes, CONCURRENCY, (n) => kv.put(kvKey(n.clusterId, n.id), encode(n)));
+      await mapLimit(nodes, CONCURRENCY, (n) => putValue(kv, kvKey(n.clusterId, n.id), n, cache));
     },
     async modify(clusterId, nodeId, fn) {
-      return (await modifyValue<ClusterNode>(kv, kvKey(clusterId, nodeId), fn)).value;
+      return (await modifyValue<ClusterNode>(kv, kvKey(clusterId, nodeId), fn, { cache })).value;
     },
   };
 }

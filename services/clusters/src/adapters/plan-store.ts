@@ -1,10 +1,15 @@
-import { encode, kvKey, modifyValue, readValue, type KV, type Modification, type Versioned } from "@corral/shared";
+import { encode, kvKey, modifyValue, putValue, readValue, RevisionCache, type KV, type Modification, type Versioned } from "@corral/shared";
 import { TASKS_PER_PAGE, type PlanRecord, type StoredTask } from "../domain/records.js";
 import { mapLimit } from "./buckets.js";
 
 /** Plans: a header with the actor, and the tasks of each stage in pages of TASKS_PER_PAGE. */
 export interface PlanStore {
   get(clusterId: string, planId: string): Promise<Versioned<PlanRecord> | undefined>;
+  /**
+   * A version of the plan that may be behind: only for what never changes after creation (stages, action,
+   * tenant). Served from memory when this process has seen the plan.
+   */
+  fixedPartsOf(clusterId: string, planId: string): Promise<PlanRecord | undefined>;
   /** Writes the task pages, then the header; a header is only ever visible with all its tasks. */
   create(record: PlanRecord, stages: readonly (readonly StoredTask[])[]): Promise<void>;
   modify(
@@ -19,31 +24,58 @@ export interface PlanStore {
 const pageKey = (plan: { clusterId: string; id: string }, stage: number, page: number) =>
   kvKey(plan.clusterId, plan.id, String(stage), String(page));
 
+/** Pages never change once written: this many stay in memory, least recently used out first. */
+const CACHED_PAGES = 2_000;
+
 export function createPlanStore(plans: KV, planTasks: KV): PlanStore {
+  const headers = new RevisionCache(20_000);
+  const pages = new Map<string, Promise<StoredTask[]>>();
+  const rememberPage = (key: string, tasks: Promise<StoredTask[]>) => {
+    pages.delete(key);
+    pages.set(key, tasks);
+    if (pages.size > CACHED_PAGES) pages.delete(pages.keys().next().value as string);
+  };
+  const readPage = (plan: PlanRecord, stage: number, p: number) => {
+    const key = pageKey(plan, stage, p);
+    const cached = pages.get(key);
+    if (cached) {
+      rememberPage(key, cached);
+      return cached;
+    }
+    const read = readValue<StoredTask[]>(planTasks, key).then((found) => {
+      if (!found) throw new Error(`plan ${plan.id} stage ${stage} page ${p} is missing`);
+      return found.value;
+    });
+    read.catch(() => pages.delete(key));
+    rememberPage(key, read);
+    return read;
+  };
+  const get = (clusterId: string, planId: string) => readValue<PlanRecord>(plans, kvKey(clusterId, planId), headers);
+
   return {
-    get: (clusterId, planId) => readValue<PlanRecord>(plans, kvKey(clusterId, planId)),
+    get,
+    async fixedPartsOf(clusterId, planId) {
+      return headers.peek<PlanRecord>(kvKey(clusterId, planId))?.value ?? (await get(clusterId, planId))?.value;
+    },
     async create(record, stages) {
-      const pages: Array<{ key: string; tasks: readonly StoredTask[] }> = [];
+      const written: Array<{ key: string; tasks: StoredTask[] }> = [];
       stages.forEach((tasks, stage) => {
         for (let p = 0; p * TASKS_PER_PAGE < tasks.length; p++) {
-          pages.push({ key: pageKey(record, stage, p), tasks: tasks.slice(p * TASKS_PER_PAGE, (p + 1) * TASKS_PER_PAGE) });
+          written.push({ key: pageKey(record, stage, p), tasks: tasks.slice(p * TASKS_PER_PAGE, (p + 1) * TASKS_PER_PAGE) });
         }
       });
-      await mapLimit(pages, 64, (page) => planTasks.put(page.key, encode(page.tasks)));
-      await plans.put(kvKey(record.clusterId, record.id), encode(record));
+      await mapLimit(written, 64, (page) => planTasks.put(page.key, encode(page.tasks)));
+      for (const page of written) rememberPage(page.key, Promise.resolve(page.tasks));
+      await putValue(plans, kvKey(record.clusterId, record.id), record, headers);
     },
     async modify(clusterId, planId, fn) {
-      return (await modifyValue<PlanRecord>(plans, kvKey(clusterId, planId), fn)).value;
+      return (await modifyValue<PlanRecord>(plans, kvKey(clusterId, planId), fn, { cache: headers })).value;
     },
     async stageTasks(plan, stage) {
       const size = plan.stageSizes[stage] ?? 0;
       const pageCount = Math.ceil(size / TASKS_PER_PAGE);
-      const pages = await mapLimit(Array.from({ length: pageCount }, (_, p) => p), 16, async (p) => {
-        const found = await readValue<StoredTask[]>(planTasks, pageKey(plan, stage, p));
-        if (!found) throw new Error(`plan ${plan.id} stage ${stage} page ${p} is missing`);
-        return found.value;
-      });
-      return pages.flat();
+      const read = await mapLimit(Array.from({ length: pageCount }, (_, p) => p), 16, (p) => readPage(plan, stage, p));
+      return read.flat();
     },
   };
 }

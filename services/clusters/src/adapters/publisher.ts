@@ -1,6 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { jetstream, type JetStreamClient } from "@nats-io/jetstream";
-import { encode, eventSubject, taskMessageId, taskSubject, type TaskMessage } from "@corral/shared";
+import { encode, eventSubject, jsRequests, taskMessageId, taskSubject, type TaskMessage } from "@corral/shared";
 import { mapLimit } from "./buckets.js";
 
 /** Node lifecycle events for metrics (DESIGN.md "Events"). */
@@ -24,17 +23,17 @@ export interface Publisher {
 }
 
 export function createPublisher(nc: NatsConnection): Publisher {
-  const js: JetStreamClient = jetstream(nc);
+  const js = jsRequests(nc);
   return {
     async publishTasks(messages) {
       await mapLimit(messages, 256, (m) =>
-        js.publish(taskSubject(m.tenant), encode(m), { msgID: taskMessageId(m.taskId, m.dispatch) }),
+        js.publish(taskSubject(m.tenant), encode(m), { msgId: taskMessageId(m.taskId, m.dispatch) }),
       );
     },
     async publishEvent(event) {
       // The id makes a repeated event (after a crash) a duplicate.
       await js.publish(eventSubject(event.tenant, event.type), encode(event), {
-        msgID: `${event.type}.${event.taskId}.${event.dispatch}`,
+        msgId: `${event.type}.${event.taskId}.${event.dispatch}`,
       });
     },
   };

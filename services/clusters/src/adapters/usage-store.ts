@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ConflictError, buckets, kvKey, modifyValue, openBucket, readValue, type KV, type Tenant } from "@corral/shared";
+import { ConflictError, buckets, kvKey, modifyValue, openBucket, readValue, RevisionCache, type KV, type Tenant } from "@corral/shared";
 
 /** Live clusters and nodes per tenant (`corral_usage`, read by tenancy when quotas are lowered). */
 export interface TenantUsage {
@@ -20,6 +20,7 @@ export interface UsageStore {
 export async function openUsageStore(nc: NatsConnection): Promise<UsageStore> {
   const kv: KV = await openBucket(nc, buckets.usage);
   const zero = { clusters: 0, nodes: 0 };
+  const cache = new RevisionCache(1_000);
   return {
     async reserve(tenant, nodes) {
       await modifyValue<TenantUsage>(kv, kvKey(tenant.name), (current) => {
@@ -39,19 +40,20 @@ export async function openUsageStore(nc: NatsConnection): Promise<UsageStore> {
           );
         }
         return { put: { clusters: used.clusters + 1, nodes: used.nodes + nodes } };
-      });
+      }, { cache });
     },
     async release(tenant, nodes) {
       await modifyValue<TenantUsage>(kv, kvKey(tenant), (current) => {
         const used = current?.value ?? zero;
         return { put: { clusters: Math.max(0, used.clusters - 1), nodes: Math.max(0, used.nodes - nodes) } };
-      });
+      }, { cache });
     },
     async set(tenant, usage) {
       await modifyValue<TenantUsage>(kv, kvKey(tenant), (current) =>
         current && current.value.clusters === usage.clusters && current.value.nodes === usage.nodes
           ? { keep: true }
           : { put: usage },
+        { cache },
       );
     },
     async get(tenant) {

@@ -19,7 +19,6 @@ import type { ClusterNode, ClusterRecord } from "../domain/records.js";
 import type { CreateClusterRequest } from "../domain/requests.js";
 import type { EngineDeps } from "./deps.js";
 import { startActorActions, type Engine } from "./engine.js";
-import { nextCount } from "../adapters/counters.js";
 
 /** Largest cluster one request may create. */
 export const MAX_CLUSTER_SIZE = 10_000;
@@ -62,7 +61,7 @@ export async function createCluster(deps: EngineDeps, engine: Engine, identity: 
   validateMacros(config as Json);
   await checkProviderFields(deps, provider, req.providerFields ?? {});
 
-  const id = formatClusterId(await nextCount(deps.counters, "clusters"));
+  const id = formatClusterId(await deps.counters.next("clusters"));
   const solution = solveLayout({
     template,
     provider,

@@ -9,7 +9,6 @@ import {
   type ClusterStatus,
 } from "../domain/cluster-machine.js";
 import { formatPlanId, nodeIdsOf } from "../domain/ids.js";
-import { nextCount } from "../adapters/counters.js";
 import { PLAN_MACHINE_VERSION, planMachine, type Dispatch, type PlanContext, type PlanEvent } from "../domain/plan-machine.js";
 import type { ClusterRecord, PlanRecord, StoredTask } from "../domain/records.js";
 import type { EngineDeps } from "./deps.js";
@@ -149,7 +148,7 @@ export function createEngine(deps: EngineDeps): Engine {
       if (!isActionAllowed(statusOf(cluster), request.action)) throw conflictFor(cluster, request.action);
       // A number of its own per attempt: racing requests never write to the same plan (only one wins below).
       // Plan 1 is the create's; the per-cluster counter numbers the jobs after it.
-      const planId = formatPlanId(cluster.id, 1 + (await nextCount(deps.counters, `plans.${cluster.id}`)));
+      const planId = formatPlanId(cluster.id, 1 + (await deps.counters.next(`plans.${cluster.id}`)));
       const changed = request.mutate ? request.mutate(cluster) : cluster;
       const nodes = (await deps.nodes.getMany(cluster.id, nodeIdsOfCluster(cluster))).map((n) => ({
         id: n.id,

@@ -4,7 +4,7 @@ import { mapLimit } from "../adapters/buckets.js";
 import { taskIndexOf } from "../domain/ids.js";
 import { applyResultToNode } from "../domain/node-results.js";
 import type { PlanEvent } from "../domain/plan-machine.js";
-import type { PlanRecord, StoredTask } from "../domain/records.js";
+import type { PlanRecord } from "../domain/records.js";
 import type { EngineDeps } from "./deps.js";
 import type { Engine } from "./engine.js";
 
@@ -24,26 +24,12 @@ export async function startResultsConsumer(deps: EngineDeps, engine: Engine): Pr
   const consumer = await jetstream(deps.nc).consumers.get(streams.results, name);
   let running = true;
 
-  // Stage task pages never change: one read per stage, shared by every result that needs it.
-  const stageCache = new Map<string, Promise<StoredTask[]>>();
-  const stageTasks = (plan: PlanRecord, stage: number) => {
-    const key = `${plan.clusterId}/${plan.id}/${stage}`;
-    let tasks = stageCache.get(key);
-    if (!tasks) {
-      tasks = deps.plans.stageTasks(plan, stage);
-      tasks.catch(() => stageCache.delete(key));
-      stageCache.set(key, tasks);
-      if (stageCache.size > 256) stageCache.delete(stageCache.keys().next().value as string);
-    }
-    return tasks;
-  };
-
   /** The planned service of a task, for the node's action history. */
   const serviceOf = async (plan: PlanRecord, index: number) => {
     const starts = plan.actor.context.stageStarts;
     let stage = 0;
     while (stage + 1 < starts.length && (starts[stage + 1] ?? 0) <= index) stage++;
-    return (await stageTasks(plan, stage))[index - (starts[stage] ?? 0)]?.service ?? "";
+    return (await deps.plans.stageTasks(plan, stage))[index - (starts[stage] ?? 0)]?.service ?? "";
   };
 
   const handleBatch = async (messages: JsMsg[]) => {
@@ -60,20 +46,9 @@ export async function startResultsConsumer(deps: EngineDeps, engine: Engine): Pr
   };
 
   const applyBatch = async (results: TaskResult[]) => {
-    // Plans and owners are read once per batch, not once per result.
-    const plans = new Map<string, Promise<PlanRecord | undefined>>();
-    const owners = new Map<string, Promise<string>>();
-    const planOf = (r: TaskResult) => {
-      const key = `${r.clusterId}/${r.planId}`;
-      let p = plans.get(key);
-      if (!p) plans.set(key, (p = deps.plans.get(r.clusterId, r.planId).then((v) => v?.value)));
-      return p;
-    };
-    const ownerOf = (clusterId: string) => {
-      let p = owners.get(clusterId);
-      if (!p) owners.set(clusterId, (p = deps.clusters.get(clusterId).then((c) => c?.value.ownerId ?? "")));
-      return p;
-    };
+    // Only the parts of plans and clusters that never change are needed here: mostly served from memory.
+    const planOf = (r: TaskResult) => deps.plans.fixedPartsOf(r.clusterId, r.planId);
+    const ownerOf = async (clusterId: string) => (await deps.clusters.fixedPartsOf(clusterId))?.ownerId ?? "";
     const byPlan = new Map<string, { clusterId: string; planId: string; events: PlanEvent[] }>();
     await mapLimit(results, 64, async (r) => {
       const index = taskIndexOf(r.planId, r.taskId);

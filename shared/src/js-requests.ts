@@ -1,0 +1,156 @@
+import { createInbox, headers as newHeaders, type Msg, type NatsConnection } from "@nats-io/transport-node";
+
+/**
+ * The JetStream requests of the hot paths (acknowledged publishes, compare-and-set writes, direct gets), over
+ * one reply subscription per connection. nats.js builds a request object, a timer, a deferred and an Error
+ * (even on success) per request; at thousands of tasks a second that was the largest single cost of the
+ * clusters service and the provisioners. Timeouts are swept once a quarter second instead of a timer each.
+ */
+export interface JsRequests {
+  /** Publishes to a stream and waits for its acknowledgement; the stream's sequence of the message. */
+  publish(subject: string, data: Uint8Array, options?: JsPublishOptions): Promise<number>;
+  /** The last message on `subject` in `stream` (direct get), or `undefined` when there is none. */
+  lastBySubject(stream: string, subject: string): Promise<StoredMsg | undefined>;
+}
+
+export interface JsPublishOptions {
+  /** Deduplication id (`Nats-Msg-Id`). */
+  msgId?: string;
+  /** Compare-and-set: the subject's last sequence must be this (0: the subject has no message). */
+  expectLastSubjectSequence?: number;
+}
+
+export interface StoredMsg {
+  seq: number;
+  data: Uint8Array;
+  header(name: string): string | undefined;
+}
+
+/** A JetStream API error (`code` is JetStream's err_code, e.g. 10071 for a lost compare-and-set). */
+export class JsApiError extends Error {
+  constructor(
+    message: string,
+    readonly code: number,
+    readonly status: number,
+  ) {
+    super(message);
+    this.name = "JsApiError";
+  }
+}
+
+const TIMEOUT_MS = 5_000;
+const utf8Decoder = new TextDecoder();
+const utf8Encoder = new TextEncoder();
+const SWEEP_MS = 250;
+
+interface Pending {
+  resolve(msg: Msg): void;
+  reject(err: Error): void;
+  deadline: number;
+}
+
+const byConnection = new WeakMap<NatsConnection, JsRequests>();
+
+/** The connection's requester (one per connection, made on first use). */
+export function jsRequests(nc: NatsConnection): JsRequests {
+  let found = byConnection.get(nc);
+  if (!found) {
+    found = createJsRequests(nc);
+    byConnection.set(nc, found);
+  }
+  return found;
+}
+
+function createJsRequests(nc: NatsConnection): JsRequests {
+  const prefix = createInbox();
+  const pending = new Map<string, Pending>();
+  let next = 0;
+  let sweeper: ReturnType<typeof setInterval> | undefined;
+
+  nc.subscribe(`${prefix}.*`, {
+    callback: (_err, msg) => {
+      const token = msg.subject.slice(prefix.length + 1);
+      const p = pending.get(token);
+      if (!p) return;
+      pending.delete(token);
+      p.resolve(msg);
+    },
+  });
+  void nc.closed().then(() => {
+    for (const p of pending.values()) p.reject(new Error("connection closed"));
+    pending.clear();
+    if (sweeper) clearInterval(sweeper);
+  });
+
+  const sweep = () => {
+    const now = Date.now();
+    for (const [token, p] of pending) {
+      if (p.deadline <= now) {
+        pending.delete(token);
+        p.reject(Object.assign(new Error("JetStream request timed out"), { code: "TIMEOUT" }));
+      }
+    }
+    if (pending.size === 0 && sweeper) {
+      clearInterval(sweeper);
+      sweeper = undefined;
+    }
+  };
+
+  const request = (subject: string, data: Uint8Array, hdrs?: ReturnType<typeof newHeaders>) =>
+    new Promise<Msg>((resolve, reject) => {
+      const token = (next++).toString(36);
+      pending.set(token, { resolve, reject, deadline: Date.now() + TIMEOUT_MS });
+      if (!sweeper) {
+        sweeper = setInterval(sweep, SWEEP_MS);
+        sweeper.unref();
+      }
+      try {
+        nc.publish(subject, data, { reply: `${prefix}.${token}`, ...(hdrs ? { headers: hdrs } : {}) });
+      } catch (err) {
+        pending.delete(token);
+        reject(err as Error);
+      }
+    });
+
+  /** Rejects a "no responders" (503) or other status reply. */
+  const statusError = (msg: Msg, what: string): JsApiError | undefined => {
+    const h = msg.headers;
+    if (!h || !h.hasError) return undefined;
+    return new JsApiError(`${what}: ${h.code} ${h.description}`, 0, h.code);
+  };
+
+  return {
+    async publish(subject, data, options = {}) {
+      let hdrs: ReturnType<typeof newHeaders> | undefined;
+      if (options.msgId !== undefined || options.expectLastSubjectSequence !== undefined) {
+        hdrs = newHeaders();
+        if (options.msgId !== undefined) hdrs.set("Nats-Msg-Id", options.msgId);
+        if (options.expectLastSubjectSequence !== undefined) {
+          hdrs.set("Nats-Expected-Last-Subject-Sequence", String(options.expectLastSubjectSequence));
+        }
+      }
+      const reply = await request(subject, data, hdrs);
+      const failed = statusError(reply, `publish to ${subject}`);
+      if (failed) throw failed;
+      const ack = JSON.parse(utf8Decoder.decode(reply.data)) as {
+        seq?: number;
+        error?: { code: number; err_code: number; description: string };
+      };
+      if (ack.error) throw new JsApiError(ack.error.description, ack.error.err_code, ack.error.code);
+      if (typeof ack.seq !== "number") throw new Error(`publish to ${subject}: unexpected acknowledgement`);
+      return ack.seq;
+    },
+
+    async lastBySubject(stream, subject) {
+      const reply = await request(`$JS.API.DIRECT.GET.${stream}`, utf8Encoder.encode(JSON.stringify({ last_by_subj: subject })));
+      const h = reply.headers;
+      if (h?.hasError) {
+        if (h.code === 404) return undefined;
+        throw new JsApiError(`direct get of ${subject}: ${h.code} ${h.description}`, 0, h.code);
+      }
+      const seq = Number(h?.get("Nats-Sequence"));
+      if (!h || !Number.isFinite(seq)) throw new Error(`direct get of ${subject}: reply without a sequence`);
+      return { seq, data: reply.data, header: (name) => h.get(name) || undefined };
+    },
+  };
+}
