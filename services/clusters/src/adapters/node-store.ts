@@ -9,6 +9,8 @@ export interface NodeStore {
   get(clusterId: string, nodeId: string): Promise<ClusterNode | undefined>;
   /** The nodes with these ids, in that order (missing ones skipped). */
   getMany(clusterId: string, nodeIds: readonly string[]): Promise<ClusterNode[]>;
+  /** The last versions this process wrote or read, when it has all of them (may be behind: see callers). */
+  cachedMany(clusterId: string, nodeIds: readonly string[]): ClusterNode[] | undefined;
   putMany(nodes: readonly ClusterNode[]): Promise<void>;
   modify(
     clusterId: string,
@@ -27,6 +29,15 @@ export function createNodeStore(kv: KV): NodeStore {
     async getMany(clusterId, nodeIds) {
       const nodes = await mapLimit(nodeIds, CONCURRENCY, (id) => get(clusterId, id));
       return nodes.filter((n): n is ClusterNode => n !== undefined);
+    },
+    cachedMany(clusterId, nodeIds) {
+      const nodes: ClusterNode[] = [];
+      for (const id of nodeIds) {
+        const found = cache.peek<ClusterNode>(kvKey(clusterId, id));
+        if (!found) return undefined;
+        nodes.push(found.value);
+      }
+      return nodes;
     },
     async putMany(nodes) {
       await mapLimit(nodes, CONCURRENCY, (n) => putValue(kv, kvKey(n.clusterId, n.id), n, cache));

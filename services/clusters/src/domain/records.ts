@@ -74,6 +74,8 @@ export interface PlanRecord {
   actor: PersistedActor<PlanContext>;
   /** For add_services: the services each changed node holds after the change (applied before stage 0). */
   nodeServices?: Record<string, string[]>;
+  /** Task results applied to the actor so far, stale ones included (see engine/dispatch-memory.ts). */
+  resultsApplied?: number;
 }
 
 /** One planned task as stored in a page. */

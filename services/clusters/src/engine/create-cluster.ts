@@ -44,12 +44,15 @@ export async function checkProviderFields(deps: EngineDeps, provider: Provider, 
  * A crash before the commit leaves only unreachable keys under an id never used again.
  */
 export async function createCluster(deps: EngineDeps, engine: Engine, identity: Identity, req: CreateClusterRequest): Promise<string> {
-  const tenant = await deps.tenancy.tenant(identity.tenant);
-  if (!tenant) throw new NotFoundError("tenant", identity.tenant);
   if (req.numMachines > MAX_CLUSTER_SIZE) {
     throw new BadRequestError(`numMachines must be at most ${MAX_CLUSTER_SIZE} (got ${req.numMachines})`, { field: "numMachines" });
   }
-  const catalog = await deps.tenancy.catalog(identity.tenant);
+  // Independent reads run side by side; the tenant's absence is reported before anything the catalog says.
+  const catalogRead = deps.tenancy.catalog(identity.tenant);
+  catalogRead.catch(() => {});
+  const tenant = await deps.tenancy.tenant(identity.tenant);
+  if (!tenant) throw new NotFoundError("tenant", identity.tenant);
+  const catalog = await catalogRead;
   const template: ClusterTemplate | undefined = findIn(catalog.clustertemplates, req.clusterTemplate);
   if (!template) throw new BadRequestError(`cluster template ${req.clusterTemplate} does not exist`, { field: "clusterTemplate" });
   const providerName = req.provider ?? template.defaults.provider;
@@ -59,9 +62,11 @@ export async function createCluster(deps: EngineDeps, engine: Engine, identity: 
   const expireTime = leaseExpiry(template, req.initialLeaseDuration, now);
   const config = (req.config ?? template.defaults.config) as JsonObject;
   validateMacros(config as Json);
-  await checkProviderFields(deps, provider, req.providerFields ?? {});
-
-  const id = formatClusterId(await deps.counters.next("clusters"));
+  const [, clusterNumber] = await Promise.all([
+    checkProviderFields(deps, provider, req.providerFields ?? {}),
+    deps.counters.next("clusters", { block: 32 }),
+  ]);
+  const id = formatClusterId(clusterNumber);
   const solution = solveLayout({
     template,
     provider,
@@ -86,8 +91,6 @@ export async function createCluster(deps: EngineDeps, engine: Engine, identity: 
       actions: [],
       applied: [],
     }));
-    await deps.nodes.putMany(nodes);
-    await deps.credentials.merge(id, req.providerFields ?? {});
     const serviceDefs: Service[] = solution.services
       .map((name) => findIn(catalog.services, name))
       .filter((s): s is Service => s !== undefined);
@@ -112,10 +115,15 @@ export async function createCluster(deps: EngineDeps, engine: Engine, identity: 
       jobs: [planId],
       progress: { stepstotal: 0, stepscompleted: 0 },
     };
-    const plan = await engine.createPlan(draft, planId, "cluster_create", {
-      nodes: nodes.map((n) => ({ id: n.id, services: n.services })),
-      services: serviceDefs,
-    });
+    // Nothing written before the cluster record is reachable: these writes need no order among themselves.
+    const [plan] = await Promise.all([
+      engine.createPlan(draft, planId, "cluster_create", {
+        nodes: nodes.map((n) => ({ id: n.id, services: n.services })),
+        services: serviceDefs,
+      }),
+      deps.nodes.putMany(nodes),
+      deps.credentials.merge(id, req.providerFields ?? {}),
+    ]);
     if (!(await deps.clusters.create(draft))) throw new Error(`cluster id ${id} is already taken`);
     await engine.runPlanActions(plan, startActorActions(plan).actions, {
       cluster: draft,

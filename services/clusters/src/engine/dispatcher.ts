@@ -5,6 +5,7 @@ import type { Dispatch, PlanEvent } from "../domain/plan-machine.js";
 import type { ClusterNode, ClusterRecord, PlanRecord, StoredTask } from "../domain/records.js";
 import { buildTaskMessage, HARDWARE_TASKS } from "../domain/task-builder.js";
 import type { EngineDeps } from "./deps.js";
+import type { DispatchMemory } from "./dispatch-memory.js";
 
 /** A dispatch the engine could not publish (e.g. a macro that cannot be expanded): it fails like a task. */
 export interface DispatchFailure {
@@ -38,7 +39,7 @@ function macroNode(node: ClusterNode): MacroNode {
   return { id: node.id, nodenum: node.nodenum, services: node.services, properties: node.properties };
 }
 
-export function createDispatcher(deps: EngineDeps): Dispatcher {
+export function createDispatcher(deps: EngineDeps, memory: DispatchMemory): Dispatcher {
   /** Applies an add_services plan's node changes before its first stage (idempotent). */
   const applyNodeServices = async (plan: PlanRecord, nodes: Map<string, ClusterNode>) => {
     for (const [nodeId, services] of Object.entries(plan.nodeServices ?? {})) {
@@ -55,11 +56,20 @@ export function createDispatcher(deps: EngineDeps): Dispatcher {
     async publish(plan, dispatches, stages, options = {}) {
       const { known } = options;
       if (dispatches.length === 0 && stages.length === 0) return [];
-      const cluster: ClusterRecord | undefined = known?.cluster ?? (await deps.clusters.get(plan.clusterId))?.value;
+      // A republish comes from the reconciler, after a crash perhaps: it reads everything.
+      const memo = options.republish ? undefined : memory.get(plan);
+      const cluster: ClusterRecord | undefined =
+        known?.cluster ?? memo?.cluster ?? (await deps.clusters.get(plan.clusterId))?.value;
       if (!cluster) throw new Error(`cluster ${plan.clusterId} of plan ${plan.id} is missing`);
-      const [nodeList, credentials] = known
-        ? [known.nodes, known.credentials]
-        : await Promise.all([deps.nodes.getMany(cluster.id, nodeIdsOf(cluster.id, cluster.numNodes)), deps.credentials.get(cluster.id)]);
+      const nodeIds = nodeIdsOf(cluster.id, cluster.numNodes);
+      const applied = plan.resultsApplied ?? 0;
+      const [nodeList, credentials] = await Promise.all([
+        known?.nodes ??
+          (memo?.nodesCurrentAt === applied ? deps.nodes.cachedMany(cluster.id, nodeIds) : undefined) ??
+          deps.nodes.getMany(cluster.id, nodeIds),
+        known?.credentials ?? memo?.credentials ?? deps.credentials.get(cluster.id),
+      ]);
+      memory.remember(plan, { cluster, credentials, nodesCurrentAt: applied });
       const nodes = new Map(nodeList.map((n) => [n.id, n]));
       if (stages.includes(0)) await applyNodeServices(plan, nodes);
 

@@ -12,6 +12,7 @@ import { formatPlanId, nodeIdsOf } from "../domain/ids.js";
 import { PLAN_MACHINE_VERSION, planMachine, type Dispatch, type PlanContext, type PlanEvent } from "../domain/plan-machine.js";
 import type { ClusterRecord, PlanRecord, StoredTask } from "../domain/records.js";
 import type { EngineDeps } from "./deps.js";
+import { DispatchMemory } from "./dispatch-memory.js";
 import { createDispatcher, type Dispatcher, type KnownState } from "./dispatcher.js";
 
 /** What an operation on an existing cluster asks for. */
@@ -62,7 +63,8 @@ function conflictFor(cluster: ClusterRecord, action: ClusterAction): ConflictErr
 }
 
 export function createEngine(deps: EngineDeps): Engine {
-  const dispatcher = createDispatcher(deps);
+  const memory = new DispatchMemory();
+  const dispatcher = createDispatcher(deps, memory);
 
   const runPlanActions = async (plan: PlanRecord, actions: ActorAction[], known?: KnownState): Promise<void> => {
     const dispatches = actions.filter((a) => a.type === "publishTasks").flatMap((a) => (a.params as { tasks: Dispatch[] }).tasks);
@@ -73,6 +75,7 @@ export function createEngine(deps: EngineDeps): Engine {
     }
     for (const a of actions) {
       if (a.type === "planFinished") {
+        memory.forget(plan);
         await engine.finishJob(plan.clusterId, plan.id, (a.params as { outcome: "succeeded" | "failed" }).outcome, stepsOf(plan));
       }
     }
@@ -83,19 +86,26 @@ export function createEngine(deps: EngineDeps): Engine {
     runPlanActions,
 
     async applyPlanEvents(clusterId, planId, events) {
+      const results = events.filter((e) => e.type === "task.result").length;
       let actions: ActorAction[] = [];
       let record: PlanRecord | undefined;
+      let before = 0;
       await deps.plans.modify(clusterId, planId, (current) => {
         actions = [];
         record = undefined;
         if (!current) return { keep: true };
         const r = applyEvents<PlanContext, PlanEvent>(planMachine, current.value.actor, events);
-        if (!r.changed) return { keep: true };
+        // Results are counted even when stale, while the plan runs: the count tells whether nodes changed.
+        const running = current.value.actor.value !== "succeeded" && current.value.actor.value !== "failed";
+        if (!r.changed && !(running && results > 0)) return { keep: true };
         actions = r.actions;
-        record = { ...current.value, actor: r.persisted };
+        before = current.value.resultsApplied ?? 0;
+        record = { ...current.value, actor: r.persisted, resultsApplied: before + (running ? results : 0) };
         return { put: record };
       });
-      if (record) await runPlanActions(record, actions);
+      if (!record) return;
+      memory.resultsApplied(record, before, record.resultsApplied ?? 0);
+      await runPlanActions(record, actions);
     },
 
     async finishJob(clusterId, planId, outcome, steps) {

@@ -1,0 +1,81 @@
+import anyTest, { type TestFn } from "ava";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { startNats, type NatsHandle } from "@corral/deploy";
+import { connectNats, openBucket } from "@corral/shared";
+import { createCounters } from "../src/adapters/counters.js";
+import { createNodeStore } from "../src/adapters/node-store.js";
+import { DispatchMemory } from "../src/engine/dispatch-memory.js";
+import type { ClusterNode, ClusterRecord } from "../src/domain/records.js";
+
+const test = anyTest as TestFn<{ nats: NatsHandle; nc: NatsConnection }>;
+test.before(async (t) => {
+  t.context.nats = await startNats({ jetstream: true, syncAlways: false });
+  t.context.nc = await connectNats({ url: t.context.nats.url, name: "clusters-stores-test" });
+});
+test.after.always(async (t) => {
+  await t.context.nc?.drain();
+  await t.context.nats?.stop();
+});
+
+test("counters - two processes taking blocks concurrently never hand out a number twice", async (t) => {
+  const kv = await openBucket(t.context.nc, "counters_blocks_test");
+  // Two Counters over one bucket stand for two processes (each has its own blocks and cache).
+  const a = createCounters(kv);
+  const b = createCounters(kv);
+  const taken = await Promise.all(
+    Array.from({ length: 300 }, (_, i) => (i % 2 === 0 ? a : b).next("clusters", { block: 16 })),
+  );
+  t.is(new Set(taken).size, taken.length);
+  t.true(taken.every((n) => n >= 1));
+  // Within one process, numbers come in increasing order.
+  const fromA = await Promise.all(Array.from({ length: 40 }, () => a.next("clusters", { block: 16 })));
+  t.deepEqual(fromA, [...fromA].sort((x, y) => x - y));
+  // Without a block every number is written: consecutive.
+  const plain = [await a.next("jobs"), await b.next("jobs"), await a.next("jobs")];
+  t.deepEqual(plain, [1, 2, 3]);
+});
+
+const node = (clusterId: string, id: string, hostname: string): ClusterNode => ({
+  id,
+  clusterId,
+  nodenum: 1000,
+  services: [],
+  properties: { hostname },
+  results: {},
+  actions: [],
+  applied: [],
+});
+
+test("node store - cachedMany serves only what this process wrote or read, and all of it or nothing", async (t) => {
+  const kv = await openBucket(t.context.nc, "nodes_cache_test");
+  const mine = createNodeStore(kv);
+  const theirs = createNodeStore(kv);
+  await mine.putMany([node("c1", "c1-1000", "a"), node("c1", "c1-1001", "b")]);
+  t.deepEqual(mine.cachedMany("c1", ["c1-1000", "c1-1001"])?.map((n) => n.properties["hostname"]), ["a", "b"]);
+  t.is(mine.cachedMany("c1", ["c1-1000", "c1-1002"]), undefined, "a node never seen: nothing");
+  t.is(theirs.cachedMany("c1", ["c1-1000"]), undefined);
+  // Another process changes a node: my cache is behind until a read or a compare-and-set tells it.
+  await theirs.modify("c1", "c1-1000", (c) => ({ put: { ...c!.value, properties: { hostname: "a2" } } }));
+  t.is(mine.cachedMany("c1", ["c1-1000"])?.[0]?.properties["hostname"], "a");
+  await mine.modify("c1", "c1-1000", (c) => ({ put: { ...c!.value, services: ["x"] } }));
+  t.like(mine.cachedMany("c1", ["c1-1000"])?.[0], { properties: { hostname: "a2" }, services: ["x"] });
+});
+
+test("dispatch memory - nodes are trusted only while every result count move was this process's", (t) => {
+  const memory = new DispatchMemory();
+  const plan = { clusterId: "c1", id: "c1-001" };
+  const cluster = { id: "c1" } as ClusterRecord;
+  t.is(memory.get(plan), undefined);
+  memory.remember(plan, { cluster, credentials: {}, nodesCurrentAt: 0 });
+  memory.resultsApplied(plan, 0, 3);
+  memory.resultsApplied(plan, 3, 5);
+  t.is(memory.get(plan)?.nodesCurrentAt, 5);
+  // A move that started elsewhere (5 -> 7 was another instance's): nodes must be read again.
+  memory.resultsApplied(plan, 7, 8);
+  t.is(memory.get(plan)?.nodesCurrentAt, undefined);
+  t.is(memory.get(plan)?.cluster, cluster, "the cluster and provider fields stay right for the whole plan");
+  memory.resultsApplied(plan, 8, 9);
+  t.is(memory.get(plan)?.nodesCurrentAt, undefined, "and stays unknown until a read");
+  memory.forget(plan);
+  t.is(memory.get(plan), undefined);
+});
