@@ -12,6 +12,7 @@ import { createRegistration } from "./registry.js";
 import { createResourceSync } from "./resource-sync.js";
 import { retryUntil } from "./retry.js";
 import { createWorkerPool } from "./worker-pool.js";
+import { createTaskFeed, type TaskFeed } from "./task-feed.js";
 import { startWorkerLoop } from "./worker-loop.js";
 
 export interface ProvisionerOptions {
@@ -91,6 +92,13 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
   // Every running task listens for the hard stop: as many listeners as tasks run at once is expected.
   setMaxListeners(0, hardStop.signal);
 
+  const feeds = new Map<string, TaskFeed>();
+  const feedFor = (tenant: string) => {
+    let feed = feeds.get(tenant);
+    if (!feed) feeds.set(tenant, (feed = createTaskFeed({ nc: opts.nc, tenant, log, pullExpiresMs: opts.pullExpiresMs })));
+    return feed;
+  };
+
   const pool = createWorkerPool({
     capacity: opts.capacity,
     log,
@@ -105,7 +113,7 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
         workDir,
         log,
         now: opts.now,
-        pullExpiresMs: opts.pullExpiresMs,
+        feed: feedFor(tenant),
         progressMs: TASK_ACK_WAIT_MS / 3,
         hardStop: hardStop.signal,
       }),
@@ -171,6 +179,8 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
         }, opts.stopTimeoutMs);
         await drained;
         clearTimeout(timer);
+        // Pull requests still at the server lose their listener and are dropped there.
+        for (const feed of feeds.values()) feed.close();
         await registration.stop();
         log.info("provisioner stopped");
       })();

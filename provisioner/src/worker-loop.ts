@@ -1,25 +1,10 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import {
-  jetstream,
-  jetstreamManager,
-  type Consumer,
-  type ConsumerMessages,
-  type JetStreamManager,
-  type JsMsg,
-} from "@nats-io/jetstream";
-import {
-  encode,
-  ensureTaskConsumer,
-  jsRequests,
-  resultSubject,
-  streams,
-  taskMessageId,
-  type Logger,
-  type TaskMessage,
-} from "@corral/shared";
+import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
+import { encode, jsRequests, resultSubject, streams, taskMessageId, type Logger, type TaskMessage } from "@corral/shared";
 import type { PluginSet } from "./plugin-set.js";
-import { backoffMs, retryUntil, sleep } from "./retry.js";
+import { retryUntil } from "./retry.js";
 import { parseTaskMessage } from "./task-message.js";
+import type { TaskDelivery, TaskFeed } from "./task-feed.js";
 import { runTask } from "./task-runner.js";
 
 export interface WorkerLoopDeps {
@@ -27,12 +12,12 @@ export interface WorkerLoopDeps {
   tenant: string;
   provisionerId: string;
   workerId: string;
+  /** Where this tenant's idle workers wait for tasks (one per tenant, shared by its loops). */
+  feed: TaskFeed;
   plugins: PluginSet;
   workDir: string;
   log: Logger;
   now: () => number;
-  /** How long one pull waits for a task, in ms (at least 1000). */
-  pullExpiresMs: number;
   /** Interval of in-progress acks while a task runs, in ms. */
   progressMs: number;
   /** Aborted when the provisioner gives up waiting for running tasks: plugins are killed, tasks handed back. */
@@ -52,17 +37,14 @@ export interface WorkerLoop {
 /** Starts a worker loop (see DESIGN.md "Provisioners" and shared/src/tasks.ts for the protocol). */
 export function startWorkerLoop(deps: WorkerLoopDeps): WorkerLoop {
   const stopping = new AbortController();
-  let pull: ConsumerMessages | undefined;
-  const loop = new Loop(deps, stopping.signal, (p) => (pull = p));
+  const loop = new Loop(deps, stopping.signal);
   const done = loop.run().catch((err: unknown) => deps.log.error("worker loop crashed", { err }));
   return {
     tenant: deps.tenant,
     workerId: deps.workerId,
     stop() {
-      if (stopping.signal.aborted) return;
+      // An idle worker stops waiting at once; a task arriving for it afterwards goes back to the queue.
       stopping.abort();
-      // Closing an idle pull ends it now: the server drops a pull request nobody listens to any more.
-      void pull?.close().catch(() => {});
     },
     done,
   };
@@ -70,41 +52,21 @@ export function startWorkerLoop(deps: WorkerLoopDeps): WorkerLoop {
 
 class Loop {
   private readonly log: Logger;
-  private consumer: Consumer | undefined;
   private jsm: JetStreamManager | undefined;
-  private readonly js;
 
   constructor(
     private readonly deps: WorkerLoopDeps,
     private readonly stopping: AbortSignal,
-    private readonly setPull: (p: ConsumerMessages | undefined) => void,
   ) {
     this.log = deps.log.child({ tenant: deps.tenant, worker: deps.workerId });
-    this.js = jetstream(deps.nc);
   }
 
   async run(): Promise<void> {
-    let failures = 0;
     while (!this.stopping.aborted && !this.deps.hardStop.aborted) {
-      let msg: JsMsg | undefined;
-      try {
-        msg = await this.pullOne();
-        failures = 0;
-      } catch (err) {
-        failures++;
-        this.consumer = undefined;
-        this.log.warn("pulling a task failed; retrying", { err, failures });
-        await sleep(backoffMs(failures, 250, 2_000), this.stopping);
-        continue;
-      }
+      const msg = await this.deps.feed.next(this.stopping);
       if (!msg) continue;
       if (this.stopping.aborted) {
-        // Arrived while stopping: hand it straight back to another worker.
-        try {
-          msg.nak();
-        } catch (err) {
-          this.log.warn("could not hand a task back; it is redelivered after its ack wait", { err });
-        }
+        msg.nak(); // arrived while stopping: straight back to another worker
         break;
       }
       try {
@@ -116,24 +78,7 @@ class Loop {
     }
   }
 
-  private async pullOne(): Promise<JsMsg | undefined> {
-    if (!this.consumer) {
-      const name = await ensureTaskConsumer(this.deps.nc, this.deps.tenant);
-      this.consumer = await this.js.consumers.get(streams.tasks, name);
-    }
-    if (this.stopping.aborted) return undefined;
-    const messages = await this.consumer.fetch({ max_messages: 1, expires: this.deps.pullExpiresMs });
-    this.setPull(messages);
-    try {
-      if (this.stopping.aborted) await messages.close();
-      for await (const m of messages) return m;
-      return undefined;
-    } finally {
-      this.setPull(undefined);
-    }
-  }
-
-  private async handle(msg: JsMsg): Promise<void> {
+  private async handle(msg: TaskDelivery): Promise<void> {
     const parsed = parseTaskMessage(msg.data);
     if (!parsed.ok) {
       // Nothing to report a result under; redelivering it would fail the same way forever.
@@ -160,7 +105,7 @@ class Loop {
     }
   }
 
-  private async process(msg: JsMsg, task: TaskMessage, log: Logger): Promise<void> {
+  private async process(msg: TaskDelivery, task: TaskMessage, log: Logger): Promise<void> {
     const { deps } = this;
     const subject = resultSubject(deps.tenant, task.taskId, task.dispatch);
     const onError = (what: string) => (err: unknown, attempt: number) =>
@@ -168,11 +113,11 @@ class Loop {
 
     // A redelivery, or a dispatch the clusters service republished after a crash (possibly after the task
     // stream's duplicate window, so as a new message), may have run already: then its result exists.
-    if (msg.info.deliveryCount > 1 || msg.redelivered || task.republished === true) {
+    if (msg.deliveryCount > 1 || task.republished === true) {
       const found = await retryUntil(() => this.resultExists(subject), deps.hardStop, onError("looking up the result"));
       if (!found.ok) return msg.nak();
       if (found.value) {
-        log.info("task already has a result; acking without running it", { deliveryCount: msg.info.deliveryCount });
+        log.info("task already has a result; acking without running it", { deliveryCount: msg.deliveryCount });
         return this.ack(msg, log);
       }
     }
@@ -206,6 +151,7 @@ class Loop {
     this.ack(msg, log);
   }
 
+  /** Rare (redeliveries only): the stream API's message get, which needs no direct-get setting on the stream. */
   private async resultExists(subject: string): Promise<boolean> {
     this.jsm ??= await jetstreamManager(this.deps.nc);
     try {
@@ -219,7 +165,7 @@ class Loop {
   }
 
   /** Unconfirmed: the result is stored already, so a lost ack only means a redelivery that finds it and acks. */
-  private ack(msg: JsMsg, log: Logger): void {
+  private ack(msg: TaskDelivery, log: Logger): void {
     try {
       msg.ack();
     } catch (err) {
