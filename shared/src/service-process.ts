@@ -12,6 +12,8 @@ export interface ServiceContext {
 export interface ServiceProcessOptions {
   /** Service name: log field and NATS connection name (`corral-<name>`). */
   name: string;
+  /** NATS connection name when it should say more than the service (a provisioner's id). @default `corral-<name>` */
+  connectionName?: string;
   /** The process environment (only entry files read `process.env`). */
   env: Record<string, string | undefined>;
   /** Ends the process (entry files pass `process.exit`). */
@@ -28,7 +30,7 @@ export async function runServiceProcess(options: ServiceProcessOptions): Promise
   const config = loadConfig({ env: options.env });
   const log = createLogger({ service: options.name }, { level: config.get("log.level") as LogLevel });
   try {
-    const nc = await connectNats({ url: config.get("nats.url"), name: `corral-${options.name}`, log });
+    const nc = await connectNats({ url: config.get("nats.url"), name: options.connectionName ?? `corral-${options.name}`, log });
     const service = await options.start({ config, log, nc });
     log.info(`${options.name} service started`, { nats: config.get("nats.url") });
     let stopping = false;

@@ -204,7 +204,7 @@ export function startProvisionerProcess(options: ProvisionerProcessOptions): Pro
       CORRAL_PROVISIONER_WORKDIR: options.workDir,
       CORRAL_LOG_LEVEL: level,
     },
-    ...(level === "debug" || level === "info" ? { readyMsg: "provisioner running" } : {}),
+    ...(level === "debug" || level === "info" ? { readyMsg: "provisioner service started" } : {}),
     ...(options.ready ? { ready: options.ready } : {}),
     ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}),
     ...(options.onLine ? { onLine: options.onLine } : {}),
