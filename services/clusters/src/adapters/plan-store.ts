@@ -19,6 +19,8 @@ export interface PlanStore {
   ): Promise<PlanRecord | undefined>;
   /** The tasks of one stage, in order. */
   stageTasks(plan: PlanRecord, stage: number): Promise<StoredTask[]>;
+  /** One task by its position in a stage (reads only its page). */
+  stageTask(plan: PlanRecord, stage: number, position: number): Promise<StoredTask | undefined>;
 }
 
 const pageKey = (plan: { clusterId: string; id: string }, stage: number, page: number) =>
@@ -75,7 +77,12 @@ export function createPlanStore(plans: KV, planTasks: KV): PlanStore {
       const size = plan.stageSizes[stage] ?? 0;
       const pageCount = Math.ceil(size / TASKS_PER_PAGE);
       const read = await mapLimit(Array.from({ length: pageCount }, (_, p) => p), 16, (p) => readPage(plan, stage, p));
-      return read.flat();
+      return read.length === 1 ? [...(read[0] ?? [])] : read.flat();
+    },
+    async stageTask(plan, stage, position) {
+      if (position < 0 || position >= (plan.stageSizes[stage] ?? 0)) return undefined;
+      const page = await readPage(plan, stage, Math.floor(position / TASKS_PER_PAGE));
+      return page[position % TASKS_PER_PAGE];
     },
   };
 }

@@ -29,7 +29,7 @@ export async function startResultsConsumer(deps: EngineDeps, engine: Engine): Pr
     const starts = plan.actor.context.stageStarts;
     let stage = 0;
     while (stage + 1 < starts.length && (starts[stage + 1] ?? 0) <= index) stage++;
-    return (await deps.plans.stageTasks(plan, stage))[index - (starts[stage] ?? 0)]?.service ?? "";
+    return (await deps.plans.stageTask(plan, stage, index - (starts[stage] ?? 0)))?.service ?? "";
   };
 
   const handleBatch = async (messages: JsMsg[]) => {
@@ -46,9 +46,21 @@ export async function startResultsConsumer(deps: EngineDeps, engine: Engine): Pr
   };
 
   const applyBatch = async (results: TaskResult[]) => {
-    // Only the parts of plans and clusters that never change are needed here: mostly served from memory.
-    const planOf = (r: TaskResult) => deps.plans.fixedPartsOf(r.clusterId, r.planId);
-    const ownerOf = async (clusterId: string) => (await deps.clusters.fixedPartsOf(clusterId))?.ownerId ?? "";
+    // Only the parts of plans and clusters that never change are needed here: mostly served from memory,
+    // and looked up once per batch.
+    const plans = new Map<string, Promise<PlanRecord | undefined>>();
+    const owners = new Map<string, Promise<string>>();
+    const planOf = (r: TaskResult) => {
+      const key = `${r.clusterId}/${r.planId}`;
+      let p = plans.get(key);
+      if (!p) plans.set(key, (p = deps.plans.fixedPartsOf(r.clusterId, r.planId)));
+      return p;
+    };
+    const ownerOf = (clusterId: string) => {
+      let p = owners.get(clusterId);
+      if (!p) owners.set(clusterId, (p = deps.clusters.fixedPartsOf(clusterId).then((c) => c?.ownerId ?? "")));
+      return p;
+    };
     const byPlan = new Map<string, { clusterId: string; planId: string; events: PlanEvent[] }>();
     await mapLimit(results, 64, async (r) => {
       const index = taskIndexOf(r.planId, r.taskId);
