@@ -4,7 +4,7 @@
  *
  * One provisioner (in this process, its own NATS connection) with 10 worker loops for one tenant drains a backlog
  * of tasks published beforehand: sim CREATE with zero delay, and shell `true` (a process spawn per task). Each
- * task is pull -> run -> publish the result (JetStream, with message id) -> ackAck. Measured with JetStream
+ * task is pull -> run -> publish the result (JetStream, with message id) -> ack. Measured with JetStream
  * `sync_interval: always` (the default) and without it.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -114,7 +114,7 @@ const out = {
   date: new Date().toISOString(),
   machine: `${cpus().length} cores (nats-server, the provisioner and the publisher share them)`,
   loadAverageAtStart: +(loadavg()[0] ?? 0).toFixed(2),
-  note: "one provisioner, 10 worker loops, one tenant; each task: pull, run, publish result (msg id), ackAck",
+  note: "one provisioner, 10 worker loops, one tenant; each task: pull, run, publish result (msg id), ack",
   simCreateZeroDelay: {
     syncAlways: await scenario(true, "sim", TASKS),
     syncDefault: await scenario(false, "sim", TASKS),
