@@ -54,6 +54,7 @@ export const CONFIG_KEYS = {
   "security.authentication.handler.roleObjectClass": { type: "string", default: "", doc: "LDAP role object class" },
   "security.realm": { type: "string", default: "corral", doc: "realm named in WWW-Authenticate challenges" },
   "security.token.expiration.seconds": { type: "number", default: 86400, doc: "lifetime of an issued token (expires_in)" },
+  "security.token.extended.expiration.seconds": { type: "number", default: 604800, doc: "lifetime of a token from GET /extendedtoken" },
   "security.login.maxFailuresPerUser": { type: "number", default: 5, doc: "failed logins of one user name within the window before 429" },
   "security.login.maxFailuresPerAddress": { type: "number", default: 20, doc: "failed logins from one client address within the window before 429" },
   "security.login.failureWindowSeconds": { type: "number", default: 60, doc: "window of the failed-login counters (and the longest Retry-After)" },

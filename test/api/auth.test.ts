@@ -70,6 +70,21 @@ test("token server - GET /token with realm credentials answers a Bearer token wi
   t.regex(r.body.access_token, /^[A-Za-z0-9_-]{40,}$/);
 });
 
+test("token server - GET /extendedtoken answers the same shape with the extended lifetime; the token works", async (t) => {
+  const extendedUrl = new URL("/extendedtoken", t.context.tokenUrl).href;
+  const r = await requestToken(extendedUrl, "alice", "alicepw");
+  t.is(r.status, 200, r.text);
+  t.deepEqual(Object.keys(r.body).sort(), ["access_token", "expires_in", "token_type"]);
+  t.is(r.body.expires_in, 604800);
+  t.is(r.headers.get("cache-control"), "no-store");
+  const call = await api(t.context.sys.baseUrl, "GET", "/providers", { user: "alice", tenant: "acme", headers: bearer(r.body.access_token) });
+  t.is(call.status, 200, call.text);
+  t.is((await requestToken(extendedUrl, "alice", "wrong")).status, 401);
+  const post = await fetch(extendedUrl, { method: "POST" });
+  t.is(post.status, 405);
+  t.is(post.headers.get("allow"), "GET");
+});
+
 test("token server - MD5: and OBF: realm passwords log in", async (t) => {
   t.is((await requestToken(t.context.tokenUrl, "bob", "bobpw")).status, 200);
   t.is((await requestToken(t.context.tokenUrl, "erin", "password")).status, 200);

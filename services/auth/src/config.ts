@@ -17,6 +17,8 @@ export interface AuthConfig {
   tls?: SecureContextOptions;
   /** `security.token.expiration.seconds`. */
   tokenLifetimeSeconds: number;
+  /** `security.token.extended.expiration.seconds`: tokens from `GET /extendedtoken`. */
+  extendedTokenLifetimeSeconds: number;
   throttle: LoginThrottleOptions;
   handler: HandlerSpec;
   redisUrl: string;
@@ -44,6 +46,10 @@ export function readAuthConfig(config: CorralConfig, baseDir: string): AuthConfi
     realm: config.get("security.realm"),
     ...(tls ? { tls } : {}),
     tokenLifetimeSeconds: positive("security.token.expiration.seconds", config.get("security.token.expiration.seconds")),
+    extendedTokenLifetimeSeconds: positive(
+      "security.token.extended.expiration.seconds",
+      config.get("security.token.extended.expiration.seconds"),
+    ),
     throttle: Object.freeze({
       maxFailuresPerUser: positive("security.login.maxFailuresPerUser", config.get("security.login.maxFailuresPerUser"), true),
       maxFailuresPerAddress: positive("security.login.maxFailuresPerAddress", config.get("security.login.maxFailuresPerAddress"), true),

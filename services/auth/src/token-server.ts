@@ -16,6 +16,7 @@ import type { TokenVerifier } from "./verifier.js";
  * - `GET /token` with `Authorization: Basic` -> 200 `{access_token, token_type: "Bearer", expires_in}`;
  *   401 for missing or wrong credentials (with a Basic challenge); 429 with `Retry-After` while throttled;
  *   503 when the backend or Redis cannot answer.
+ * - `GET /extendedtoken`: the same, with the extended lifetime (Coopr's, 7 days by default).
  * - `DELETE /token` with `Authorization: Bearer <token>` -> revokes that token (200, empty body).
  * - `DELETE /tokens/{user}` with a Bearer token of that user or of the superadmin -> revokes every token the
  *   user holds (200, empty body); 403 for anyone else.
@@ -92,7 +93,7 @@ export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServ
     return new HttpError(503, "service_unavailable", `${what} is unavailable; try again later`);
   };
 
-  const issue = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const issue = async (req: IncomingMessage, res: ServerResponse, lifetimeSeconds: number): Promise<void> => {
     const credentials = credentialsOf(req.headers.authorization);
     if (!credentials) {
       throw new HttpError(401, "unauthorized", "Basic credentials are required (Authorization: Basic base64(user:password))", basicChallenge);
@@ -124,11 +125,11 @@ export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServ
     const now = clock();
     const roles = [...new Set(authenticated.roles.map(String).filter(Boolean))];
     const token = signToken(
-      { userId: user, roles, issuedAtMs: now, expiresAtMs: now + config.tokenLifetimeSeconds * 1000, tokenId: newTokenId() },
+      { userId: user, roles, issuedAtMs: now, expiresAtMs: now + lifetimeSeconds * 1000, tokenId: newTokenId() },
       key,
     );
-    log.info("token issued", { user, roles, address });
-    send(res, 200, { access_token: token, token_type: "Bearer", expires_in: Math.floor(config.tokenLifetimeSeconds) });
+    log.info("token issued", { user, roles, address, lifetimeSeconds });
+    send(res, 200, { access_token: token, token_type: "Bearer", expires_in: Math.floor(lifetimeSeconds) });
   };
 
   const bearerClaims = async (req: IncomingMessage) => {
@@ -168,8 +169,12 @@ export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServ
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? "/", "http://token-server").pathname;
     const method = req.method ?? "GET";
+    if (path === "/extendedtoken" || path === "/extendedtoken/") {
+      if (method === "GET") return issue(req, res, config.extendedTokenLifetimeSeconds);
+      throw new HttpError(405, "method_not_allowed", `${method} is not allowed on /extendedtoken`, { Allow: "GET" });
+    }
     if (path === "/token" || path === "/token/") {
-      if (method === "GET") return issue(req, res);
+      if (method === "GET") return issue(req, res, config.tokenLifetimeSeconds);
       if (method === "DELETE") return revokeOne(req, res);
       throw new HttpError(405, "method_not_allowed", `${method} is not allowed on /token`, { Allow: "GET, DELETE" });
     }
