@@ -72,6 +72,7 @@ export const subjects = {
     sync: "corral.plugins.sync",
     /** Internal (tenant bootstrap): `{from, to}` makes `to`'s plugin resources a copy of `from`'s, versions and statuses included. */
     copyTenant: "corral.plugins.copyTenant",
+    purgeTenant: "corral.plugins.purgeTenant",
   },
   metrics: {
     queues: "corral.metrics.queues",

@@ -15,7 +15,19 @@ import { runInNewContext } from "node:vm";
 import { gzipSync } from "node:zlib";
 import { Objm } from "@nats-io/obj";
 import { CHEF_SOLO_SPEC, SHELL_SPEC, SIM_SPEC, resourceDir } from "@corral/provisioner";
-import { SUPERADMIN_TENANT, buckets, call, decode, kvKey, objectStores, openBucket, subjects } from "@corral/shared";
+import {
+  SUPERADMIN_TENANT,
+  buckets,
+  call,
+  decode,
+  keyToken,
+  kvKey,
+  listKeys,
+  objectStores,
+  openBucket,
+  silentLogger,
+  subjects,
+} from "@corral/shared";
 import { api, SUPERADMIN, type ApiResponse, type Caller } from "../helpers/api.js";
 import { assertError, assertOk, show } from "../helpers/assertions.js";
 import { createTenant, uniqueName } from "../helpers/catalog.js";
@@ -24,6 +36,8 @@ import { eventually } from "../helpers/eventually.js";
 import { startSystem, type TestSystem } from "../helpers/system.js";
 import { byteStream, pluginClient } from "../../services/plugins/test/rest-helpers.js";
 import { resourceArchive, tar, tarGz } from "../../services/plugins/test/tar-builder.js";
+import { openResourceStore } from "../../services/plugins/src/adapters/resource-store.js";
+import { startTenantJanitor } from "../../services/plugins/src/tenant-janitor.js";
 
 const test = anyTest as TestFn<{ sys: TestSystem }>;
 type T = ExecutionContext<{ sys: TestSystem }>;
@@ -528,4 +542,54 @@ test("plugins - bootstrap copies the superadmin's plugin resources with their ve
   const dup = await api(sys.baseUrl, "POST", "/tenants", { ...SUPERADMIN, body: { tenant: { name, workers: 0 }, bootstrap: true } });
   assertError(t, dup, 409, "bootstrap of an existing tenant");
   t.deepEqual(await statuses(copy, tool), { 1: "staged", 2: "recalled", 3: "inactive" }, "a refused create copies nothing over it");
+});
+
+/** Metadata keys and stored objects of a tenant's plugin resources. */
+async function storedResourcesOf(t: T, tenant: string): Promise<{ keys: string[]; objects: string[] }> {
+  const prefix = `${keyToken(tenant)}.`;
+  const keys = (await listKeys(await openBucket(t.context.sys.nc, buckets.pluginResources))).filter((k) => k.startsWith(prefix));
+  const store = await new Objm(t.context.sys.nc).open(objectStores.pluginResources);
+  const objects = (await store.list()).map((o) => o.name).filter((n) => n.startsWith(prefix));
+  return { keys, objects };
+}
+
+test("plugins - deleting a tenant removes its resources; a new tenant of the same name starts with none", async (t) => {
+  const { sys } = t.context;
+  const c = await tenantClient(t, "gone");
+  await put(t, c, `${SCRIPTS}/tool.sh`, "echo 1");
+  await put(t, c, `${ARCHIVES}/kit`, resourceArchive("kit"));
+  await post(t, c, `${SCRIPTS}/tool.sh/versions/1/stage`);
+  await post(t, c, "/plugins/sync");
+  const before = await storedResourcesOf(t, c.name);
+  t.is(before.keys.length, 2);
+  t.is(before.objects.length, 2);
+
+  assertOk(t, await api(sys.baseUrl, "DELETE", `/tenants/${c.name}`, SUPERADMIN), "delete the tenant");
+  t.deepEqual(await storedResourcesOf(t, c.name), { keys: [], objects: [] }, "metadata and bytes are gone");
+  t.like(await publishedSet(t, c.name), { automatortypes: {} }, "provisioners are told the set is empty");
+
+  assertOk(t, await api(sys.baseUrl, "POST", "/tenants", { ...SUPERADMIN, body: { tenant: { name: c.name, workers: 0 } } }), "create the name again");
+  const again = pluginClient(sys.baseUrl, { user: "admin", tenant: c.name });
+  t.deepEqual(ok(t, await again.call("GET", SCRIPTS), "the new tenant's scripts").body, {});
+  t.deepEqual((await again.upload(`${SCRIPTS}/tool.sh`, "echo new")).body, { name: "tool.sh", version: 1, status: "inactive" });
+});
+
+test("plugins - resources whose tenant vanished without a purge are removed by the janitor's second look", async (t) => {
+  const { sys } = t.context;
+  const c = await tenantClient(t, "orphan");
+  await put(t, c, `${SCRIPTS}/left.sh`, "echo left");
+  // The tenant record disappears behind tenancy's back (as if no plugins service was up when it was deleted).
+  await (await openBucket(sys.nc, buckets.tenants, { history: 5 })).delete(kvKey(c.name));
+  const janitor = await startTenantJanitor({ nc: sys.nc, resources: await openResourceStore(sys.nc), log: silentLogger });
+  t.teardown(() => janitor.stop());
+  await janitor.sweep();
+  t.is((await storedResourcesOf(t, c.name)).keys.length, 1, "one look is not enough: a bootstrap copies before the record exists");
+  const purged = await janitor.sweep();
+  t.true(purged.includes(c.name));
+  t.deepEqual(await storedResourcesOf(t, c.name), { keys: [], objects: [] });
+  const other = await tenantClient(t, "kept");
+  await put(t, other, `${SCRIPTS}/mine.sh`, "echo mine");
+  await janitor.sweep();
+  await janitor.sweep();
+  t.is((await storedResourcesOf(t, other.name)).keys.length, 1, "a living tenant's resources stay");
 });

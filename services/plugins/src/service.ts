@@ -7,6 +7,7 @@ import { openPluginTypeStore } from "./adapters/type-store.js";
 import { resourceHandlers } from "./handlers/resources.js";
 import { syncHandlers } from "./handlers/sync.js";
 import { typeHandlers } from "./handlers/types.js";
+import { startTenantJanitor } from "./tenant-janitor.js";
 
 export interface PluginsServiceDeps {
   nc: NatsConnection;
@@ -41,9 +42,11 @@ export async function startPluginsService(deps: PluginsServiceDeps): Promise<Plu
     syncHandlers({ types, resources, blobs, activeSets, log, now }),
   );
   const served = serve({ nc, queue: queues.plugins, log, handlers });
+  const janitor = await startTenantJanitor({ nc, resources, log });
   let stopping: Promise<void> | undefined;
   return {
     stop() {
+      janitor.stop();
       stopping ??= served.stop();
       return stopping;
     },

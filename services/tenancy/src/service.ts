@@ -49,7 +49,7 @@ export async function startTenancyService(deps: TenancyServiceDeps): Promise<Ten
 
   const handlers = Object.assign(
     {},
-    tenantHandlers({ tenants, catalog, usage, replacer, nc }),
+    tenantHandlers({ tenants, catalog, usage, replacer, nc, log }),
     provisionerHandlers(registry, now),
     transferHandlers({ catalog, registry, replacer }),
     ...CATALOG_KINDS.map((kind) => catalogHandlers(kind, { catalog, registry })),

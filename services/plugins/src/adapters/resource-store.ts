@@ -5,6 +5,7 @@ import {
   fromKeyToken,
   keyToken,
   kvKey,
+  listKeys,
   listValues,
   modifyValue,
   openBucket,
@@ -27,6 +28,8 @@ export interface ResourceStore {
   listType(tenant: string, kind: PluginKind, plugin: string, resourceType: string): Promise<Map<string, ResourceRecord>>;
   /** Every resource of a tenant. */
   listTenant(tenant: string): Promise<Array<{ address: ResourceAddress; record: ResourceRecord }>>;
+  /** Every tenant that has resource metadata. */
+  tenants(): Promise<string[]>;
   /** Removes a resource's key (only when it is still at `revision`). */
   remove(address: ResourceAddress, revision: number): Promise<boolean>;
 }
@@ -68,6 +71,11 @@ class KvResourceStore implements ResourceStore {
       if (address) out.push({ address, record: value });
     }
     return out;
+  }
+  async tenants() {
+    const names = new Set<string>();
+    for (const key of await listKeys(this.kv)) names.add(fromKeyToken(key.split(".")[0] ?? ""));
+    return [...names];
   }
   remove(address: ResourceAddress, revision: number) {
     return deleteValue(this.kv, keyOf(address), revision);

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import {
   BadRequestError,
+  SUPERADMIN_TENANT,
   getOwn,
   parseName,
   requireObject,
@@ -50,6 +51,24 @@ export function syncHandlers(deps: SyncHandlerDeps): Record<string, Handler> {
     return activeSets.publish(tenant, async (generation) =>
       buildActiveSet(tenant, await resources.listTenant(tenant), specOf, generation, deps.now()),
     );
+  };
+
+  /** Removes a resource's metadata and then its bytes (a crash in between leaves only unreachable bytes). */
+  const removeResource = async (address: ResourceAddress): Promise<boolean> => {
+    const found = await resources.get(address);
+    if (!found || !(await resources.remove(address, found.revision))) return false;
+    for (const v of found.value.versions) await blobs.delete(v.object);
+    return true;
+  };
+
+  const purgeTenant = async (tenant: string): Promise<{ removed: number }> => {
+    let removed = 0;
+    for (const { address } of await resources.listTenant(tenant)) if (await removeResource(address)) removed++;
+    if (removed > 0) {
+      await publish(tenant);
+      log.info("plugin resources of a deleted tenant removed", { tenant, removed });
+    }
+    return { removed };
   };
 
   return {
@@ -109,14 +128,21 @@ export function syncHandlers(deps: SyncHandlerDeps): Record<string, Handler> {
         result.versions += versions.length;
       }
       // Whatever `to` held that `from` does not (a deleted tenant's leftovers) goes.
-      for (const { address } of target.values()) {
-        const found = await resources.get(address);
-        if (!found) continue;
-        if (await resources.remove(address, found.revision)) for (const v of found.value.versions) await blobs.delete(v.object);
-      }
+      for (const { address } of target.values()) await removeResource(address);
       const set = await publish(to);
       log.info("plugin resources copied", { from, to, ...result, generation: set.generation });
       return result;
+    },
+
+    /**
+     * Removes every plugin resource of a tenant (metadata and bytes) and, when there were any, publishes its
+     * now empty live set, so provisioners drop what they synced. Tenancy calls it when a tenant is deleted and before a name is created
+     * again. Idempotent.
+     */
+    [s.purgeTenant]: async (body: unknown): Promise<{ removed: number }> => {
+      const tenant = parseName(getOwn(requireObject(body, ""), "tenant"), "tenant");
+      if (tenant === SUPERADMIN_TENANT) throw new BadRequestError("the superadmin tenant's resources are never purged");
+      return purgeTenant(tenant);
     },
   };
 }

@@ -11,6 +11,7 @@ import {
   subjects,
   type ApiRequest,
   type Handler,
+  type Logger,
   type Tenant,
 } from "@corral/shared";
 import type { CatalogStore } from "../adapters/catalog-store.js";
@@ -27,6 +28,7 @@ export interface TenantHandlerDeps {
   replacer: CatalogReplacer;
   /** For calls to other services (bootstrap copies plugin resources through the plugins service). */
   nc: NatsConnection;
+  log: Logger;
 }
 
 /** Copying a tenant's plugin resources copies their bytes; give it longer than an ordinary call. */
@@ -53,7 +55,15 @@ function checkQuotas(tenant: Tenant, used: { clusters: number; nodes: number }):
 }
 
 export function tenantHandlers(deps: TenantHandlerDeps): Record<string, Handler> {
-  const { tenants, catalog, usage, replacer } = deps;
+  const { tenants, catalog, usage, replacer, log } = deps;
+  /**
+   * Best effort: a deleted tenant's plugin resources must not reach a new tenant of the same name. What this
+   * misses (no plugins service up) the plugins service's janitor removes later.
+   */
+  const purgePluginResources = (tenant: string) =>
+    call(deps.nc, subjects.plugins.purgeTenant, { tenant }).catch((err: unknown) =>
+      log.warn("could not purge the plugin resources of a tenant; the plugins service's sweep will", { tenant, err }),
+    );
   const s = subjects.tenancy.tenants;
   return {
     [s.list]: async () => (await tenants.list()).map((r) => r.tenant).sort(byName),
@@ -78,6 +88,10 @@ export function tenantHandlers(deps: TenantHandlerDeps): Record<string, Handler>
         });
       }
       const pending = replacer.newPending(snapshot);
+      if (!bootstrap) {
+        if (await tenants.get(tenant.name)) throw exists();
+        await purgePluginResources(tenant.name);
+      }
       if (!(await tenants.create({ tenant, pendingCatalog: pending }))) throw exists();
       // Also clears whatever a previously deleted tenant of this name may have left behind.
       await replacer.finish(tenant.name, pending);
@@ -118,6 +132,7 @@ export function tenantHandlers(deps: TenantHandlerDeps): Record<string, Handler>
       }
       // If this dies half-way, creating the name again clears the rest (tenant create replaces the catalog).
       await replacer.purge(name);
+      await purgePluginResources(name);
       return undefined;
     },
   };
