@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import anyTest, { type TestFn } from "ava";
@@ -8,6 +8,7 @@ import {
   createShellAutomator,
   createSimProvider,
   nodeDir,
+  resourceDir,
   pathSegment,
   type PluginContext,
 } from "@corral/provisioner";
@@ -91,7 +92,8 @@ test("chef-solo - with chef-solo on the PATH an action runs it with the run-list
   const bin = join(t.context.dir, "bin");
   await mkdir(bin, { recursive: true });
   const fake = join(bin, "chef-solo");
-  await writeFile(fake, '#!/bin/sh\necho "args: $*"\nshift 2; cat "$1" > attributes.json\n');
+  // Records its arguments, its config file and the attributes (-c <config> -j <json> -o <run_list>).
+  await writeFile(fake, '#!/bin/sh\necho "args: $*"\ncp "$3" solo.rb\ncp "$5" attributes.json\n');
   await chmod(fake, 0o755);
   const chef = createChefSoloAutomator({ pathEnv: `${bin}:${process.env["PATH"] ?? ""}` });
   const task = taskMessage({
@@ -106,7 +108,21 @@ test("chef-solo - with chef-solo on the PATH an action runs it with the run-list
     fields: { run_list: "recipe[a], recipe[b]", json_attributes: '{"b": 2}' },
   });
   t.is(out.status, 0, out.stderr);
-  t.regex(out.stdout!, /^args: --no-color -j .*chef-.*\.json -o recipe\[a\],recipe\[b\]\n$/);
-  const attributes = JSON.parse(await readFile(join(nodeDir(t.context.dir, "t", task.clusterId, task.nodeId), "attributes.json"), "utf8"));
+  t.regex(out.stdout!, /^args: --no-color -c .*chef-.*\.rb -j .*chef-.*\.json -o recipe\[a\],recipe\[b\]\n$/);
+  const node = nodeDir(t.context.dir, "t", task.clusterId, task.nodeId);
+  const attributes = JSON.parse(await readFile(join(node, "attributes.json"), "utf8"));
   t.like(attributes, { a: 1, b: 2, coopr: { hostname: "h.local", services: ["s"], clusterId: task.clusterId } });
+  // chef-solo uses the tenant's synced cookbooks, data bags and roles.
+  const synced = (type: string) => resourceDir(t.context.dir, "t", "automatortypes", "chef-solo", type);
+  t.is(
+    await readFile(join(node, "solo.rb"), "utf8"),
+    [
+      `cookbook_path ['${synced("cookbooks")}']`,
+      `data_bag_path '${synced("data_bags")}'`,
+      `role_path '${synced("roles")}'`,
+      `file_cache_path '${join(node, "chef-cache")}'`,
+      "",
+    ].join("\n"),
+  );
+  t.deepEqual((await readdir(node)).filter((f) => /^chef-.*\.(rb|json)$/.test(f)), [], "the run's config and attributes are removed after it");
 });

@@ -1,7 +1,7 @@
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { PluginSpec } from "@corral/shared";
-import { nodeDir, pathSegment } from "../paths.js";
+import { nodeDir, pathSegment, resourceDir } from "../paths.js";
 import { isOnPath, runShell } from "./process.js";
 import type { AutomatorPlugin, PluginContext, PluginOutcome, ServiceActionCall } from "./types.js";
 
@@ -37,9 +37,10 @@ export interface ChefSoloAutomatorOptions {
 const UNAVAILABLE = "chef-solo is not available on this provisioner";
 
 /**
- * The `chef-solo` automator. Mainly a specification, so services using it validate. Without `chef-solo` on the
- * PATH every task fails with status 1 and a clear message; with it, an action runs
- * `chef-solo -j <attributes> -o <run_list>` locally in the node directory (no SSH, no cookbook shipping).
+ * The `chef-solo` automator. Without `chef-solo` on the PATH every task fails with status 1 and a clear message;
+ * with it, an action runs `chef-solo -c <config> -j <attributes> -o <run_list>` locally in the node directory
+ * (no SSH). The config points chef-solo at the tenant's synced `cookbooks`, `data_bags` and `roles` (plugin
+ * resources, see resource-sync.ts).
  */
 export function createChefSoloAutomator(options: ChefSoloAutomatorOptions = {}): AutomatorPlugin {
   const pathEnv = () => options.pathEnv ?? process.env["PATH"];
@@ -59,6 +60,21 @@ export function createChefSoloAutomator(options: ChefSoloAutomatorOptions = {}):
 }
 
 const dir = (ctx: PluginContext) => nodeDir(ctx.workDir, ctx.tenant, ctx.task.clusterId, ctx.task.nodeId);
+
+/** A Ruby single-quoted string literal (no interpolation; only `\` and `'` need escaping). */
+const rubyString = (s: string) => `'${s.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
+
+/** chef-solo's configuration: the tenant's synced resources, and a cache inside the node directory. */
+function soloConfig(ctx: PluginContext, workDir: string): string {
+  const synced = (type: string) => rubyString(resourceDir(ctx.workDir, ctx.tenant, "automatortypes", CHEF_SOLO_SPEC.name, type));
+  return [
+    `cookbook_path [${synced("cookbooks")}]`,
+    `data_bag_path ${synced("data_bags")}`,
+    `role_path ${synced("roles")}`,
+    `file_cache_path ${rubyString(join(workDir, "chef-cache"))}`,
+    "",
+  ].join("\n");
+}
 
 async function runChefSolo(ctx: PluginContext, action: ServiceActionCall, pathEnv: string | undefined): Promise<PluginOutcome> {
   const runList = String(action.fields["run_list"] ?? "").replace(/\s+/g, "");
@@ -88,13 +104,16 @@ async function runChefSolo(ctx: PluginContext, action: ServiceActionCall, pathEn
   };
   const workDir = dir(ctx);
   await mkdir(workDir, { recursive: true });
-  const file = join(workDir, `chef-${pathSegment(ctx.task.taskId)}-${ctx.task.dispatch}.json`);
+  const base = join(workDir, `chef-${pathSegment(ctx.task.taskId)}-${ctx.task.dispatch}`);
+  const file = `${base}.json`;
+  const configFile = `${base}.rb`;
   await writeFile(file, JSON.stringify(attributes), { mode: 0o600 });
+  await writeFile(configFile, soloConfig(ctx, workDir), { mode: 0o600 });
   try {
     const ran = await runShell({
-      command: 'chef-solo --no-color -j "$CORRAL_CHEF_JSON" -o "$CORRAL_CHEF_RUN_LIST"',
+      command: 'chef-solo --no-color -c "$CORRAL_CHEF_CONFIG" -j "$CORRAL_CHEF_JSON" -o "$CORRAL_CHEF_RUN_LIST"',
       cwd: workDir,
-      env: { ...process.env, PATH: pathEnv, CORRAL_CHEF_JSON: file, CORRAL_CHEF_RUN_LIST: runList },
+      env: { ...process.env, PATH: pathEnv, CORRAL_CHEF_CONFIG: configFile, CORRAL_CHEF_JSON: file, CORRAL_CHEF_RUN_LIST: runList },
       timeoutMs: 1800_000,
       signal: ctx.signal,
     });
@@ -102,5 +121,6 @@ async function runChefSolo(ctx: PluginContext, action: ServiceActionCall, pathEn
     return { status, stdout: ran.stdout, stderr: ran.stderr };
   } finally {
     await rm(file, { force: true });
+    await rm(configFile, { force: true });
   }
 }
