@@ -19,6 +19,7 @@ import {
   waitForStatus,
   type ClusterStatus,
   type E2eTenant,
+  latestPlan,
   type PlanBody,
   getOk,
   tenantWithSimCatalog,
@@ -47,10 +48,9 @@ const tenantWithCatalog = (t: T, prefix: string): Promise<E2eTenant> => tenantWi
 const get = <B = any>(t: T, caller: Caller, path: string): Promise<B> => getOk<B>(t.context.sys.baseUrl, caller, path);
 
 /** The cluster's newest plan; asserts `GET /plans/{planId}` answers the same object. */
-async function latestPlan(t: T, caller: Caller, id: string): Promise<PlanBody> {
-  const plans = await get<PlanBody[]>(t, caller, `/clusters/${id}/plans`);
-  const plan = plans[0];
-  if (!plan) throw new Error(`cluster ${id} has no plans`);
+/** The newest plan, checked to be what `GET /plans/{planId}` answers too. */
+async function latestPlanChecked(t: T, caller: Caller, id: string): Promise<PlanBody> {
+  const plan = await latestPlan(t.context.sys.baseUrl, caller, id);
   t.deepEqual(await get(t, caller, `/clusters/${id}/plans/${plan.id}`), plan, "GET /plans/{planId} answers the listed plan");
   return plan;
 }
@@ -148,7 +148,7 @@ test("hadoop-distributed: create reaches active with the solved layout, node pro
   t.is(addresses.size, 4, "unique addresses");
 
   // The create plan.
-  const plan = await latestPlan(t, tenant.user, id);
+  const plan = await latestPlanChecked(t, tenant.user, id);
   t.is(plan.id, cluster.jobs[0]);
   t.is(plan.clusterId, id);
   t.is(plan.action, "CLUSTER_CREATE");
@@ -215,7 +215,7 @@ test("hadoop-distributed: adding hive-metastore (with mysql-server and its datab
   for (const svc of added) t.true(master.services.includes(svc), `${svc} placed with the namenode (mustcoexist)`);
   t.is(after.nodes.filter((n: any) => n.services.includes("mysql-server")).length, 1);
 
-  const plan = await latestPlan(t, tenant.user, id);
+  const plan = await latestPlanChecked(t, tenant.user, id);
   t.is(plan.action, "ADD_SERVICES");
   t.deepEqual(planOrderViolations(plan, after.services, deps), []);
   const tasks = plan.stages.flat();
@@ -259,7 +259,7 @@ test("hadoop-distributed: adding hive-metastore (with mysql-server and its datab
   const gone = await runJob(t, tenant.user, "DELETE", `/clusters/${id}`, undefined, "terminated");
   t.is(gone.action, "cluster_delete");
   t.is(gone.actionstatus, "complete");
-  const deletePlan = await latestPlan(t, tenant.user, id);
+  const deletePlan = await latestPlanChecked(t, tenant.user, id);
   t.is(deletePlan.action, "CLUSTER_DELETE");
   t.deepEqual(deletePlan.stages.flat().map((x) => `${x.taskName} ${x.nodeId}`).sort(), after.nodes.map((n: any) => `DELETE ${n.id}`).sort());
   const final = await get(t, tenant.user, `/clusters/${id}`);
@@ -278,7 +278,7 @@ test("cdap-distributed: configure without and with restart, config readable back
   t.deepEqual([...cluster.services].sort(), [...template.defaults.services].sort());
   t.is(cluster.nodes.filter((n: any) => n.services.includes("cdap")).length, 1);
   t.false(cluster.nodes.some((n: any) => n.services.includes("cdap") && n.services.includes("hadoop-hdfs-datanode")));
-  const create = await latestPlan(t, tenant.user, id);
+  const create = await latestPlanChecked(t, tenant.user, id);
   t.deepEqual(planOrderViolations(create, cluster.services, deps), []);
   const stage = stageIndex(create);
   const cdapNode = cluster.nodes.find((n: any) => n.services.includes("cdap")).id;
@@ -300,7 +300,7 @@ test("cdap-distributed: configure without and with restart, config readable back
   const s1 = await runJob(t, tenant.user, "PUT", `/clusters/${id}/config`, { config: config1, restart: false });
   t.like(s1, { status: "active", action: "cluster_configure", actionstatus: "complete" });
   t.deepEqual(await get(t, tenant.user, `/clusters/${id}/config`), config1);
-  const p1 = await latestPlan(t, tenant.user, id);
+  const p1 = await latestPlanChecked(t, tenant.user, id);
   t.is(p1.action, "CLUSTER_CONFIGURE");
   t.deepEqual([...new Set(p1.stages.flat().map((x) => x.taskName))].sort(), ["BOOTSTRAP", "CONFIGURE"]);
   t.deepEqual(planOrderViolations(p1, cluster.services, deps), []);
@@ -315,7 +315,7 @@ test("cdap-distributed: configure without and with restart, config readable back
   const s2 = await runJob(t, tenant.user, "PUT", `/clusters/${id}/config`, { config: config2, restart: true });
   t.like(s2, { status: "active", action: "cluster_configure_with_restart", actionstatus: "complete" });
   t.deepEqual(await get(t, tenant.user, `/clusters/${id}/config`), config2);
-  const p2 = await latestPlan(t, tenant.user, id);
+  const p2 = await latestPlanChecked(t, tenant.user, id);
   t.is(p2.action, "CLUSTER_CONFIGURE_WITH_RESTART");
   t.deepEqual([...new Set(p2.stages.flat().map((x) => x.taskName))].sort(), ["BOOTSTRAP", "CONFIGURE", "START", "STOP"]);
   t.deepEqual(planOrderViolations(p2, cluster.services, deps), []);
@@ -328,7 +328,7 @@ test("cdap-distributed: configure without and with restart, config readable back
   // Restart omitted defaults to true.
   const s3 = await runJob(t, tenant.user, "PUT", `/clusters/${id}/config`, { config: template.defaults.config });
   t.is(s3.action, "cluster_configure_with_restart");
-  t.is((await latestPlan(t, tenant.user, id)).action, "CLUSTER_CONFIGURE_WITH_RESTART");
+  t.is((await latestPlanChecked(t, tenant.user, id)).action, "CLUSTER_CONFIGURE_WITH_RESTART");
   t.deepEqual(await get(t, tenant.user, `/clusters/${id}/config`), template.defaults.config);
 
   const full = await get(t, tenant.user, `/clusters/${id}`);
@@ -355,7 +355,7 @@ test("lamp: create, node events on the events stream, delete to terminated", asy
     t.true(group.length === 0 || group.length === 3, `apache-httpd, php and php-modules coexist on ${node.id}`);
     t.is(node.properties.flavor, byName(rawFixtureCatalog().hardwaretypes, "standard-medium").providermap.rackspace.flavor);
   }
-  t.deepEqual(planOrderViolations(await latestPlan(t, tenant.user, id), cluster.services, deps), []);
+  t.deepEqual(planOrderViolations(await latestPlanChecked(t, tenant.user, id), cluster.services, deps), []);
   const nodeIds: string[] = cluster.nodes.map((n: any) => n.id).sort();
 
   const prefix = `corral.events.${keyToken(tenant.name)}`;

@@ -16,6 +16,7 @@ import {
   taskKey,
   waitForStatus,
   type E2eTenant,
+  latestPlan,
   type PlanBody,
   type StatusBody,
   getOk,
@@ -60,18 +61,14 @@ const tenantWithCatalog = (t: T, prefix: string): Promise<E2eTenant> =>
 
 const get = <B = any>(t: T, caller: Caller, path: string): Promise<B> => getOk<B>(t.context.sys.baseUrl, caller, path);
 
-async function latestPlan(t: T, caller: Caller, id: string): Promise<PlanBody> {
-  const plans = await get<PlanBody[]>(t, caller, `/clusters/${id}/plans`);
-  if (!plans[0]) throw new Error(`cluster ${id} has no plans`);
-  return plans[0];
-}
+const latestPlanOf = (t: T, caller: Caller, id: string) => latestPlan(t.context.sys.baseUrl, caller, id);
 
 /** POSTs a services operation, waits for active, answers the status and the operation's plan. */
 async function servicesOp(t: T, caller: Caller, id: string, path: string): Promise<{ status: StatusBody; plan: PlanBody }> {
   const res = await api(t.context.sys.baseUrl, "POST", `/clusters/${id}/services${path}`, caller);
   assertOk(t, res, `POST services${path}`);
   const status = await waitForStatus(t.context.sys.baseUrl, caller, id, "active");
-  return { status, plan: await latestPlan(t, caller, id) };
+  return { status, plan: await latestPlanOf(t, caller, id) };
 }
 
 const tasksOf = (plan: PlanBody, taskName: string) =>

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { api, SUPERADMIN, type Caller } from "./api.js";
-import { eventually } from "./eventually.js";
+import { createCluster as createClusterAs, waitForStatus as waitForStatusAs, type StatusBody } from "./clusters.js";
 
 export interface ClusterCatalogOptions {
   /** Tenant name. @default `crash-<8 hex>` */
@@ -78,47 +78,23 @@ export async function createClusterCatalog(baseUrl: string, options: ClusterCata
   return { tenant, admin, template: "t1" };
 }
 
-/** `POST /clusters`; the new cluster's id. */
-export async function createCluster(
+/** `POST /clusters` from the catalog's template; the new cluster's id. */
+export function createCluster(
   baseUrl: string,
   catalog: ClusterCatalog,
   numMachines: number,
   name = `c${randomUUID().slice(0, 6)}`,
 ): Promise<string> {
-  const r = await api(baseUrl, "POST", "/clusters", {
-    ...catalog.admin,
-    body: { name, clusterTemplate: catalog.template, numMachines },
-  });
-  if (r.status !== 200) throw new Error(`creating a cluster: HTTP ${r.status} ${r.text}`);
-  return (r.body as { id: string }).id;
+  return createClusterAs(baseUrl, catalog.admin, { name, clusterTemplate: catalog.template, numMachines });
 }
 
-/** `GET /clusters/{id}/status` body. */
-export interface ClusterStatusBody {
-  clusterid: string;
-  status: string;
-  action: string;
-  actionstatus: string;
-  stepstotal: number;
-  stepscompleted: number;
-}
-
-/** Waits until the cluster's status is `status`; fails at once when it settles on another one. */
+/** Waits until the cluster settles as `status` (as the catalog's admin); fails when it settles as another. */
 export function waitForStatus(
   baseUrl: string,
   catalog: ClusterCatalog,
   id: string,
   status: "active" | "terminated",
   timeoutMs: number,
-): Promise<ClusterStatusBody> {
-  return eventually(
-    async () => {
-      const r = await api<ClusterStatusBody>(baseUrl, "GET", `/clusters/${id}/status`, catalog.admin);
-      if (r.status !== 200) throw new Error(`HTTP ${r.status} ${r.text}`);
-      if (r.body.status === status) return r.body;
-      if (r.body.status === "pending") return false;
-      throw new Error(`cluster ${id} is ${r.body.status}, not ${status}: ${r.text}`);
-    },
-    { what: `cluster ${id} ${status}`, timeoutMs, intervalMs: 100 },
-  );
+): Promise<StatusBody> {
+  return waitForStatusAs(baseUrl, catalog.admin, id, status, timeoutMs);
 }

@@ -166,6 +166,13 @@ export async function createActiveCluster(baseUrl: string, caller: Caller, body:
   return id;
 }
 
+/** The cluster's newest plan (`GET /clusters/{id}/plans` lists newest first). */
+export async function latestPlan(baseUrl: string, caller: Caller, id: string): Promise<PlanBody> {
+  const plans = await getOk<PlanBody[]>(baseUrl, caller, `/clusters/${id}/plans`);
+  if (!plans[0]) throw new Error(`cluster ${id} has no plans`);
+  return plans[0];
+}
+
 /** A plan task as `GET /clusters/{id}/plans/{planId}` shows it. */
 export interface PlanTask {
   id: string;
