@@ -140,13 +140,23 @@ export interface ModifyOptions {
 
 /**
  * The last value this process wrote or read per key, as encoded bytes (every use decodes a fresh copy, so no
- * caller can change what the cache holds), bounded by least-recent use. It is never trusted for a read that
- * must be current: only as a guess that compare-and-set confirms, or for fields that never change.
+ * caller can change what the cache holds), bounded in entries and bytes by least-recent use. It is never
+ * trusted for a read that must be current: only as a guess that compare-and-set confirms, or for fields that
+ * never change.
  */
 export class RevisionCache {
   private readonly entries = new Map<string, { bytes: Uint8Array; revision: number }>();
+  private bytes = 0;
 
-  constructor(private readonly maxEntries = 20_000) {}
+  constructor(
+    private readonly maxEntries = 20_000,
+    private readonly maxBytes = 32 * 1024 * 1024,
+  ) {}
+
+  /** Bytes held now. */
+  get size(): number {
+    return this.bytes;
+  }
 
   /** The cached value of `key` (possibly stale), decoded afresh. */
   peek<T>(key: string): Versioned<T> | undefined {
@@ -160,13 +170,25 @@ export class RevisionCache {
   remember(key: string, bytes: Uint8Array, revision: number): void {
     const known = this.entries.get(key);
     if (known && known.revision > revision) return;
-    this.entries.delete(key);
-    this.entries.set(key, { bytes, revision });
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    this.forget(key);
+    if (bytes.byteLength > this.maxBytes / 4) return; // one huge value would push out everything else
+    // A copy: what callers pass may be a view into a larger buffer (a socket read, the encoder's scratch space).
+    this.entries.set(key, { bytes: new Uint8Array(bytes), revision }); // (Buffer.slice would be a view)
+    this.bytes += bytes.byteLength;
+    while (this.entries.size > this.maxEntries || this.bytes > this.maxBytes) {
+      this.forget(this.entries.keys().next().value as string);
+    }
+  }
+
+  has(key: string): boolean {
+    return this.entries.has(key);
   }
 
   forget(key: string): void {
+    const e = this.entries.get(key);
+    if (!e) return;
     this.entries.delete(key);
+    this.bytes -= e.bytes.byteLength;
   }
 }
 

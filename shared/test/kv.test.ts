@@ -4,6 +4,7 @@ import { startNats, type NatsHandle } from "@corral/deploy";
 import { connectNats } from "../src/nats.js";
 import { createValue, modifyValue, openBucket, putValue, readValue, RevisionCache } from "../src/kv.js";
 import { JsApiError, jsRequests } from "../src/js-requests.js";
+import { encode } from "../src/codec.js";
 
 const test = anyTest as TestFn<{ nats: NatsHandle; nc: NatsConnection }>;
 test.before(async (t) => {
@@ -131,4 +132,23 @@ test("js requests - acknowledged publish, deduplication, compare-and-set error c
   t.not(await createValue(kv, "a", 3), undefined, "and can be created over");
   const noStream = await t.throwsAsync(js.publish("nowhere.at.all", new Uint8Array([1])));
   t.regex(noStream?.message ?? "", /503/, "no stream listening: no responders");
+});
+
+test("kv - a revision cache holds copies and stays within its byte bound, least recently used out first", (t) => {
+  const cache = new RevisionCache(100, 1_000);
+  const bytes = encode({ list: [1, 2, 3] });
+  cache.remember("v", bytes, 1);
+  bytes.fill(0); // the caller's buffer is reused: the cache kept its own copy
+  t.deepEqual(cache.peek("v")?.value, { list: [1, 2, 3] });
+  cache.forget("v");
+  for (const key of ["a", "b", "c", "d"]) cache.remember(key, new Uint8Array(250), 1);
+  t.is(cache.size, 1_000);
+  cache.remember("e", new Uint8Array(250), 1); // over 1,000 bytes: "a", least recently used, goes
+  t.is(cache.size, 1_000);
+  t.false(cache.has("a"));
+  t.true(["b", "c", "d", "e"].every((k) => cache.has(k)));
+  cache.remember("f", new Uint8Array(600), 1); // more than a quarter of the bound: not kept at all
+  t.false(cache.has("f"));
+  cache.remember("b", new Uint8Array(10), 0);
+  t.is(cache.size, 1_000, "an older revision than the one held changes nothing");
 });

@@ -21,7 +21,7 @@ export interface NodeStore {
 
 export function createNodeStore(kv: KV): NodeStore {
   // Results modify a node the moment after this process wrote it: the compare-and-set needs no read first.
-  const cache = new RevisionCache(50_000);
+  const cache = new RevisionCache(50_000, 64 * 1024 * 1024);
   const get = async (clusterId: string, nodeId: string) =>
     (await readValue<ClusterNode>(kv, kvKey(clusterId, nodeId), cache))?.value;
   return {
