@@ -20,6 +20,8 @@ export interface Execution {
   status?: number;
   /** The CREATE result's `providerid`, when there is one. */
   providerid?: string;
+  /** The `providerid` the task's message carried among the node's results (from the node's last CREATE). */
+  carriedProviderid?: string;
 }
 
 /** A shared log of executions (one per test, shared by its in-process provisioners). */
@@ -43,6 +45,8 @@ export function createExecutionLog(): ExecutionLog {
       nodeId: ctx.task.nodeId,
       startedAt: Date.now(),
     };
+    const carried = ctx.task.config.results?.["providerid"];
+    if (typeof carried === "string") e.carriedProviderid = carried;
     executions.push(e);
     const outcome = await run();
     e.endedAt = Date.now();
