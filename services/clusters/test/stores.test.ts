@@ -1,9 +1,10 @@
 import anyTest, { type TestFn } from "ava";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { startNats, type NatsHandle } from "@corral/deploy";
-import { connectNats, openBucket } from "@corral/shared";
+import { connectNats, openBucket, type Tenant } from "@corral/shared";
 import { createCounters } from "../src/adapters/counters.js";
 import { createNodeStore } from "../src/adapters/node-store.js";
+import { openUsageStore } from "../src/adapters/usage-store.js";
 import { DispatchMemory } from "../src/engine/dispatch-memory.js";
 import type { ClusterNode, ClusterRecord } from "../src/domain/records.js";
 
@@ -78,4 +79,24 @@ test("dispatch memory - nodes are trusted only while every result count move was
   t.is(memory.get(plan)?.nodesCurrentAt, undefined, "and stays unknown until a read");
   memory.forget(plan);
   t.is(memory.get(plan), undefined);
+});
+
+test("usage store - concurrent reservations, decided together, never exceed the quotas and keep arrival order", async (t) => {
+  const usage = await openUsageStore(t.context.nc);
+  const tenant = { name: "quota-group", workers: 0, maxClusters: 7, maxNodes: 30 } as Tenant;
+  // 20 at once: some wait while the first write is in flight and are then decided in one write.
+  const sizes = Array.from({ length: 20 }, (_, i) => 1 + (i % 6));
+  const outcomes = await Promise.allSettled(sizes.map((n) => usage.reserve(tenant, n)));
+  const accepted = sizes.filter((_, i) => outcomes[i]?.status === "fulfilled");
+  const used = await usage.get(tenant.name);
+  t.deepEqual(used, { clusters: accepted.length, nodes: accepted.reduce((a, b) => a + b, 0) });
+  t.true(used.clusters <= 7 && used.nodes <= 30, JSON.stringify(used));
+  t.true(used.clusters >= 5, "the quota is filled, not refused wholesale");
+  for (const o of outcomes) {
+    if (o.status === "rejected") t.like(o.reason, { status: 409, code: "quota_exceeded" });
+  }
+  // The first request was never refused: arrival order decides.
+  t.is(outcomes[0]?.status, "fulfilled");
+  await usage.release(tenant.name, sizes[0]!);
+  t.is((await usage.get(tenant.name)).clusters, used.clusters - 1);
 });

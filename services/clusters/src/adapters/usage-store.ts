@@ -17,30 +17,84 @@ export interface UsageStore {
   get(tenant: string): Promise<TenantUsage>;
 }
 
+/** The 409 a reservation gets when `nodes` more in one more cluster would exceed the tenant's quotas. */
+function quotaError(tenant: Tenant, used: TenantUsage, nodes: number): ConflictError | undefined {
+  if (tenant.maxClusters !== undefined && used.clusters + 1 > tenant.maxClusters) {
+    return new ConflictError(
+      `tenant ${tenant.name} has ${used.clusters} of its ${tenant.maxClusters} clusters (maxClusters)`,
+      { quota: "maxClusters" },
+      "quota_exceeded",
+    );
+  }
+  if (tenant.maxNodes !== undefined && used.nodes + nodes > tenant.maxNodes) {
+    return new ConflictError(
+      `tenant ${tenant.name} uses ${used.nodes} of its ${tenant.maxNodes} nodes (maxNodes); ${nodes} more do not fit`,
+      { quota: "maxNodes" },
+      "quota_exceeded",
+    );
+  }
+  return undefined;
+}
+
+interface Reservation {
+  tenant: Tenant;
+  nodes: number;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
 export async function openUsageStore(nc: NatsConnection): Promise<UsageStore> {
   const kv: KV = await openBucket(nc, buckets.usage);
   const zero = { clusters: 0, nodes: 0 };
   const cache = new RevisionCache(1_000);
+
+  // Group commit: one tenant's concurrent creates would queue on its usage key, one write each. While a write
+  // is in flight, reservations wait together and the next write decides all of them, in arrival order.
+  const waiting = new Map<string, Reservation[]>();
+  const writing = new Set<string>();
+  const flush = async (name: string): Promise<void> => {
+    const batch = waiting.get(name);
+    if (writing.has(name) || !batch) return;
+    waiting.delete(name);
+    writing.add(name);
+    let refused = new Map<Reservation, ConflictError>();
+    try {
+      await modifyValue<TenantUsage>(
+        kv,
+        kvKey(name),
+        (current) => {
+          refused = new Map();
+          let used = current?.value ?? zero;
+          for (const r of batch) {
+            const err = quotaError(r.tenant, used, r.nodes);
+            if (err) refused.set(r, err);
+            else used = { clusters: used.clusters + 1, nodes: used.nodes + r.nodes };
+          }
+          return refused.size === batch.length ? { keep: true } : { put: used };
+        },
+        { cache },
+      );
+      for (const r of batch) {
+        const err = refused.get(r);
+        if (err) r.reject(err);
+        else r.resolve();
+      }
+    } catch (err) {
+      for (const r of batch) r.reject(err);
+    } finally {
+      writing.delete(name);
+      void flush(name);
+    }
+  };
+
   return {
-    async reserve(tenant, nodes) {
-      await modifyValue<TenantUsage>(kv, kvKey(tenant.name), (current) => {
-        const used = current?.value ?? zero;
-        if (tenant.maxClusters !== undefined && used.clusters + 1 > tenant.maxClusters) {
-          throw new ConflictError(
-            `tenant ${tenant.name} has ${used.clusters} of its ${tenant.maxClusters} clusters (maxClusters)`,
-            { quota: "maxClusters" },
-            "quota_exceeded",
-          );
-        }
-        if (tenant.maxNodes !== undefined && used.nodes + nodes > tenant.maxNodes) {
-          throw new ConflictError(
-            `tenant ${tenant.name} uses ${used.nodes} of its ${tenant.maxNodes} nodes (maxNodes); ${nodes} more do not fit`,
-            { quota: "maxNodes" },
-            "quota_exceeded",
-          );
-        }
-        return { put: { clusters: used.clusters + 1, nodes: used.nodes + nodes } };
-      }, { cache });
+    reserve(tenant, nodes) {
+      return new Promise<void>((resolve, reject) => {
+        const list = waiting.get(tenant.name) ?? [];
+        list.push({ tenant, nodes, resolve, reject });
+        waiting.set(tenant.name, list);
+        void flush(tenant.name);
+      });
     },
     async release(tenant, nodes) {
       await modifyValue<TenantUsage>(kv, kvKey(tenant), (current) => {
