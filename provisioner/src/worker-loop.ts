@@ -28,7 +28,7 @@ export interface WorkerLoopDeps {
 export interface WorkerLoop {
   readonly tenant: string;
   readonly workerId: string;
-  /** Asks the loop to end: an idle pull is cancelled, a running task finishes (and is reported) first. */
+  /** Asks the loop to end: an idle worker stops waiting at once, a running task finishes (and is reported) first. */
   stop(): void;
   /** Settles when the loop has ended. */
   readonly done: Promise<void>;
