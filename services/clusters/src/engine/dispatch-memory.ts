@@ -20,7 +20,8 @@ export interface PlanMemory {
   nodesCurrentAt: number | undefined;
 }
 
-const MAX_PLANS = 5_000;
+/** Running plans remembered (each holds a cluster record); beyond this the oldest read again. */
+const MAX_PLANS = 1_000;
 
 export class DispatchMemory {
   private readonly plans = new Map<string, PlanMemory>();
