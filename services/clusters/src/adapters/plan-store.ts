@@ -26,29 +26,45 @@ export interface PlanStore {
 const pageKey = (plan: { clusterId: string; id: string }, stage: number, page: number) =>
   kvKey(plan.clusterId, plan.id, String(stage), String(page));
 
-/** Pages never change once written: this many stay in memory, least recently used out first. */
-const CACHED_PAGES = 2_000;
+/** Pages never change once written: up to this many tasks stay in memory, least recently used out first. */
+const CACHED_TASKS = 100_000;
 
 export function createPlanStore(plans: KV, planTasks: KV): PlanStore {
   const headers = new RevisionCache(20_000);
-  const pages = new Map<string, Promise<StoredTask[]>>();
-  const rememberPage = (key: string, tasks: Promise<StoredTask[]>) => {
+  const pages = new Map<string, { tasks: Promise<StoredTask[]>; size: number }>();
+  let cachedTasks = 0;
+  const forgetPage = (key: string) => {
+    const page = pages.get(key);
+    if (!page) return;
     pages.delete(key);
-    pages.set(key, tasks);
-    if (pages.size > CACHED_PAGES) pages.delete(pages.keys().next().value as string);
+    cachedTasks -= page.size;
+  };
+  /** `size` is the page's task count (a page being read counts as full until it is known). */
+  const rememberPage = (key: string, tasks: Promise<StoredTask[]>, size = TASKS_PER_PAGE) => {
+    forgetPage(key);
+    pages.set(key, { tasks, size });
+    cachedTasks += size;
+    while (cachedTasks > CACHED_TASKS && pages.size > 1) forgetPage(pages.keys().next().value as string);
   };
   const readPage = (plan: PlanRecord, stage: number, p: number) => {
     const key = pageKey(plan, stage, p);
     const cached = pages.get(key);
     if (cached) {
-      rememberPage(key, cached);
-      return cached;
+      rememberPage(key, cached.tasks, cached.size);
+      return cached.tasks;
     }
     const read = readValue<StoredTask[]>(planTasks, key).then((found) => {
       if (!found) throw new Error(`plan ${plan.id} stage ${stage} page ${p} is missing`);
       return found.value;
     });
-    read.catch(() => pages.delete(key));
+    read.then(
+      (tasks) => {
+        if (pages.get(key)?.tasks === read) rememberPage(key, read, tasks.length);
+      },
+      () => {
+        if (pages.get(key)?.tasks === read) forgetPage(key);
+      },
+    );
     rememberPage(key, read);
     return read;
   };
@@ -67,7 +83,7 @@ export function createPlanStore(plans: KV, planTasks: KV): PlanStore {
         }
       });
       await mapLimit(written, 64, (page) => planTasks.put(page.key, encode(page.tasks)));
-      for (const page of written) rememberPage(page.key, Promise.resolve(page.tasks));
+      for (const page of written) rememberPage(page.key, Promise.resolve(page.tasks), page.tasks.length);
       await putValue(plans, kvKey(record.clusterId, record.id), record, headers);
     },
     async modify(clusterId, planId, fn) {
