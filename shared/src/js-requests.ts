@@ -1,4 +1,5 @@
 import { createInbox, headers as newHeaders, type Msg, type NatsConnection } from "@nats-io/transport-node";
+import { UnavailableError } from "./errors.js";
 
 /**
  * The JetStream requests of the hot paths (acknowledged publishes, compare-and-set writes, direct gets), over
@@ -87,7 +88,7 @@ function createJsRequests(nc: NatsConnection): JsRequests {
     for (const [token, p] of pending) {
       if (p.deadline <= now) {
         pending.delete(token);
-        p.reject(Object.assign(new Error("JetStream request timed out"), { code: "TIMEOUT" }));
+        p.reject(new UnavailableError(`JetStream did not answer within ${TIMEOUT_MS / 1000} s; try again`));
       }
     }
     if (pending.size === 0 && sweeper) {
@@ -112,10 +113,11 @@ function createJsRequests(nc: NatsConnection): JsRequests {
       }
     });
 
-  /** Rejects a "no responders" (503) or other status reply. */
-  const statusError = (msg: Msg, what: string): JsApiError | undefined => {
+  /** A status reply: 503 is "no responders" (no stream or JetStream down), a 503 to our callers too. */
+  const statusError = (msg: Msg, what: string): Error | undefined => {
     const h = msg.headers;
     if (!h || !h.hasError) return undefined;
+    if (h.code === 503) return new UnavailableError(`JetStream is not available (${what}: no responders); try again`);
     return new JsApiError(`${what}: ${h.code} ${h.description}`, 0, h.code);
   };
 
@@ -146,7 +148,7 @@ function createJsRequests(nc: NatsConnection): JsRequests {
       const h = reply.headers;
       if (h?.hasError) {
         if (h.code === 404) return undefined;
-        throw new JsApiError(`direct get of ${subject}: ${h.code} ${h.description}`, 0, h.code);
+        throw statusError(reply, `direct get of ${subject}`) ?? new Error(`direct get of ${subject} failed`);
       }
       const seq = Number(h?.get("Nats-Sequence"));
       if (!h || !Number.isFinite(seq)) throw new Error(`direct get of ${subject}: reply without a sequence`);
