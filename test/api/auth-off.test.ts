@@ -1,15 +1,8 @@
-import anyTest, { type TestFn } from "ava";
 import { api } from "../helpers/api.js";
-import { startSystem, type TestSystem } from "../helpers/system.js";
+import { testWithSystem } from "../helpers/system-test.js";
 
 /** security.enabled=false (the default): no tokens anywhere, the identity headers alone decide. */
-const test = anyTest as TestFn<{ sys: TestSystem }>;
-test.before(async (t) => {
-  t.context.sys = await startSystem();
-});
-test.after.always(async (t) => {
-  await t.context.sys?.stop();
-});
+const test = testWithSystem();
 
 test("security off - /status answers without a token, and an Authorization header is ignored", async (t) => {
   const { sys } = t.context;

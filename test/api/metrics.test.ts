@@ -3,25 +3,18 @@
  * endpoints, queue counts against real task consumers, and node usage against hand-computed node-seconds from
  * node events written to the events stream with controlled times (out of order, duplicated).
  */
-import anyTest, { type ExecutionContext, type TestFn } from "ava";
 import { jetstream, type JsMsg } from "@nats-io/jetstream";
 import { encode, ensureTaskConsumer, eventSubject, streams, taskConsumerName, taskSubject } from "@corral/shared";
 import { api, SUPERADMIN, type Caller } from "../helpers/api.js";
 import { assertError, assertOk, show } from "../helpers/assertions.js";
 import { createTenant } from "../helpers/catalog.js";
 import { eventually } from "../helpers/eventually.js";
-import { startSystem, type TestSystem } from "../helpers/system.js";
+import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
 
 /** The metrics service's clock: fixed, so open nodes and the default end are known exactly. */
 const NOW = 1_800_000_000;
-const test = anyTest as TestFn<{ sys: TestSystem }>;
-test.before(async (t) => {
-  t.context.sys = await startSystem({ metrics: 1, metricsNow: () => NOW * 1000 });
-});
-test.after.always(async (t) => {
-  await t.context.sys?.stop();
-});
-type T = ExecutionContext<{ sys: TestSystem }>;
+const test = testWithSystem({ metrics: 1, metricsNow: () => NOW * 1000 });
+type T = SystemTest;
 
 const get = (t: T, path: string, caller: Caller) => api(t.context.sys.baseUrl, "GET", path, caller);
 

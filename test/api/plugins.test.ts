@@ -3,7 +3,6 @@
  * announce them, per-tenant resources (upload, list, status filter, stage, recall, delete, sync), every row of the
  * 3.3 table, archive checks, a large streamed upload, the published active set, bootstrap copies.
  */
-import anyTest, { type ExecutionContext, type TestFn } from "ava";
 import { createHash } from "node:crypto";
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
@@ -33,23 +32,17 @@ import { assertError, assertOk, show } from "../helpers/assertions.js";
 import { createTenant, uniqueName } from "../helpers/catalog.js";
 import { waitForAssignment } from "../helpers/clusters.js";
 import { eventually } from "../helpers/eventually.js";
-import { startSystem, type TestSystem } from "../helpers/system.js";
+import { startSystem } from "../helpers/system.js";
+import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
 import { byteStream, pluginClient } from "../../services/plugins/test/rest-helpers.js";
 import { resourceArchive, tar, tarGz } from "../../services/plugins/test/tar-builder.js";
 import { openResourceStore } from "../../services/plugins/src/adapters/resource-store.js";
 import { startTenantJanitor } from "../../services/plugins/src/tenant-janitor.js";
 
-const test = anyTest as TestFn<{ sys: TestSystem }>;
-type T = ExecutionContext<{ sys: TestSystem }>;
-
-test.before(async (t) => {
-  // One provisioner: it announces the bundled plugin types (sim; shell, chef-solo) and syncs resources.
-  // A long gateway timeout: the 50 MB upload test forces garbage collections while it runs.
-  t.context.sys = await startSystem({ provisioners: 1, requestTimeoutMs: 60_000 });
-});
-test.after.always(async (t) => {
-  await t.context.sys?.stop();
-});
+// One provisioner: it announces the bundled plugin types (sim; shell, chef-solo) and syncs resources.
+// A long gateway timeout: the 50 MB upload test forces garbage collections while it runs.
+const test = testWithSystem({ provisioners: 1, requestTimeoutMs: 60_000 });
+type T = SystemTest;
 
 const SCRIPTS = "/plugins/automatortypes/shell/scripts";
 const ARCHIVES = "/plugins/automatortypes/shell/archives";

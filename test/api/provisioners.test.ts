@@ -2,22 +2,16 @@
  * Provisioners through the REST API (spec 2.2, 4.2): the records provisioners write, joined with the worker
  * assignment tenancy's balancer writes, read by the superadmin. Only live provisioners are shown.
  */
-import anyTest, { type TestFn } from "ava";
 import { PROVISIONER_DEAD_AFTER_MS, type Provisioner, type ProvisionerRecord } from "@corral/shared";
 import { api, SUPERADMIN } from "../helpers/api.js";
 import { assertError, assertOk } from "../helpers/assertions.js";
 import { createTenant, uniqueName } from "../helpers/catalog.js";
 import { eventually } from "../helpers/eventually.js";
 import { registerProvisioner, type ProvisionerInput } from "../helpers/registry.js";
-import { startSystem, type TestSystem } from "../helpers/system.js";
+import { type TestSystem } from "../helpers/system.js";
+import { testWithSystem } from "../helpers/system-test.js";
 
-const test = anyTest as TestFn<{ sys: TestSystem }>;
-test.before(async (t) => {
-  t.context.sys = await startSystem();
-});
-test.after.always(async (t) => {
-  await t.context.sys?.stop();
-});
+const test = testWithSystem();
 
 const provisioner = (id: string, overrides: Partial<ProvisionerRecord> = {}): ProvisionerInput => ({
   id,

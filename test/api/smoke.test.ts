@@ -1,14 +1,7 @@
-import anyTest, { type TestFn } from "ava";
 import { api, SUPERADMIN } from "../helpers/api.js";
-import { startSystem, type TestSystem } from "../helpers/system.js";
+import { testWithSystem } from "../helpers/system-test.js";
 
-const test = anyTest as TestFn<{ sys: TestSystem }>;
-test.before(async (t) => {
-  t.context.sys = await startSystem();
-});
-test.after.always(async (t) => {
-  await t.context.sys?.stop();
-});
+const test = testWithSystem();
 
 test("status - answers at /status and /v2/status without identity", async (t) => {
   const a = await api(t.context.sys.baseUrl, "GET", "/status");

@@ -3,7 +3,6 @@
  * sees every cluster of the tenant, other tenants see nothing), missing provider fields (spec 7's exact body),
  * and bad input on every cluster endpoint (400 JSON errors naming the problem, never a 5xx, nothing written).
  */
-import anyTest, { type ExecutionContext, type TestFn } from "ava";
 import { SIM_SPEC } from "@corral/provisioner";
 import { api, SUPERADMIN, type ApiResponse, type Caller } from "../helpers/api.js";
 import { assertError, assertOk, show } from "../helpers/assertions.js";
@@ -15,20 +14,10 @@ import {
   getOk,
   tenantWithSimCatalog,
 } from "../helpers/clusters.js";
-import { startSystem, type TestSystem } from "../helpers/system.js";
+import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
 
-interface Context {
-  sys: TestSystem;
-}
-const test = anyTest as TestFn<Context>;
-type T = ExecutionContext<Context>;
-
-test.before(async (t) => {
-  t.context.sys = await startSystem({ clusters: 1, provisioners: 1, reconcileIntervalMs: 500 });
-});
-test.after.always(async (t) => {
-  await t.context.sys?.stop();
-});
+const test = testWithSystem({ clusters: 1, provisioners: 1, reconcileIntervalMs: 500 });
+type T = SystemTest;
 
 /** `aws-us-west-2` has no `sim_password`: users must give it as a provider field. */
 const NO_PASSWORD = "aws-us-west-2";

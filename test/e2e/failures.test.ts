@@ -5,7 +5,6 @@
  * and the cluster becomes active; quotas refuse creates with 409 and free up after delete; a busy cluster
  * answers 409 to every other operation.
  */
-import anyTest, { type ExecutionContext, type TestFn } from "ava";
 import { keyToken } from "@corral/shared";
 import { api, type Caller } from "../helpers/api.js";
 import { assertError, assertOk, show } from "../helpers/assertions.js";
@@ -22,21 +21,11 @@ import {
   tenantWithSimCatalog,
 } from "../helpers/clusters.js";
 import { eventually } from "../helpers/eventually.js";
-import { startSystem, type TestSystem } from "../helpers/system.js";
+import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
 
-interface Context {
-  sys: TestSystem;
-}
-const test = anyTest as TestFn<Context>;
-type T = ExecutionContext<Context>;
-
-test.before(async (t) => {
-  // Ten tenants of 3 workers: two provisioners (capacity 20 each) so that every tenant gets its workers.
-  t.context.sys = await startSystem({ clusters: 1, provisioners: 2, reconcileIntervalMs: 500 });
-});
-test.after.always(async (t) => {
-  await t.context.sys?.stop();
-});
+// Ten tenants of 3 workers: two provisioners (capacity 20 each) so that every tenant gets its workers.
+const test = testWithSystem({ clusters: 1, provisioners: 2, reconcileIntervalMs: 500 });
+type T = SystemTest;
 
 const tenantWithCatalog = (t: T, prefix: string, catalog: SimCatalogOptions = {}, tenant: Record<string, unknown> = {}): Promise<E2eTenant> =>
   tenantWithSimCatalog(t.context.sys, prefix, { catalog, tenant });

@@ -4,7 +4,6 @@
  * follow the ordering rules, configure (with and without restart) and add services run, delete terminates, and
  * node created/deleted events land on the events stream.
  */
-import anyTest, { type ExecutionContext, type TestFn } from "ava";
 import { keyToken } from "@corral/shared";
 import { api, type Caller } from "../helpers/api.js";
 import { assertOk, show } from "../helpers/assertions.js";
@@ -26,20 +25,10 @@ import {
 } from "../helpers/clusters.js";
 import { eventually } from "../helpers/eventually.js";
 import { fixtureTemplate, rawFixtureCatalog } from "../helpers/fixture-catalog.js";
-import { startSystem, type TestSystem } from "../helpers/system.js";
+import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
 
-interface Context {
-  sys: TestSystem;
-}
-const test = anyTest as TestFn<Context>;
-type T = ExecutionContext<Context>;
-
-test.before(async (t) => {
-  t.context.sys = await startSystem({ clusters: 2, provisioners: 2, reconcileIntervalMs: 500 });
-});
-test.after.always(async (t) => {
-  await t.context.sys?.stop();
-});
+const test = testWithSystem({ clusters: 2, provisioners: 2, reconcileIntervalMs: 500 });
+type T = SystemTest;
 
 const deps = fixtureDependencies();
 

@@ -3,23 +3,16 @@
  * deleted; node usage through REST equals the node-seconds of the node events the clusters service published
  * (times floored to seconds), and lies within what the wall clock allows. Queue metrics drain to zero.
  */
-import anyTest, { type ExecutionContext, type TestFn } from "ava";
 import { setTimeout as sleep } from "node:timers/promises";
 import { keyToken } from "@corral/shared";
 import { api, SUPERADMIN, type Caller } from "../helpers/api.js";
 import { show } from "../helpers/assertions.js";
 import { createCluster, createWorkerTenant, importSimCatalog, readEvents, waitForStatus } from "../helpers/clusters.js";
 import { eventually } from "../helpers/eventually.js";
-import { startSystem, type TestSystem } from "../helpers/system.js";
+import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
 
-const test = anyTest as TestFn<{ sys: TestSystem }>;
-type T = ExecutionContext<{ sys: TestSystem }>;
-test.before(async (t) => {
-  t.context.sys = await startSystem({ clusters: 1, provisioners: 1, metrics: 1, reconcileIntervalMs: 500 });
-});
-test.after.always(async (t) => {
-  await t.context.sys?.stop();
-});
+const test = testWithSystem({ clusters: 1, provisioners: 1, metrics: 1, reconcileIntervalMs: 500 });
+type T = SystemTest;
 
 interface Usage {
   start: number;

@@ -3,7 +3,6 @@
  * directory (provisioner/src/resource-sync.ts), used by a real cluster's `shell` actions; switched to new versions,
  * unpacked archives, removed when recalled; copied to a bootstrapped tenant and installed for it.
  */
-import anyTest, { type TestFn } from "ava";
 import { lstat, readFile, readdir, readlink, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { nodeDir, resourceDir } from "@corral/provisioner";
@@ -13,19 +12,11 @@ import { uniqueName } from "../helpers/catalog.js";
 import { createCluster, createClusterCatalog, waitForStatus } from "../helpers/cluster-fixture.js";
 import { waitForAssignment } from "../helpers/clusters.js";
 import { eventually } from "../helpers/eventually.js";
-import { startSystem, type TestSystem } from "../helpers/system.js";
+import { testWithSystem } from "../helpers/system-test.js";
 import { pluginClient } from "../../services/plugins/test/rest-helpers.js";
 import { resourceArchive } from "../../services/plugins/test/tar-builder.js";
 
-const test = anyTest as TestFn<{ sys: TestSystem }>;
-
-
-test.before(async (t) => {
-  t.context.sys = await startSystem({ clusters: 1, provisioners: 1, reconcileIntervalMs: 500 });
-});
-test.after.always(async (t) => {
-  await t.context.sys?.stop();
-});
+const test = testWithSystem({ clusters: 1, provisioners: 1, reconcileIntervalMs: 500 });
 
 const SCRIPTS = "/plugins/automatortypes/shell/scripts";
 const ARCHIVES = "/plugins/automatortypes/shell/archives";

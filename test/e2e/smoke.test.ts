@@ -1,16 +1,9 @@
-import anyTest, { type TestFn } from "ava";
 import { ASSIGNMENT_KEY, buckets, encode, openBucket } from "@corral/shared";
 import { api, SUPERADMIN } from "../helpers/api.js";
 import { eventually } from "../helpers/eventually.js";
-import { startSystem, type TestSystem } from "../helpers/system.js";
+import { testWithSystem } from "../helpers/system-test.js";
 
-const test = anyTest as TestFn<{ sys: TestSystem }>;
-test.before(async (t) => {
-  t.context.sys = await startSystem({ clusters: 1, provisioners: 1, reconcileIntervalMs: 500 });
-});
-test.after.always(async (t) => {
-  await t.context.sys?.stop();
-});
+const test = testWithSystem({ clusters: 1, provisioners: 1, reconcileIntervalMs: 500 });
 
 test("e2e - a small cluster is created, reaches active, and is deleted", async (t) => {
   const { sys } = t.context;
