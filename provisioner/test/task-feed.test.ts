@@ -1,21 +1,11 @@
-import anyTest, { type TestFn } from "ava";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { startNats, type NatsHandle } from "@corral/deploy";
-import { connectNats, decode, ensureStreams, silentLogger, streams, taskConsumerName, type TaskMessage } from "@corral/shared";
+import { decode, ensureStreams, silentLogger, streams, taskConsumerName, type TaskMessage } from "@corral/shared";
 import { createTaskFeed, type TaskFeed } from "../src/task-feed.js";
 import { eventually, publishTask, taskMessage, uniqueName } from "./helpers.js";
+import { testWithNats } from "../../test/helpers/nats-test.js";
 
-const test = anyTest as TestFn<{ nats: NatsHandle; nc: NatsConnection }>;
-test.before(async (t) => {
-  t.context.nats = await startNats({ jetstream: true, syncAlways: false });
-  t.context.nc = await connectNats({ url: t.context.nats.url, name: "task-feed-test" });
-  await ensureStreams(t.context.nc);
-});
-test.after.always(async (t) => {
-  await t.context.nc?.drain();
-  await t.context.nats?.stop();
-});
+const test = testWithNats("task-feed-test", ensureStreams);
 
 const consumerState = async (nc: NatsConnection, tenant: string) => {
   const info = await (await jetstreamManager(nc)).consumers.info(streams.tasks, taskConsumerName(tenant));

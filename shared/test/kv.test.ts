@@ -1,20 +1,9 @@
-import anyTest, { type TestFn } from "ava";
-import type { NatsConnection } from "@nats-io/transport-node";
-import { startNats, type NatsHandle } from "@corral/deploy";
-import { connectNats } from "../src/nats.js";
 import { createValue, modifyValue, openBucket, putValue, readValue, RevisionCache } from "../src/kv.js";
 import { JsApiError, jsRequests } from "../src/js-requests.js";
 import { encode } from "../src/codec.js";
+import { testWithNats } from "../../test/helpers/nats-test.js";
 
-const test = anyTest as TestFn<{ nats: NatsHandle; nc: NatsConnection }>;
-test.before(async (t) => {
-  t.context.nats = await startNats({ jetstream: true, syncAlways: false });
-  t.context.nc = await connectNats({ url: t.context.nats.url, name: "kv-test" });
-});
-test.after.always(async (t) => {
-  await t.context.nc?.drain();
-  await t.context.nats?.stop();
-});
+const test = testWithNats("kv-test");
 
 test("kv - concurrent read-modify-writes lose no update", async (t) => {
   const kv = await openBucket(t.context.nc, "kv_test_counter");

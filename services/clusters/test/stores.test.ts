@@ -1,22 +1,12 @@
-import anyTest, { type TestFn } from "ava";
-import type { NatsConnection } from "@nats-io/transport-node";
-import { startNats, type NatsHandle } from "@corral/deploy";
-import { connectNats, openBucket, type Tenant } from "@corral/shared";
+import { openBucket, type Tenant } from "@corral/shared";
 import { createCounters } from "../src/adapters/counters.js";
 import { createNodeStore } from "../src/adapters/node-store.js";
 import { openUsageStore } from "../src/adapters/usage-store.js";
 import { DispatchMemory } from "../src/engine/dispatch-memory.js";
 import type { ClusterNode, ClusterRecord } from "../src/domain/records.js";
+import { testWithNats } from "../../../test/helpers/nats-test.js";
 
-const test = anyTest as TestFn<{ nats: NatsHandle; nc: NatsConnection }>;
-test.before(async (t) => {
-  t.context.nats = await startNats({ jetstream: true, syncAlways: false });
-  t.context.nc = await connectNats({ url: t.context.nats.url, name: "clusters-stores-test" });
-});
-test.after.always(async (t) => {
-  await t.context.nc?.drain();
-  await t.context.nats?.stop();
-});
+const test = testWithNats("clusters-stores-test");
 
 test("counters - two processes taking blocks concurrently never hand out a number twice", async (t) => {
   const kv = await openBucket(t.context.nc, "counters_blocks_test");

@@ -1,20 +1,10 @@
-import anyTest, { type TestFn } from "ava";
-import type { NatsConnection } from "@nats-io/transport-node";
-import { startNats, type NatsHandle } from "@corral/deploy";
-import { buckets, connectNats, decode, encode, kvKey, openBucket, silentLogger, type CatalogSnapshot } from "@corral/shared";
+import { buckets, decode, encode, kvKey, openBucket, silentLogger, type CatalogSnapshot } from "@corral/shared";
 import { startTenancyService } from "../src/service.js";
 import { openCatalogStore } from "../src/adapters/catalog-store.js";
 import { eventually } from "../../../test/helpers/eventually.js";
+import { testWithNats } from "../../../test/helpers/nats-test.js";
 
-const test = anyTest as TestFn<{ nats: NatsHandle; nc: NatsConnection }>;
-test.before(async (t) => {
-  t.context.nats = await startNats({ jetstream: true, syncAlways: false });
-  t.context.nc = await connectNats({ url: t.context.nats.url, name: "replacer-test" });
-});
-test.after.always(async (t) => {
-  await t.context.nc?.drain();
-  await t.context.nats?.stop();
-});
+const test = testWithNats("replacer-test");
 
 const snapshot = (names: string[]): CatalogSnapshot => ({
   providers: [],
