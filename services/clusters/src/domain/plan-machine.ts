@@ -61,6 +61,18 @@ export type PlanEvent =
   | { type: "task.result"; index: number; dispatch: number; taskName: TaskName; ok: boolean; message?: string; at: number }
   | { type: "dispatch.published"; stages: number[]; tasks: Array<{ index: number; dispatch: number }> };
 
+/** The stage of the task at global `index`, and its position in that stage. */
+export function stagePositionOf(c: Pick<PlanContext, "stageStarts">, index: number): { stage: number; position: number } {
+  const starts = c.stageStarts;
+  let stage = 0;
+  while (stage + 1 < starts.length && (starts[stage + 1] ?? 0) <= index) stage++;
+  return { stage, position: index - (starts[stage] ?? 0) };
+}
+
+/** Whether a plan actor has reached a final state. */
+export const isPlanEnded = (actor: { value: unknown }): actor is { value: "succeeded" | "failed" } =>
+  actor.value === "succeeded" || actor.value === "failed";
+
 const stageCount = (c: PlanContext) => c.stageStarts.length - 1;
 const stageSize = (c: PlanContext, stage: number) => (c.stageStarts[stage + 1] ?? 0) - (c.stageStarts[stage] ?? 0);
 const isFinished = (c: PlanContext) => c.stage >= stageCount(c);

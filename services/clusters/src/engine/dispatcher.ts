@@ -1,7 +1,7 @@
 import { createMacroContext, compileConfig, expandConfig, type MacroNode } from "@corral/solver";
 import type { Json, JsonObject, Service, TaskMessage } from "@corral/shared";
 import { formatTaskId, nodeIdsOf } from "../domain/ids.js";
-import type { Dispatch, PlanEvent } from "../domain/plan-machine.js";
+import { stagePositionOf, type Dispatch, type PlanEvent } from "../domain/plan-machine.js";
 import type { ClusterNode, ClusterRecord, PlanRecord, StoredTask } from "../domain/records.js";
 import { buildTaskMessage, HARDWARE_TASKS } from "../domain/task-builder.js";
 import type { EngineDeps } from "./deps.js";
@@ -76,12 +76,6 @@ export function createDispatcher(deps: EngineDeps, memory: DispatchMemory): Disp
       // Which planned task each dispatch runs.
       const work: Array<{ task: StoredTask; index: number; dispatch: number; taskName: Dispatch["taskName"] }> = [];
       const stageCache = new Map<number, StoredTask[]>();
-      const stageOf = (index: number) => {
-        const starts = plan.actor.context.stageStarts;
-        let s = 0;
-        while (s + 1 < starts.length && (starts[s + 1] ?? 0) <= index) s++;
-        return s;
-      };
       const tasksOf = async (stage: number) => {
         let tasks = stageCache.get(stage);
         if (!tasks) stageCache.set(stage, (tasks = await deps.plans.stageTasks(plan, stage)));
@@ -92,8 +86,8 @@ export function createDispatcher(deps: EngineDeps, memory: DispatchMemory): Disp
         (await tasksOf(stage)).forEach((task, i) => work.push({ task, index: first + i, dispatch: 1, taskName: task.taskName }));
       }
       for (const d of dispatches) {
-        const stage = stageOf(d.index);
-        const task = (await tasksOf(stage))[d.index - (plan.actor.context.stageStarts[stage] ?? 0)];
+        const { stage, position } = stagePositionOf(plan.actor.context, d.index);
+        const task = (await tasksOf(stage))[position];
         if (task) work.push({ task, index: d.index, dispatch: d.dispatch, taskName: d.taskName });
       }
 

@@ -9,7 +9,14 @@ import {
   type ClusterStatus,
 } from "../domain/cluster-machine.js";
 import { formatPlanId, nodeIdsOf } from "../domain/ids.js";
-import { PLAN_MACHINE_VERSION, planMachine, type Dispatch, type PlanContext, type PlanEvent } from "../domain/plan-machine.js";
+import {
+  PLAN_MACHINE_VERSION,
+  isPlanEnded,
+  planMachine,
+  type Dispatch,
+  type PlanContext,
+  type PlanEvent,
+} from "../domain/plan-machine.js";
 import type { ClusterRecord, PlanRecord, StoredTask } from "../domain/records.js";
 import type { EngineDeps } from "./deps.js";
 import { DispatchMemory } from "./dispatch-memory.js";
@@ -96,7 +103,7 @@ export function createEngine(deps: EngineDeps): Engine {
         if (!current) return { keep: true };
         const r = applyEvents<PlanContext, PlanEvent>(planMachine, current.value.actor, events);
         // Results are counted even when stale, while the plan runs: the count tells whether nodes changed.
-        const running = current.value.actor.value !== "succeeded" && current.value.actor.value !== "failed";
+        const running = !isPlanEnded(current.value.actor);
         if (!r.changed && !(running && results > 0)) return { keep: true };
         actions = r.actions;
         before = current.value.resultsApplied ?? 0;

@@ -1,6 +1,7 @@
 import { statusOf, stepsOf, type Engine } from "./engine.js";
 import type { EngineDeps } from "./deps.js";
 import type { ClusterRecord } from "../domain/records.js";
+import { isPlanEnded } from "../domain/plan-machine.js";
 
 export interface ReconcilerOptions {
   /** Dispatches decided this long ago and still not confirmed are published again. @default 10000 */
@@ -26,7 +27,7 @@ export function createReconciler(deps: EngineDeps, engine: Engine, options: Reco
   const reconcilePending = async (cluster: ClusterRecord) => {
     const plan = (await deps.plans.get(cluster.id, cluster.actor.context.planId))?.value;
     if (!plan) return;
-    if (plan.actor.value === "succeeded" || plan.actor.value === "failed") {
+    if (isPlanEnded(plan.actor)) {
       await engine.finishJob(cluster.id, plan.id, plan.actor.value, stepsOf(plan));
       return;
     }

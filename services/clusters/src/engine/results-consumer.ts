@@ -3,7 +3,7 @@ import { RESULTS_ACK_WAIT_MS, decode, ensureResultsConsumer, streams, type TaskR
 import { mapLimit } from "../adapters/buckets.js";
 import { taskIndexOf } from "../domain/ids.js";
 import { applyResultToNode } from "../domain/node-results.js";
-import type { PlanEvent } from "../domain/plan-machine.js";
+import { stagePositionOf, type PlanEvent } from "../domain/plan-machine.js";
 import type { PlanRecord } from "../domain/records.js";
 import type { EngineDeps } from "./deps.js";
 import type { Engine } from "./engine.js";
@@ -26,10 +26,8 @@ export async function startResultsConsumer(deps: EngineDeps, engine: Engine): Pr
 
   /** The planned service of a task, for the node's action history. */
   const serviceOf = async (plan: PlanRecord, index: number) => {
-    const starts = plan.actor.context.stageStarts;
-    let stage = 0;
-    while (stage + 1 < starts.length && (starts[stage + 1] ?? 0) <= index) stage++;
-    return (await deps.plans.stageTask(plan, stage, index - (starts[stage] ?? 0)))?.service ?? "";
+    const { stage, position } = stagePositionOf(plan.actor.context, index);
+    return (await deps.plans.stageTask(plan, stage, position))?.service ?? "";
   };
 
   const handleBatch = async (messages: JsMsg[]) => {
