@@ -70,6 +70,7 @@ export {
   RevisionCache,
 } from "./kv.js";
 export type { KV, Versioned, Modification, ModifyOptions } from "./kv.js";
+export { BoundedCache } from "./bounded-cache.js";
 export { jsRequests, JsApiError } from "./js-requests.js";
 export type { JsRequests, JsPublishOptions, StoredMsg } from "./js-requests.js";
 export { keyToken, fromKeyToken, kvKey, pluginTypeKey } from "./kv-keys.js";

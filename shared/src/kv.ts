@@ -1,6 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Kvm, type KV, type KvOptions } from "@nats-io/kv";
 import { decode, encode } from "./codec.js";
+import { BoundedCache } from "./bounded-cache.js";
 import { CorralError } from "./errors.js";
 import { jsRequests } from "./js-requests.js";
 
@@ -145,26 +146,24 @@ export interface ModifyOptions {
  * never change.
  */
 export class RevisionCache {
-  private readonly entries = new Map<string, { bytes: Uint8Array; revision: number }>();
-  private bytes = 0;
+  private readonly entries: BoundedCache<string, { bytes: Uint8Array; revision: number }>;
 
   constructor(
-    private readonly maxEntries = 20_000,
+    maxEntries = 20_000,
     private readonly maxBytes = 32 * 1024 * 1024,
-  ) {}
+  ) {
+    this.entries = new BoundedCache({ maxEntries, maxWeight: maxBytes });
+  }
 
   /** Bytes held now. */
   get size(): number {
-    return this.bytes;
+    return this.entries.weight;
   }
 
   /** The cached value of `key` (possibly stale), decoded afresh. */
   peek<T>(key: string): Versioned<T> | undefined {
     const e = this.entries.get(key);
-    if (!e) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, e);
-    return { value: decode<T>(e.bytes), revision: e.revision };
+    return e && { value: decode<T>(e.bytes), revision: e.revision };
   }
 
   remember(key: string, bytes: Uint8Array, revision: number): void {
@@ -173,11 +172,7 @@ export class RevisionCache {
     this.forget(key);
     if (bytes.byteLength > this.maxBytes / 4) return; // one huge value would push out everything else
     // A copy: what callers pass may be a view into a larger buffer (a socket read, the encoder's scratch space).
-    this.entries.set(key, { bytes: new Uint8Array(bytes), revision }); // (Buffer.slice would be a view)
-    this.bytes += bytes.byteLength;
-    while (this.entries.size > this.maxEntries || this.bytes > this.maxBytes) {
-      this.forget(this.entries.keys().next().value as string);
-    }
+    this.entries.set(key, { bytes: new Uint8Array(bytes), revision }, bytes.byteLength); // (Buffer.slice would be a view)
   }
 
   has(key: string): boolean {
@@ -185,10 +180,7 @@ export class RevisionCache {
   }
 
   forget(key: string): void {
-    const e = this.entries.get(key);
-    if (!e) return;
     this.entries.delete(key);
-    this.bytes -= e.bytes.byteLength;
   }
 }
 

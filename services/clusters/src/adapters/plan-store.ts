@@ -1,4 +1,4 @@
-import { encode, kvKey, modifyValue, putValue, readValue, RevisionCache, type KV, type Modification, type Versioned } from "@corral/shared";
+import { BoundedCache, encode, kvKey, modifyValue, putValue, readValue, RevisionCache, type KV, type Modification, type Versioned } from "@corral/shared";
 import { TASKS_PER_PAGE, type PlanRecord, type StoredTask } from "../domain/records.js";
 import { mapLimit } from "./buckets.js";
 
@@ -31,41 +31,25 @@ const CACHED_TASKS = 100_000;
 
 export function createPlanStore(plans: KV, planTasks: KV): PlanStore {
   const headers = new RevisionCache(20_000);
-  const pages = new Map<string, { tasks: Promise<StoredTask[]>; size: number }>();
-  let cachedTasks = 0;
-  const forgetPage = (key: string) => {
-    const page = pages.get(key);
-    if (!page) return;
-    pages.delete(key);
-    cachedTasks -= page.size;
-  };
-  /** `size` is the page's task count (a page being read counts as full until it is known). */
-  const rememberPage = (key: string, tasks: Promise<StoredTask[]>, size = TASKS_PER_PAGE) => {
-    forgetPage(key);
-    pages.set(key, { tasks, size });
-    cachedTasks += size;
-    while (cachedTasks > CACHED_TASKS && pages.size > 1) forgetPage(pages.keys().next().value as string);
-  };
+  // A page being read counts as full until its size is known.
+  const pages = new BoundedCache<string, Promise<StoredTask[]>>({ maxWeight: CACHED_TASKS });
   const readPage = (plan: PlanRecord, stage: number, p: number) => {
     const key = pageKey(plan, stage, p);
     const cached = pages.get(key);
-    if (cached) {
-      rememberPage(key, cached.tasks, cached.size);
-      return cached.tasks;
-    }
+    if (cached) return cached;
     const read = readValue<StoredTask[]>(planTasks, key).then((found) => {
       if (!found) throw new Error(`plan ${plan.id} stage ${stage} page ${p} is missing`);
       return found.value;
     });
     read.then(
       (tasks) => {
-        if (pages.get(key)?.tasks === read) rememberPage(key, read, tasks.length);
+        if (pages.get(key) === read) pages.set(key, read, tasks.length);
       },
       () => {
-        if (pages.get(key)?.tasks === read) forgetPage(key);
+        if (pages.get(key) === read) pages.delete(key);
       },
     );
-    rememberPage(key, read);
+    pages.set(key, read, TASKS_PER_PAGE);
     return read;
   };
   const get = (clusterId: string, planId: string) => readValue<PlanRecord>(plans, kvKey(clusterId, planId), headers);
@@ -83,7 +67,7 @@ export function createPlanStore(plans: KV, planTasks: KV): PlanStore {
         }
       });
       await mapLimit(written, 64, (page) => planTasks.put(page.key, encode(page.tasks)));
-      for (const page of written) rememberPage(page.key, Promise.resolve(page.tasks), page.tasks.length);
+      for (const page of written) pages.set(page.key, Promise.resolve(page.tasks), page.tasks.length);
       await putValue(plans, kvKey(record.clusterId, record.id), record, headers);
     },
     async modify(clusterId, planId, fn) {

@@ -1,4 +1,4 @@
-import type { JsonObject } from "@corral/shared";
+import { BoundedCache, type JsonObject } from "@corral/shared";
 import type { ClusterRecord, PlanRecord } from "../domain/records.js";
 
 /**
@@ -24,17 +24,14 @@ export interface PlanMemory {
 const MAX_PLANS = 1_000;
 
 export class DispatchMemory {
-  private readonly plans = new Map<string, PlanMemory>();
+  private readonly plans = new BoundedCache<string, PlanMemory>({ maxEntries: MAX_PLANS });
 
   get(plan: Pick<PlanRecord, "clusterId" | "id">): PlanMemory | undefined {
     return this.plans.get(keyOf(plan));
   }
 
   remember(plan: Pick<PlanRecord, "clusterId" | "id">, memory: PlanMemory): void {
-    const key = keyOf(plan);
-    this.plans.delete(key);
-    this.plans.set(key, memory);
-    if (this.plans.size > MAX_PLANS) this.plans.delete(this.plans.keys().next().value as string);
+    this.plans.set(keyOf(plan), memory);
   }
 
   /** This process moved the plan's result count from `before` to `after` (its node writes came first). */
