@@ -14,7 +14,7 @@ import { startNats, type NatsHandle } from "@corral/deploy";
 import { startGateway, type Gateway } from "@corral/gateway";
 import { startTenancyService, type TenancyService } from "@corral/tenancy";
 import { buckets, connectNats, decode, fromKeyToken, kvKey, openBucket, readValue, silentLogger, type ProvisionerRecord } from "@corral/shared";
-import { clusterBuckets } from "../../services/clusters/src/adapters/buckets.js";
+import { clusterBuckets, openClusterBuckets } from "../../services/clusters/src/adapters/buckets.js";
 import type { ClusterRecord, PlanRecord } from "../../services/clusters/src/domain/records.js";
 import {
   createProcessSet,
@@ -140,7 +140,7 @@ export interface ClusterTracker {
 }
 
 export async function trackClusters(nc: NatsConnection): Promise<ClusterTracker> {
-  const kv = await openBucket(nc, clusterBuckets.clusters, { history: 5 });
+  const kv = (await openClusterBuckets(nc)).clusters;
   const reached = new Map<string, Map<string, number>>();
   const waiters = new Set<() => void>();
   const watch = await kv.watch({ key: ">" });

@@ -4,15 +4,16 @@ import { decode, encode } from "./codec.js";
 import { BoundedCache } from "./bounded-cache.js";
 import { CorralError } from "./errors.js";
 import { jsRequests } from "./js-requests.js";
+import { bucketSettings } from "./subjects.js";
 
 export type { KV } from "@nats-io/kv";
 
 /** Buckets opened by `openBucket`: their reads and writes below take the lean request path (js-requests.ts). */
 const leanBuckets = new WeakMap<KV, { nc: NatsConnection; stream: string; prefix: string }>();
 
-/** Opens a KV bucket, creating it when absent (idempotent across instances). */
+/** Opens a KV bucket, creating it when absent (idempotent across instances), with its `bucketSettings`. */
 export async function openBucket(nc: NatsConnection, name: string, options: Partial<KvOptions> = {}): Promise<KV> {
-  const kv = await new Kvm(nc).create(name, { history: 1, ...options });
+  const kv = await new Kvm(nc).create(name, { history: 1, ...bucketSettings[name], ...options });
   leanBuckets.set(kv, { nc, stream: `KV_${name}`, prefix: `$KV.${name}.` });
   return kv;
 }

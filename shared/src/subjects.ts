@@ -122,6 +122,15 @@ export const buckets = {
   authKeys: "corral_auth_keys",
 } as const;
 
+/**
+ * Settings of the buckets that differ from `openBucket`'s defaults. Whichever process opens a bucket first
+ * creates it, so every opener must ask for the same: `openBucket` applies these itself.
+ */
+export const bucketSettings: Readonly<Record<string, { history: number }>> = {
+  /** Tenant records keep a few revisions. */
+  [buckets.tenants]: { history: 5 },
+};
+
 /** Object stores. */
 export const objectStores = {
   /** Request bodies the gateway streamed in for a service (plugin resource uploads); the service moves or deletes them. */

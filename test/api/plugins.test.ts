@@ -572,7 +572,7 @@ test("plugins - resources whose tenant vanished without a purge are removed by t
   const c = await tenantClient(t, "orphan");
   await put(t, c, `${SCRIPTS}/left.sh`, "echo left");
   // The tenant record disappears behind tenancy's back (as if no plugins service was up when it was deleted).
-  await (await openBucket(sys.nc, buckets.tenants, { history: 5 })).delete(kvKey(c.name));
+  await (await openBucket(sys.nc, buckets.tenants)).delete(kvKey(c.name));
   const janitor = await startTenantJanitor({ nc: sys.nc, resources: await openResourceStore(sys.nc), log: silentLogger });
   t.teardown(() => janitor.stop());
   await janitor.sweep();

@@ -3,8 +3,8 @@
  * so crash tests assert from stored state, and checks a finished cluster for consistency.
  */
 import type { NatsConnection } from "@nats-io/transport-node";
-import { decode, kvKey, openBucket, readValue, type KV } from "@corral/shared";
-import { clusterBuckets } from "../../services/clusters/src/adapters/buckets.js";
+import { decode, kvKey, readValue, type KV } from "@corral/shared";
+import { openClusterBuckets } from "../../services/clusters/src/adapters/buckets.js";
 import { formatTaskId, nodeIdsOf } from "../../services/clusters/src/domain/ids.js";
 import {
   TASKS_PER_PAGE,
@@ -35,12 +35,7 @@ export interface ClusterState {
 }
 
 export async function openClusterState(nc: NatsConnection): Promise<ClusterState> {
-  const [clusters, nodes, plans, planTasks] = await Promise.all([
-    openBucket(nc, clusterBuckets.clusters, { history: 5 }),
-    openBucket(nc, clusterBuckets.nodes),
-    openBucket(nc, clusterBuckets.plans),
-    openBucket(nc, clusterBuckets.planTasks),
-  ]);
+  const { clusters, nodes, plans, planTasks } = await openClusterBuckets(nc);
   return {
     kv: { clusters, nodes, plans, planTasks },
     cluster: (id) => readValue<ClusterRecord>(clusters, kvKey(id)),

@@ -8,7 +8,7 @@ export interface TenantDirectory {
 }
 
 export async function openTenantDirectory(nc: NatsConnection, log: Logger): Promise<TenantDirectory> {
-  const kv: KV = await openBucket(nc, buckets.tenants, { history: 5 });
+  const kv: KV = await openBucket(nc, buckets.tenants);
   const known = new Set<string>();
   const watcher = await kv.watch({ key: ">" });
   void (async () => {

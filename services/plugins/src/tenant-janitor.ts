@@ -17,7 +17,7 @@ export interface TenantJanitor {
  * purged. Two, because a bootstrapped tenant gets its resources copied just before its record is written.
  */
 export async function startTenantJanitor(deps: { nc: NatsConnection; resources: ResourceStore; log: Logger }): Promise<TenantJanitor> {
-  const tenants = await openBucket(deps.nc, buckets.tenants, { history: 5 });
+  const tenants = await openBucket(deps.nc, buckets.tenants);
   let running: Promise<string[]> | undefined;
   /** Tenants with resources but no record at the last sweep. */
   let suspects = new Set<string>();

@@ -81,7 +81,7 @@ async function putProvisioner(t: T, id: string, capacityTotal: number, lastHeart
 }
 
 async function putTenant(t: T, name: string, workers: number) {
-  const kv = await openBucket(t.context.nc, buckets.tenants, { history: 5 });
+  const kv = await openBucket(t.context.nc, buckets.tenants);
   await kv.put(kvKey(name), encode({ tenant: { name, workers } }));
 }
 

@@ -152,7 +152,7 @@ test.serial("balancer service - a tenant is deleted only at 0 workers, and its a
   );
 
   // A tenant deleted behind tenancy's back (the record gone while it had workers) loses its assignment too.
-  const kv = await openBucket(t.context.sys.nc, buckets.tenants, { history: 5 });
+  const kv = await openBucket(t.context.sys.nc, buckets.tenants);
   await kv.delete(kvKey("beta"));
   await settle(t, "beta out of the assignment", (a) => Object.keys(a).length === 0);
   t.pass();

@@ -20,7 +20,7 @@ test("catalog replacement - an interrupted import is finished by another instanc
   const { nc } = t.context;
   const catalog = await openCatalogStore(nc, silentLogger);
   t.teardown(() => catalog.stop());
-  const tenants = await openBucket(nc, buckets.tenants, { history: 5 });
+  const tenants = await openBucket(nc, buckets.tenants);
   // State as a crash would leave it: old entity "old" still there, one of the new ones written.
   await catalog.put("acme", "hardwaretypes", { name: "old", providermap: {} });
   await catalog.put("acme", "hardwaretypes", { name: "new-1", providermap: { p: { flavor: "f" } } });

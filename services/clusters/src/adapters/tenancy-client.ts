@@ -22,7 +22,7 @@ export interface TenancyClient {
 
 export async function openTenancyClient(nc: NatsConnection): Promise<TenancyClient> {
   const [tenants, pluginTypes]: [KV, KV] = await Promise.all([
-    openBucket(nc, buckets.tenants, { history: 5 }),
+    openBucket(nc, buckets.tenants),
     openBucket(nc, buckets.pluginTypes),
   ]);
   return {

@@ -36,7 +36,7 @@ function isNotFound(err: unknown): boolean {
  */
 export async function openQueueStateReader(nc: NatsConnection): Promise<QueueStateReader> {
   const jsm: JetStreamManager = await jetstreamManager(nc);
-  const tenantsKv: KV = await openBucket(nc, buckets.tenants, { history: 5 });
+  const tenantsKv: KV = await openBucket(nc, buckets.tenants);
 
   const consumerInfos = async (tenants: readonly string[]): Promise<Map<string, ConsumerInfo>> => {
     const found = new Map<string, ConsumerInfo>();

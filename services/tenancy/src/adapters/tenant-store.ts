@@ -63,5 +63,5 @@ class KvTenantStore implements TenantStore {
 }
 
 export async function openTenantStore(nc: NatsConnection): Promise<TenantStore> {
-  return new KvTenantStore(await openBucket(nc, buckets.tenants, { history: 5 }));
+  return new KvTenantStore(await openBucket(nc, buckets.tenants));
 }

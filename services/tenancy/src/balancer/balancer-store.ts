@@ -158,7 +158,7 @@ export async function openBalancerStore(
   options: BalancerStoreOptions = {},
 ): Promise<BalancerStore> {
   const [tenantsKv, provisionersKv, assignmentsKv] = await Promise.all([
-    openBucket(nc, buckets.tenants, { history: 5 }),
+    openBucket(nc, buckets.tenants),
     openBucket(nc, buckets.provisioners),
     openBucket(nc, buckets.assignments),
   ]);
