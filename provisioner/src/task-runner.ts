@@ -3,7 +3,6 @@ import {
   TaskName,
   truncateLog,
   type Json,
-  type Logger,
   type TaskMessage,
   type TaskResult,
 } from "@corral/shared";
@@ -13,15 +12,9 @@ import type { PluginContext, PluginOutcome } from "./plugins/types.js";
 const TASK_NAMES = new Set<string>(Object.values(TaskName));
 const SERVICE_ACTIONS = new Set<string>(["INSTALL", "CONFIGURE", "INITIALIZE", "START", "STOP", "REMOVE"]);
 
-/** What the runner needs besides the task. */
-export interface RunTaskEnv {
+/** What the runner needs besides the task: what every plugin call gets, the plugins, and a clock. */
+export interface RunTaskEnv extends Omit<PluginContext, "task"> {
   plugins: PluginSet;
-  tenant: string;
-  workDir: string;
-  provisionerId: string;
-  workerId: string;
-  signal: AbortSignal;
-  log: Logger;
   now: () => number;
 }
 

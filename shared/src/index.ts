@@ -120,7 +120,7 @@ export {
   ensureTaskConsumer,
   ensureResultsConsumer,
 } from "./tasks.js";
-export type { TaskNodeInfo, TaskConfig, TaskMessage, TaskResult } from "./tasks.js";
+export type { TaskNodeInfo, TaskConfig, TaskMessage, TaskOutcome, TaskResult } from "./tasks.js";
 export {
   ASSIGNMENT_KEY,
   PROVISIONER_HEARTBEAT_MS,

@@ -80,8 +80,22 @@ export interface TaskMessage {
   config: TaskConfig;
 }
 
+/** How one task went: what a plugin answers, and the body of its `TaskResult`. */
+export interface TaskOutcome {
+  /** 0 is success; anything else is a failure (its value is kept as the failure code). */
+  status: number;
+  /** Last `MAX_LOG_CHARS` characters at most. */
+  stdout?: string;
+  stderr?: string;
+  /** Replace the node's hostname and addresses (`access_v4`, `bind_v4`) on success. */
+  hostname?: string;
+  ipaddresses?: Record<string, string>;
+  /** Merged into the node's results on success and failure; passed to later tasks of the node (`providerid`, ...). */
+  result?: Record<string, Json>;
+}
+
 /** What a worker reports for one dispatch. `status` 0 is success. */
-export interface TaskResult {
+export interface TaskResult extends TaskOutcome {
   tenant: string;
   clusterId: string;
   planId: string;
@@ -91,15 +105,6 @@ export interface TaskResult {
   nodeId: string;
   provisionerId: string;
   workerId: string;
-  status: number;
-  /** Last 2048 characters at most. */
-  stdout?: string;
-  stderr?: string;
-  /** Overwrite the node's properties on success. */
-  hostname?: string;
-  ipaddresses?: Record<string, string>;
-  /** Merged into the node's results on success and failure; passed to later tasks of the node. */
-  result?: Record<string, Json>;
   /** ms */
   startTime: number;
   endTime: number;

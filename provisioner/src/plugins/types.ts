@@ -1,4 +1,4 @@
-import type { Json, Logger, PluginSpec, TaskMessage, TaskName } from "@corral/shared";
+import type { Logger, PluginSpec, TaskMessage, TaskName, TaskOutcome } from "@corral/shared";
 
 /**
  * The plugin interface of the reference provisioner. A plugin is an object carrying its `PluginSpec` (announced to
@@ -25,19 +25,7 @@ export interface PluginContext {
 }
 
 /** What a plugin reports for one task; becomes the `TaskResult` (see shared/src/tasks.ts). */
-export interface PluginOutcome {
-  /** 0 is success; anything else is a failure (its value is kept as the failure code). */
-  status: number;
-  /** Kept to the last `MAX_LOG_CHARS` characters. */
-  stdout?: string;
-  stderr?: string;
-  /** Replaces the node's hostname on success. */
-  hostname?: string;
-  /** Replaces the node's addresses on success (`access_v4`, `bind_v4`). */
-  ipaddresses?: Record<string, string>;
-  /** Merged into the node's results and passed to its later tasks (`providerid`, `ssh-auth`, ...). */
-  result?: Record<string, Json>;
-}
+export type PluginOutcome = TaskOutcome;
 
 /** A provider plugin: carries out CREATE, CONFIRM and DELETE for `config.provider.providertype === spec.name`. */
 export interface ProviderPlugin {
