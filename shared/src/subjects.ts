@@ -120,6 +120,10 @@ export const buckets = {
   pluginActive: "corral_plugin_active",
   /** signing key id token -> `{secret, createdAtMs}`: HMAC keys of the token server, read by gateways to verify tokens */
   authKeys: "corral_auth_keys",
+  /** `<tenant>.<clusterId>` tokens -> the SSH key pair a provider generated for a cluster (read by provisioners) */
+  clusterKeys: "corral_cluster_keys",
+  /** `<tenant>.<provider>.<host>` tokens -> a `hostpool` host's allocation (absent: the host is free) */
+  hostPool: "corral_hostpool",
 } as const;
 
 /**
