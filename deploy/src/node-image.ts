@@ -1,0 +1,367 @@
+import { spawn } from "node:child_process";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { aptInstall } from "./apt.js";
+import { withDirLock } from "./dir-lock.js";
+import { dockerRequest, ensureDocker, which } from "./docker.js";
+import { run } from "./exec.js";
+import { defaultStateDir } from "./paths.js";
+
+/** The image every Docker-backed test node runs: Debian with sshd as its entrypoint. */
+export const NODE_IMAGE = "corral/node:bookworm";
+
+/** Options for {@link ensureNodeImage}. */
+export interface NodeImageOptions {
+  /** Receives progress lines. @default no output */
+  log?: (line: string) => void;
+  /** Rebuild even when the image exists. @default false */
+  force?: boolean;
+  /** Holds the build's temporary root file system, the lock and `dockerd.log`. @default `<repo>/.corral` or `CORRAL_DATA_DIR` */
+  stateDir?: string;
+}
+
+/** A Debian archive and suite debootstrap can install from. */
+interface AptSource {
+  uri: string;
+  suite: string;
+}
+
+const PACKAGES = ["openssh-server", "python3", "procps", "iproute2", "netcat-openbsd", "sudo", "ca-certificates", "tar", "gzip"];
+const FALLBACK_SOURCE: AptSource = { uri: "http://deb.debian.org/debian", suite: "bookworm" };
+const INIT_PATH = "/usr/local/sbin/corral-node-init";
+const BUILD_TIMEOUT_MS = 30 * 60_000;
+
+/**
+ * The container entrypoint. Host keys are made here, not in the image, so no two containers
+ * share them; credentials come from the environment the container is started with.
+ */
+const INIT_SCRIPT = `#!/bin/sh
+# corral/node entrypoint: per-container host keys, credentials from the environment, then sshd.
+#   CORRAL_AUTHORIZED_KEYS    written to /root/.ssh/authorized_keys (and the user's, see below)
+#   CORRAL_ROOT_PASSWORD      root's password
+#   CORRAL_SSH_USER           a user with passwordless sudo, created at start
+#   CORRAL_SSH_USER_PASSWORD  that user's password
+set -eu
+
+install_keys() { # home owner
+  mkdir -p "$1/.ssh"
+  printf '%s\\n' "$CORRAL_AUTHORIZED_KEYS" > "$1/.ssh/authorized_keys"
+  chown -R "$2:" "$1/.ssh"
+  chmod 700 "$1/.ssh"
+  chmod 600 "$1/.ssh/authorized_keys"
+}
+
+mkdir -p /run/sshd
+chmod 755 /run/sshd
+ssh-keygen -A
+
+if [ -n "\${CORRAL_AUTHORIZED_KEYS:-}" ]; then
+  install_keys /root root
+fi
+if [ -n "\${CORRAL_ROOT_PASSWORD:-}" ]; then
+  printf 'root:%s\\n' "$CORRAL_ROOT_PASSWORD" | chpasswd
+fi
+if [ -n "\${CORRAL_SSH_USER:-}" ]; then
+  user=$CORRAL_SSH_USER
+  id -u "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user"
+  if [ -n "\${CORRAL_SSH_USER_PASSWORD:-}" ]; then
+    printf '%s:%s\\n' "$user" "$CORRAL_SSH_USER_PASSWORD" | chpasswd
+  else
+    # "*" instead of useradd's "!": no password login, but the account is not locked for keys.
+    usermod -p '*' "$user"
+  fi
+  if [ -n "\${CORRAL_AUTHORIZED_KEYS:-}" ]; then
+    install_keys "$(getent passwd "$user" | cut -d: -f6)" "$user"
+  fi
+  printf '%s ALL=(ALL) NOPASSWD:ALL\\n' "$user" > /etc/sudoers.d/corral-ssh-user
+  chmod 440 /etc/sudoers.d/corral-ssh-user
+fi
+
+exec /usr/sbin/sshd -D -e
+`;
+
+const SSHD_CONFIG = `# corral/node: many parallel sessions from the provisioner, logins by password or key.
+PermitRootLogin yes
+PasswordAuthentication yes
+UseDNS no
+MaxSessions 64
+MaxStartups 200:30:400
+ClientAliveInterval 15
+`;
+
+const DPKG_SLIM = `path-exclude /usr/share/doc/*
+path-include /usr/share/doc/*/copyright
+path-exclude /usr/share/man/*
+path-exclude /usr/share/info/*
+path-exclude /usr/share/locale/*
+path-include /usr/share/locale/locale.alias
+`;
+
+/**
+ * Makes sure the Docker image {@link NODE_IMAGE} exists and returns its name: starts Docker when
+ * needed ({@link ensureDocker}), and when the image is missing (or `force`), builds it from the
+ * machine's own Debian mirror with debootstrap and imports the root file system. Concurrent
+ * callers, in this or other processes, build once (a lock under `stateDir`).
+ */
+export async function ensureNodeImage(opts: NodeImageOptions = {}): Promise<string> {
+  const log = opts.log ?? (() => {});
+  const stateDir = opts.stateDir ?? defaultStateDir();
+  await ensureDocker({ log, stateDir });
+  if (!opts.force && (await imageSize(NODE_IMAGE)) !== undefined) {
+    return NODE_IMAGE;
+  }
+  const lock = join(stateDir, "locks", "node-image.lock");
+  return withDirLock(
+    lock,
+    async () => {
+      if (!opts.force && (await imageSize(NODE_IMAGE)) !== undefined) {
+        log(`${NODE_IMAGE} was built by another process meanwhile`);
+        return NODE_IMAGE;
+      }
+      await buildNodeImage(stateDir, log);
+      return NODE_IMAGE;
+    },
+    { timeoutMs: BUILD_TIMEOUT_MS, staleMs: BUILD_TIMEOUT_MS },
+  );
+}
+
+async function buildNodeImage(stateDir: string, log: (line: string) => void): Promise<void> {
+  const started = Date.now();
+  const debootstrap = await ensureDebootstrap(stateDir, log);
+  const source = await debianSource();
+  await mkdir(join(stateDir, "tmp"), { recursive: true });
+  const work = await mkdtemp(join(stateDir, "tmp", "node-image-"));
+  const root = join(work, "root");
+  try {
+    log(`debootstrap ${source.suite} from ${source.uri} into ${root}`);
+    await runDebootstrap(debootstrap, source, root, log);
+    log("configuring the root file system");
+    await configureRootfs(root);
+    log(`importing it as ${NODE_IMAGE}`);
+    await importRootfs(root, source.suite);
+  } finally {
+    await removeWorkDir(work);
+  }
+  const size = await imageSize(NODE_IMAGE);
+  const seconds = Math.round((Date.now() - started) / 1000);
+  log(`built ${NODE_IMAGE} (${size === undefined ? "size unknown" : `${Math.round(size / 1e6)} MB`}) in ${seconds} s`);
+}
+
+async function ensureDebootstrap(stateDir: string, log: (line: string) => void): Promise<string> {
+  const present = await which("debootstrap");
+  if (present) {
+    return present;
+  }
+  return withDirLock(join(stateDir, "locks", "apt.lock"), async () => {
+    if (!(await which("debootstrap"))) {
+      log("debootstrap is missing; apt-get install debootstrap");
+      await aptInstall(["debootstrap"]);
+    }
+    const installed = await which("debootstrap");
+    if (!installed) {
+      throw new Error("apt-get installed debootstrap but it is still not found");
+    }
+    return installed;
+  });
+}
+
+/** Logs the first line of each kind debootstrap prints ("Retrieving", "Extracting", ...) and every warning. */
+async function runDebootstrap(debootstrap: string, source: AptSource, root: string, log: (line: string) => void): Promise<void> {
+  const args = ["--variant=minbase", `--include=${PACKAGES.join(",")}`, source.suite, root, source.uri];
+  const lines: string[] = [];
+  const seen = new Set<string>();
+  const child = spawn(debootstrap, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const timer = setTimeout(() => child.kill("SIGKILL"), BUILD_TIMEOUT_MS);
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on("line", (line) => {
+      lines.push(line);
+      if (lines.length > 30) {
+        lines.shift();
+      }
+      const verb = /^I: (\S+)/.exec(line)?.[1];
+      if (verb === undefined ? /^[WE]: /.test(line) : !seen.has(verb)) {
+        seen.add(verb ?? "");
+        log(`  ${line}`);
+      }
+    });
+  }
+  const exit = await new Promise<string | undefined>((resolvePromise, reject) => {
+    child.once("error", reject);
+    child.once("close", (code, signal) => resolvePromise(code === 0 ? undefined : (signal ?? `exit code ${code}`)));
+  }).finally(() => clearTimeout(timer));
+  if (exit !== undefined) {
+    throw new Error(`debootstrap ${args.join(" ")} failed (${exit}):\n${lines.slice(-15).join("\n")}`);
+  }
+}
+
+async function configureRootfs(root: string): Promise<void> {
+  const sshDir = join(root, "etc", "ssh");
+  for (const name of await readdir(sshDir)) {
+    if (name.startsWith("ssh_host_")) {
+      await rm(join(sshDir, name));
+    }
+  }
+  await emptyDir(join(root, "var", "lib", "apt", "lists"), (name) => name !== "partial" && name !== "lock");
+  await emptyDir(join(root, "var", "cache", "apt"), (name) => name.endsWith(".bin"));
+  await emptyDir(join(root, "var", "cache", "apt", "archives"), (name) => name.endsWith(".deb"));
+  for (const docs of ["doc", "man", "info"]) {
+    await emptyDir(join(root, "usr", "share", docs), () => true);
+  }
+  await emptyDir(join(root, "usr", "share", "locale"), (name) => name !== "locale.alias");
+  // As Debian's slim images do: packages installed later in a node leave these out as well.
+  await writeFile(join(root, "etc", "dpkg", "dpkg.cfg.d", "corral-slim"), DPKG_SLIM);
+
+  await writeFile(join(root, INIT_PATH), INIT_SCRIPT);
+  await chmod(join(root, INIT_PATH), 0o755);
+  await mkdir(join(sshDir, "sshd_config.d"), { recursive: true });
+  await writeFile(join(sshDir, "sshd_config.d", "corral.conf"), SSHD_CONFIG);
+
+  // Docker withholds CAP_AUDIT_CONTROL, so pam_loginuid cannot write /proc/self/loginuid and a
+  // required entry would end every SSH session at once.
+  const pamSshd = join(root, "etc", "pam.d", "sshd");
+  const pam = await readFile(pamSshd, "utf8");
+  await writeFile(pamSshd, pam.replace(/^(session\s+)required(\s+pam_loginuid\.so)/m, "$1optional$2"));
+}
+
+async function emptyDir(dir: string, shouldRemove: (name: string) => boolean): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  await Promise.all(names.filter(shouldRemove).map((name) => rm(join(dir, name), { recursive: true, force: true })));
+}
+
+/** `tar -C root -c . | docker import`, through the Engine API (`POST /images/create?fromSrc=-`). */
+async function importRootfs(root: string, suite: string): Promise<void> {
+  const [repo, tag] = NODE_IMAGE.split(":") as [string, string];
+  const query = new URLSearchParams({ fromSrc: "-", repo, tag });
+  for (const change of [`CMD ["${INIT_PATH}"]`, "LABEL corral.image=node", `LABEL corral.suite=${suite}`]) {
+    query.append("changes", change);
+  }
+  const tar = spawn("tar", ["--numeric-owner", "-C", root, "-c", "."], { stdio: ["ignore", "pipe", "pipe"] });
+  let tarErrors = "";
+  tar.stderr.setEncoding("utf8").on("data", (chunk: string) => (tarErrors += chunk));
+  const tarExit = new Promise<number | null>((resolvePromise, reject) => {
+    tar.once("error", reject);
+    tar.once("close", resolvePromise);
+  });
+  const res = await dockerRequest("POST", `/images/create?${query.toString()}`, { body: tar.stdout, timeoutMs: 600_000 });
+  const tarCode = await tarExit;
+  if (tarCode !== 0) {
+    throw new Error(`tar -C ${root} -c . failed (exit ${tarCode}): ${tarErrors.trim()}`);
+  }
+  const failure = res.status !== 200 ? res.body : importError(res.body);
+  if (failure !== undefined) {
+    throw new Error(`docker import of ${NODE_IMAGE} failed (HTTP ${res.status}): ${failure.trim()}`);
+  }
+}
+
+/** The import answers 200 with a stream of JSON progress messages; a failure is one with `error`. */
+function importError(body: string): string | undefined {
+  for (const line of body.split("\n")) {
+    try {
+      const message = JSON.parse(line) as { error?: string };
+      if (message.error) {
+        return message.error;
+      }
+    } catch {
+      // not a JSON line
+    }
+  }
+  return undefined;
+}
+
+/** The image's size in bytes, or undefined when Docker does not have it. */
+async function imageSize(ref: string): Promise<number | undefined> {
+  const res = await dockerRequest("GET", `/images/${ref}/json`);
+  if (res.status === 404) {
+    return undefined;
+  }
+  if (res.status !== 200) {
+    throw new Error(`docker image inspect ${ref} failed (HTTP ${res.status}): ${res.body.trim()}`);
+  }
+  return (JSON.parse(res.body) as { Size?: number }).Size ?? 0;
+}
+
+/** debootstrap unmounts /proc, /sys and /dev binds in the target itself, but not when it was killed. */
+async function removeWorkDir(work: string): Promise<void> {
+  const mountinfo = await readFile("/proc/self/mountinfo", "utf8").catch(() => "");
+  const mounts = mountinfo
+    .split("\n")
+    .map((line) => line.split(" ")[4]?.replace(/\\(\d{3})/g, (_m, octal: string) => String.fromCharCode(parseInt(octal, 8))))
+    .filter((point): point is string => point !== undefined && point.startsWith(`${work}/`))
+    .sort((a, b) => b.length - a.length);
+  for (const point of mounts) {
+    await run("umount", ["-l", point]);
+  }
+  await rm(work, { recursive: true, force: true });
+}
+
+/**
+ * The Debian archive and suite this machine's apt uses (`/etc/apt/sources.list` and
+ * `/etc/apt/sources.list.d/*.list|*.sources`), skipping security, updates, backports and
+ * third-party repositories.
+ * @default http://deb.debian.org/debian bookworm
+ */
+async function debianSource(): Promise<AptSource> {
+  const files = ["/etc/apt/sources.list"];
+  const dir = "/etc/apt/sources.list.d";
+  const names = await readdir(dir).catch(() => [] as string[]);
+  files.push(...names.filter((f) => f.endsWith(".list") || f.endsWith(".sources")).sort().map((f) => join(dir, f)));
+  for (const file of files) {
+    const text = await readFile(file, "utf8").catch(() => "");
+    const entries = file.endsWith(".sources") ? parseDeb822(text) : parseOneLine(text);
+    const found = entries.find(
+      (e) =>
+        e.components.includes("main") &&
+        /debian/i.test(e.uri) &&
+        !/security/i.test(e.uri) &&
+        !/-(security|updates|backports)$|\/updates$/.test(e.suite),
+    );
+    if (found) {
+      return { uri: found.uri.replace(/\/+$/, ""), suite: found.suite };
+    }
+  }
+  return FALLBACK_SOURCE;
+}
+
+interface SourceEntry extends AptSource {
+  components: string[];
+}
+
+function parseOneLine(text: string): SourceEntry[] {
+  const out: SourceEntry[] = [];
+  for (const raw of text.split("\n")) {
+    const [type, uri, suite, ...components] = raw.replace(/#.*/, "").replace(/\[[^\]]*\]/, " ").trim().split(/\s+/);
+    if (type === "deb" && uri && suite) {
+      out.push({ uri, suite, components });
+    }
+  }
+  return out;
+}
+
+function parseDeb822(text: string): SourceEntry[] {
+  const out: SourceEntry[] = [];
+  for (const stanza of text.split(/\n\s*\n/)) {
+    const fields = new Map<string, string>();
+    for (const line of stanza.split("\n")) {
+      const m = /^([A-Za-z-]+):\s*(.*)$/.exec(line);
+      if (m?.[1] && m[2] !== undefined) {
+        fields.set(m[1].toLowerCase(), m[2].trim());
+      }
+    }
+    const words = (name: string): string[] => (fields.get(name) ?? "").split(/\s+/).filter(Boolean);
+    if (!words("types").includes("deb") || fields.get("enabled")?.toLowerCase() === "no") {
+      continue;
+    }
+    for (const uri of words("uris")) {
+      for (const suite of words("suites")) {
+        out.push({ uri, suite, components: words("components") });
+      }
+    }
+  }
+  return out;
+}
