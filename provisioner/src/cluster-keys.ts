@@ -1,5 +1,5 @@
-import { utils } from "ssh2";
 import type { NatsConnection } from "@nats-io/transport-node";
+import { generateSshKeyPair } from "./ssh/key-pair.js";
 import { buckets, createValue, deleteValue, kvKey, openBucket, readValue, type KV } from "@corral/shared";
 
 /** An SSH key pair a provider generated for one cluster (OpenSSH formats). */
@@ -25,8 +25,7 @@ export class ClusterKeys {
     const key = kvKey(tenant, clusterId);
     const existing = await readValue<ClusterKey>(kv, key);
     if (existing) return existing.value;
-    const pair = utils.generateKeyPairSync("ed25519", { comment: `corral-${tenant}-${clusterId}` });
-    const made: ClusterKey = { privateKey: pair.private, publicKey: pair.public, createdAt: Date.now() };
+    const made: ClusterKey = { ...generateSshKeyPair(`corral-${tenant}-${clusterId}`), createdAt: Date.now() };
     if ((await createValue(kv, key, made)) !== undefined) return made;
     const winner = await readValue<ClusterKey>(kv, key);
     if (!winner) throw new Error(`cluster key of ${tenant}/${clusterId} vanished while it was created`);

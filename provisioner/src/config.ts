@@ -15,6 +15,8 @@ export interface ProvisionerConfig {
   workDir: string;
   /** `CORRAL_PROVISIONER_STOP_TIMEOUT_MS`: how long SIGTERM waits for running tasks. @default 60000 */
   stopTimeoutMs: number;
+  /** `CORRAL_PROVISIONER_SSH_MAX_CONNECTIONS`: most SSH connections open at once. @default 256 */
+  maxSshConnections: number;
 }
 
 /** Reads the shared keys through `loadConfig` and the provisioner's own `CORRAL_PROVISIONER_*` variables. */
@@ -39,5 +41,6 @@ export function loadProvisionerConfig(env: Record<string, string | undefined>): 
     capacity: positiveInt("CORRAL_PROVISIONER_CAPACITY", 10),
     workDir: resolve(text("CORRAL_PROVISIONER_WORKDIR") ?? join(shared.get("data.dir"), "provisioner")),
     stopTimeoutMs: positiveInt("CORRAL_PROVISIONER_STOP_TIMEOUT_MS", 60_000),
+    maxSshConnections: positiveInt("CORRAL_PROVISIONER_SSH_MAX_CONNECTIONS", 256),
   });
 }

@@ -19,5 +19,6 @@ await runServiceProcess({
       capacity: config.capacity,
       workDir: config.workDir,
       stopTimeoutMs: config.stopTimeoutMs,
+      maxSshConnections: config.maxSshConnections,
     }),
 });

@@ -28,8 +28,10 @@ export interface ProvisionerOptions {
   capacity: number;
   /** Root of every tenant's files: node directories, synced plugin resources. */
   workDir: string;
-  /** @default bundledPlugins(): provider `sim`, automators `shell` and `chef-solo` */
+  /** @default bundledPlugins(): providers `sim`, `hostpool`, `docker`, automators `shell` and `chef-solo` */
   plugins?: Plugin[];
+  /** Most SSH connections the bundled plugins open at once (ignored with `plugins`). @default 256 */
+  maxSshConnections?: number;
   /** Clock for heartbeats and task times, ms. @default Date.now */
   now?: () => number;
   /** @default PROVISIONER_HEARTBEAT_MS (2000) */
@@ -84,10 +86,10 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
   check(typeof opts.workDir === "string" && opts.workDir !== "", "workDir", "is required");
   check(typeof opts.id === "string" && opts.id !== "", "id", "must be a non-empty string");
   check(opts.pullExpiresMs >= 1000, "pullExpiresMs", "must be at least 1000");
-  const plugins = opts.plugins ?? bundledPlugins();
-  const pluginSet = createPluginSet(plugins);
   const workDir = resolve(opts.workDir);
   const log = opts.log.child({ provisioner: opts.id });
+  const plugins = opts.plugins ?? bundledPlugins({ nc: opts.nc, log, workDir, maxSshConnections: opts.maxSshConnections });
+  const pluginSet = createPluginSet(plugins);
   const hardStop = new AbortController();
   // Every running task listens for the hard stop: as many listeners as tasks run at once is expected.
   setMaxListeners(0, hardStop.signal);
@@ -155,6 +157,7 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
   } catch (err) {
     await resources.stop();
     await registration.stop();
+    await closePlugins(plugins, log);
     throw err;
   }
   log.info("provisioner started", { capacity: opts.capacity, workDir, plugins: pluginSet.names });
@@ -182,6 +185,7 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
         // Pull requests still at the server lose their listener and are dropped there.
         for (const feed of feeds.values()) feed.close();
         await registration.stop();
+        await closePlugins(plugins, log);
         log.info("provisioner stopped");
       })();
       return stopping;
@@ -197,6 +201,13 @@ async function withinStartTimeout(fn: () => Promise<void>, timeoutMs: number, lo
     log.warn(`${what} failed; retrying`, { err, attempt });
   });
   if (!done.ok) throw last ?? new Error(`${what} timed out`);
+}
+
+/** Stops what plugins run in the background (reconcilers, SSH connections). */
+async function closePlugins(plugins: readonly Plugin[], log: Logger): Promise<void> {
+  await Promise.all(
+    plugins.map((p) => p.close?.().catch((err: unknown) => log.warn("closing a plugin failed", { plugin: p.spec.name, err }))),
+  );
 }
 
 function check(ok: boolean, field: string, what: string): void {

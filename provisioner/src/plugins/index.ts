@@ -1,9 +1,33 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import { silentLogger, type Logger } from "@corral/shared";
+import { ClusterKeys } from "../cluster-keys.js";
+import { SshPool } from "../ssh/pool.js";
+import type { RemoteAccess } from "../ssh/remote-node.js";
 import { createChefSoloAutomator } from "./chef-solo.js";
 import { createShellAutomator } from "./shell.js";
 import { createSimProvider } from "./sim.js";
 import type { Plugin } from "./types.js";
 
-/** The plugins a provisioner carries unless told otherwise: provider `sim`, automators `shell` and `chef-solo`. */
-export function bundledPlugins(): Plugin[] {
-  return [createSimProvider(), createShellAutomator(), createChefSoloAutomator()];
+/** What the bundled plugins share within one provisioner. */
+export interface BundledPluginsOptions {
+  /** Without a connection, only the plugins that need no KV are bundled (`sim`, `shell`, `chef-solo`). */
+  nc?: NatsConnection;
+  log?: Logger;
+  workDir?: string;
+  /** Most SSH connections open at once. @default 256 */
+  maxSshConnections?: number;
+}
+
+/**
+ * The plugins a provisioner carries unless told otherwise: providers `sim` (and, with a NATS connection,
+ * `hostpool` and `docker`), automators `shell` and `chef-solo`. Automators run actions of real machines over
+ * one shared SSH pool, which every plugin using it closes in its `close` (closing is idempotent).
+ */
+export function bundledPlugins(options: BundledPluginsOptions = {}): Plugin[] {
+  const pool = new SshPool({ log: options.log ?? silentLogger, maxConnections: options.maxSshConnections ?? 256 });
+  const access: RemoteAccess = {
+    pool,
+    credentials: { workDir: options.workDir ?? "", clusterKeys: options.nc ? new ClusterKeys(options.nc) : undefined },
+  };
+  return [createSimProvider(), createShellAutomator({ remote: access }), createChefSoloAutomator({ remote: access })];
 }

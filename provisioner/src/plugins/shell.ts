@@ -1,13 +1,19 @@
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { PluginSpec } from "@corral/shared";
-import { nodeDir, pathSegment, resourceDir } from "../paths.js";
+import { nodeDir, resourceDir } from "../paths.js";
+import { isRemoteNode } from "../ssh/node-target.js";
+import { remoteStatus } from "../ssh/remote-exec.js";
+import { syncDirectory } from "../ssh/remote-files.js";
+import { REMOTE_RUN_DIR, REMOTE_WORK_DIR, remoteResourceDir, withRemoteNode, type RemoteAccess } from "../ssh/remote-node.js";
+import { actionTimeoutSeconds, actionVariables, taskFileName } from "./action-env.js";
 import { runShell } from "./process.js";
+import { remoteActionScript, removeFilesCommand } from "./remote-script.js";
 import type { AutomatorPlugin, PluginContext, PluginOutcome, ServiceActionCall } from "./types.js";
 
 export const SHELL_SPEC: PluginSpec = {
   name: "shell",
-  description: "Runs a script or command for each service action, on the provisioner host, in a per-node directory",
+  description: "Runs a script or command for each service action on the node (over SSH; sim nodes on the provisioner host)",
   resourceTypes: {
     scripts: { format: "file", permissions: "0755" },
     archives: { format: "archive" },
@@ -29,78 +35,116 @@ export const SHELL_SPEC: PluginSpec = {
   },
 };
 
+const RESOURCE_TYPES = ["scripts", "archives"] as const;
+
 export interface ShellAutomatorOptions {
   /** Timeout of an action without a `timeout_s` field, in seconds. @default 600 */
   defaultTimeoutSeconds?: number;
+  /** How real nodes are reached. Without it, actions of nodes that are not `sim` nodes fail. */
+  remote?: RemoteAccess;
 }
 
 /**
- * The `shell` automator: an action runs `/bin/sh -c "<script> <args>"` in
- * `<workDir>/<tenant>/nodes/<clusterId>/<nodeId>`, with the task in its environment and in a JSON file
- * (`CORRAL_TASK_FILE`, mode 0600, removed afterwards since it holds provider credentials). The tenant's synced
- * `scripts` resources are on the PATH. BOOTSTRAP only creates the node directory.
+ * The `shell` automator: an action runs `/bin/sh -c "<script> <args>"` with the task in its environment and in a
+ * JSON file (`CORRAL_TASK_FILE`, mode 0600, removed afterwards since it holds provider credentials), the
+ * tenant's synced `scripts` on the PATH.
+ *
+ * - On a real node (see `isRemoteNode`) it runs over SSH as root in `/var/lib/corral/work`; BOOTSTRAP copies the
+ *   tenant's `scripts` and `archives` to `/var/lib/corral/resources/shell/` (only what changed).
+ * - On a `sim` node it runs on the provisioner host in `<workDir>/<tenant>/nodes/<clusterId>/<nodeId>`.
  */
 export function createShellAutomator(options: ShellAutomatorOptions = {}): AutomatorPlugin {
   const defaultTimeoutSeconds = options.defaultTimeoutSeconds ?? 600;
+  const remote = options.remote;
   return {
     kind: "automatortypes",
     spec: SHELL_SPEC,
     async bootstrap(ctx) {
+      if (isRemoteNode(ctx.task)) return remote ? remoteBootstrap(ctx, remote) : noRemote(ctx);
       const dir = taskNodeDir(ctx);
       await mkdir(dir, { recursive: true });
       return { status: 0, stdout: `node directory ${dir} ready\n` };
     },
-    runAction: (ctx, action) => runAction(ctx, action, defaultTimeoutSeconds),
+    async runAction(ctx, action) {
+      const script = stringField(action.fields["script"]).trim();
+      if (!script) return { status: 1, stderr: `shell: the action ${action.name} of service ${action.service} has no script field` };
+      const args = stringField(action.fields["args"]);
+      const timeout = actionTimeoutSeconds(action.fields["timeout_s"], defaultTimeoutSeconds);
+      if (typeof timeout === "string") return { status: 1, stderr: `shell: ${timeout}` };
+      const call: ShellCall = { command: args ? `${script} ${args}` : script, timeoutSeconds: timeout };
+      if (isRemoteNode(ctx.task)) return remote ? remoteAction(ctx, action, call, remote) : noRemote(ctx);
+      return localAction(ctx, action, call);
+    },
+    ...(remote ? { close: () => remote.pool.close() } : {}),
   };
 }
+
+interface ShellCall {
+  command: string;
+  timeoutSeconds: number;
+}
+
+const noRemote = (ctx: PluginContext): PluginOutcome => ({
+  status: 1,
+  stderr: `shell: node ${ctx.task.config.hostname} is a real machine, and this provisioner was started without SSH access\n`,
+});
 
 function taskNodeDir(ctx: PluginContext): string {
   return nodeDir(ctx.workDir, ctx.tenant, ctx.task.clusterId, ctx.task.nodeId);
 }
 
-async function runAction(ctx: PluginContext, action: ServiceActionCall, defaultTimeoutSeconds: number): Promise<PluginOutcome> {
-  const script = stringField(action.fields["script"]).trim();
-  if (!script) return { status: 1, stderr: `shell: the action ${action.name} of service ${action.service} has no script field` };
-  const args = stringField(action.fields["args"]);
-  const rawTimeout = stringField(action.fields["timeout_s"]).trim();
-  const timeoutSeconds = rawTimeout === "" ? defaultTimeoutSeconds : Number(rawTimeout);
-  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
-    return { status: 1, stderr: `shell: timeout_s must be a positive number of seconds, got "${rawTimeout}"` };
-  }
+const localResources = (ctx: PluginContext, type: string) => resourceDir(ctx.workDir, ctx.tenant, "automatortypes", SHELL_SPEC.name, type);
 
-  const { task } = ctx;
+function remoteBootstrap(ctx: PluginContext, remote: RemoteAccess): Promise<PluginOutcome> {
+  return withRemoteNode(remote, ctx, "shell bootstrap", async (node) => {
+    let stdout = "";
+    for (const type of RESOURCE_TYPES) {
+      const report = await syncDirectory(node, localResources(ctx, type), remoteResourceDir(SHELL_SPEC.name, type), ctx.signal);
+      stdout += `shell ${type}: ${report.sent} sent, ${report.removed} removed, ${report.unchanged} unchanged\n`;
+    }
+    return { status: 0, stdout: stdout + `work directory ${REMOTE_WORK_DIR} ready on ${node.target.host}\n` };
+  });
+}
+
+function remoteAction(ctx: PluginContext, action: ServiceActionCall, call: ShellCall, remote: RemoteAccess): Promise<PluginOutcome> {
+  return withRemoteNode(remote, ctx, "shell", async (node) => {
+    const taskFile = { path: `${REMOTE_RUN_DIR}/${taskFileName(ctx.task, "task", "json")}`, content: JSON.stringify(ctx.task) };
+    const scripts = remoteResourceDir(SHELL_SPEC.name, "scripts");
+    const script = remoteActionScript({
+      files: [taskFile],
+      env: {
+        ...actionVariables(ctx, action, taskFile.path),
+        CORRAL_ARCHIVES: remoteResourceDir(SHELL_SPEC.name, "archives"),
+        PATH: `${scripts}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin` },
+      cwd: REMOTE_WORK_DIR,
+      command: call.command,
+    });
+    const ran = await node.run({
+      script,
+      timeoutMs: call.timeoutSeconds * 1000,
+      signal: ctx.signal,
+      cleanupAfterKill: removeFilesCommand([taskFile]),
+    });
+    const { status, note } = remoteStatus(ran, "shell", call.timeoutSeconds);
+    return { status, stdout: ran.stdout.text(), stderr: ran.stderr.text() + note };
+  });
+}
+
+async function localAction(ctx: PluginContext, action: ServiceActionCall, call: ShellCall): Promise<PluginOutcome> {
   const dir = taskNodeDir(ctx);
   await mkdir(dir, { recursive: true });
-  const taskFile = join(dir, `task-${pathSegment(task.taskId)}-${task.dispatch}.json`);
-  await writeFile(taskFile, JSON.stringify(task), { mode: 0o600 });
-  const scripts = resourceDir(ctx.workDir, ctx.tenant, "automatortypes", SHELL_SPEC.name, "scripts");
-  const ip = task.config.ipaddresses ?? {};
+  const taskFile = join(dir, taskFileName(ctx.task, "task", "json"));
+  await writeFile(taskFile, JSON.stringify(ctx.task), { mode: 0o600 });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    PATH: [scripts, process.env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"].join(":"),
-    CORRAL_TASK_FILE: taskFile,
-    CORRAL_TASK_NAME: task.taskName,
-    CORRAL_TASK_ID: task.taskId,
-    CORRAL_DISPATCH: String(task.dispatch),
-    CORRAL_TENANT: ctx.tenant,
-    CORRAL_CLUSTER_ID: task.clusterId,
-    CORRAL_NODE_ID: task.nodeId,
-    CORRAL_HOSTNAME: task.config.hostname ?? "",
-    CORRAL_SERVICE: action.service,
-    CORRAL_IP: ip["access_v4"] ?? ip["bind_v4"] ?? "",
-    CORRAL_PROVISIONER_ID: ctx.provisionerId,
-    CORRAL_WORKER_ID: ctx.workerId,
+    ...actionVariables(ctx, action, taskFile),
+    CORRAL_ARCHIVES: localResources(ctx, "archives"),
+    PATH: [localResources(ctx, "scripts"), process.env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"].join(":"),
   };
   try {
-    const ran = await runShell({
-      command: args ? `${script} ${args}` : script,
-      cwd: dir,
-      env,
-      timeoutMs: timeoutSeconds * 1000,
-      signal: ctx.signal,
-    });
+    const ran = await runShell({ command: call.command, cwd: dir, env, timeoutMs: call.timeoutSeconds * 1000, signal: ctx.signal });
     let stderr = ran.stderr;
-    if (ran.isTimedOut) stderr += `\n[corral] shell: timed out after ${timeoutSeconds} s; its process group was killed\n`;
+    if (ran.isTimedOut) stderr += `\n[corral] shell: timed out after ${call.timeoutSeconds} s; its process group was killed\n`;
     else if (ran.signal) stderr += `\n[corral] shell: killed by ${ran.signal}\n`;
     const status = ran.exitCode === 0 && !ran.isTimedOut ? 0 : ran.exitCode || 1;
     return { status, stdout: ran.stdout, stderr };

@@ -37,6 +37,8 @@ export interface ProviderPlugin {
   confirm(ctx: PluginContext): Promise<PluginOutcome>;
   /** Removes the machine; succeeds when it is already gone. */
   delete(ctx: PluginContext): Promise<PluginOutcome>;
+  /** Stops what the plugin runs in the background (reconcilers); called once when the provisioner stops. */
+  close?(): Promise<void>;
 }
 
 /** A service action handed to an automator: the task name and `config.service.action.fields`. */
@@ -56,6 +58,7 @@ export interface AutomatorPlugin {
   /** Prepares the node for this automator. Must be idempotent: it reruns on every add-services and configure. */
   bootstrap(ctx: PluginContext): Promise<PluginOutcome>;
   runAction(ctx: PluginContext, action: ServiceActionCall): Promise<PluginOutcome>;
+  close?(): Promise<void>;
 }
 
 export type Plugin = ProviderPlugin | AutomatorPlugin;

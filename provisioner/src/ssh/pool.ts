@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { Client, type ClientChannel, type ConnectConfig } from "ssh2";
+import ssh2, { type Client, type ClientChannel, type ConnectConfig } from "ssh2";
 import type { Logger } from "@corral/shared";
 import { hostKeyMismatchMessage, matchesPinned, presentedHostKey, type HostKeys, type PresentedHostKey } from "./host-keys.js";
 
@@ -147,7 +147,7 @@ export class SshPool {
    */
   async learnHostKey(target: SshTarget, signal: AbortSignal): Promise<PresentedHostKey> {
     let presented: PresentedHostKey | undefined;
-    const client = new Client();
+    const client = new ssh2.Client();
     await this.connectClient(client, target, signal, (blob) => {
       presented = presentedHostKey(blob);
       return true;
@@ -179,7 +179,7 @@ export class SshPool {
   }
 
   private open(key: string, target: SshTarget): PooledConnection {
-    const client = new Client();
+    const client = new ssh2.Client();
     const pinned = target.hostKeys!;
     let mismatch: PresentedHostKey | undefined;
     const conn: PooledConnection = {

@@ -31,6 +31,8 @@ export interface RemoteCommand {
   signal: AbortSignal;
   /** Shell run after the command's process group was killed (a timeout or an abort): removes what it left. */
   cleanupAfterKill?: string;
+  /** Output bytes kept per stream. @default OutputTail's */
+  keepBytes?: number;
   /** Between SIGTERM and SIGKILL of the remote group, s. @default 2 */
   killGraceSeconds?: number;
 }
@@ -56,8 +58,8 @@ export function runRemote(lease: SshLease, cmd: RemoteCommand): Promise<RemoteOu
     const outcome: RemoteOutcome = {
       exitCode: undefined,
       signal: undefined,
-      stdout: new OutputTail(),
-      stderr: new OutputTail(),
+      stdout: new OutputTail(cmd.keepBytes),
+      stderr: new OutputTail(cmd.keepBytes),
       isTimedOut: false,
       isAborted: false,
       isConnectionLost: false,
@@ -137,7 +139,7 @@ async function killRemoteGroup(lease: SshLease, cmd: RemoteCommand, pgid: number
   if (!lease.isOpen) return;
   const grace = cmd.killGraceSeconds ?? 2;
   const parts: string[] = [];
-  if (pgid) parts.push(`kill -TERM -- -${pgid} 2>/dev/null; sleep ${grace}; kill -KILL -- -${pgid} 2>/dev/null`);
+  if (pgid) parts.push(`kill -TERM -${pgid} 2>/dev/null; sleep ${grace}; kill -KILL -${pgid} 2>/dev/null`);
   if (cmd.cleanupAfterKill) parts.push(cmd.cleanupAfterKill);
   if (!parts.length) return;
   try {

@@ -1,0 +1,117 @@
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import type { RemoteNode } from "./remote-node.js";
+import { remoteStatus, shellQuote } from "./remote-exec.js";
+
+/** What one directory sync did. */
+export interface SyncReport {
+  sent: number;
+  removed: number;
+  unchanged: number;
+}
+
+export class RemoteSyncError extends Error {
+  override readonly name = "RemoteSyncError";
+}
+
+const STEP_TIMEOUT_MS = 300_000;
+
+/**
+ * Makes `remoteDir` on the node hold exactly the files of `localDir` (symlinks followed, as synced plugin
+ * resources are links to versions): the node's files are checksummed there (`sha256sum`), only files whose
+ * checksum differs are sent (one gzipped tar over the connection), files no longer present locally are removed.
+ * Idempotent; a missing local directory empties the remote one.
+ */
+export async function syncDirectory(node: RemoteNode, localDir: string, remoteDir: string, signal: AbortSignal): Promise<SyncReport> {
+  const [local, remote] = await Promise.all([localChecksums(localDir), remoteChecksums(node, remoteDir, signal)]);
+  const changed = [...local].filter(([path, sum]) => remote.get(path) !== sum).map(([path]) => path);
+  const gone = [...remote.keys()].filter((path) => !local.has(path));
+  if (changed.length) await sendFiles(node, localDir, changed, remoteDir, signal);
+  if (gone.length) {
+    await runChecked(
+      node,
+      `cd ${shellQuote(remoteDir)} && rm -f -- ${gone.map(shellQuote).join(" ")} && find . -mindepth 1 -type d -empty -delete`,
+      signal,
+      `removing ${gone.length} files from ${remoteDir}`,
+    );
+  }
+  return { sent: changed.length, removed: gone.length, unchanged: local.size - changed.length };
+}
+
+/** Relative path -> sha256 of every regular file under `dir` (following symlinks); empty when `dir` is missing. */
+export async function localChecksums(dir: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const walk = async (rel: string): Promise<void> => {
+    let names: string[];
+    try {
+      names = await readdir(join(dir, rel));
+    } catch {
+      return;
+    }
+    for (const name of names.sort()) {
+      const path = rel ? `${rel}/${name}` : name;
+      const info = await stat(join(dir, path)).catch(() => undefined);
+      if (!info) continue;
+      if (info.isDirectory()) await walk(path);
+      else if (info.isFile()) out.set(path, await sha256File(join(dir, path)));
+    }
+  };
+  await walk("");
+  return out;
+}
+
+function sha256File(file: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const hash = createHash("sha256");
+    createReadStream(file)
+      .on("data", (chunk) => hash.update(chunk))
+      .on("error", reject)
+      .on("end", () => resolve(hash.digest("hex")));
+  });
+}
+
+async function remoteChecksums(node: RemoteNode, remoteDir: string, signal: AbortSignal): Promise<Map<string, string>> {
+  const out = await runChecked(
+    node,
+    `mkdir -p ${shellQuote(remoteDir)} && cd ${shellQuote(remoteDir)} && find . -type f -exec sha256sum -- {} +`,
+    signal,
+    `listing ${remoteDir}`,
+    1 << 22,
+  );
+  const sums = new Map<string, string>();
+  for (const line of out.split("\n")) {
+    // `<64 hex>  ./path`; names sha256sum had to escape (a leading backslash) are left out: they are resent.
+    const m = /^([0-9a-f]{64}) [ *]\.\/(.+)$/.exec(line);
+    if (m) sums.set(m[2]!, m[1]!);
+  }
+  return sums;
+}
+
+async function sendFiles(node: RemoteNode, localDir: string, paths: string[], remoteDir: string, signal: AbortSignal): Promise<void> {
+  const tar = spawn("tar", ["-C", localDir, "-czhf", "-", "--null", "-T", "-"], { stdio: ["pipe", "pipe", "pipe"] });
+  let tarError = "";
+  tar.stderr.on("data", (c: Buffer) => (tarError += c.toString()));
+  tar.stdin.end(paths.map((p) => `${p}\0`).join(""));
+  const tarDone = new Promise<number>((resolve) => tar.once("close", (code) => resolve(code ?? 1)));
+  const outcome = await node.run({
+    command: `mkdir -p ${shellQuote(remoteDir)} && tar -xzf - -C ${shellQuote(remoteDir)} --no-same-owner`,
+    input: tar.stdout,
+    timeoutMs: STEP_TIMEOUT_MS,
+    signal,
+  });
+  const tarCode = await tarDone;
+  if (tarCode !== 0) throw new RemoteSyncError(`packing ${paths.length} files of ${localDir} failed: ${tarError.trim()}`);
+  const { status, note } = remoteStatus(outcome, `unpacking into ${remoteDir}`, STEP_TIMEOUT_MS / 1000);
+  if (status !== 0) throw new RemoteSyncError(`unpacking into ${remoteDir} failed (${status}): ${note}${outcome.stderr.text()}`);
+}
+
+/** Runs a command that must succeed; returns its stdout (up to `keepBytes`). */
+export async function runChecked(node: RemoteNode, command: string, signal: AbortSignal, what: string, keepBytes?: number): Promise<string> {
+  const outcome = await node.run({ command, timeoutMs: STEP_TIMEOUT_MS, signal, ...(keepBytes ? { keepBytes } : {}) });
+  const { status, note } = remoteStatus(outcome, what, STEP_TIMEOUT_MS / 1000);
+  if (status !== 0) throw new RemoteSyncError(`${what} failed (${status}): ${note}${outcome.stderr.text()}`);
+  return outcome.stdout.text(keepBytes);
+}
