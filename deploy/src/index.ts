@@ -5,3 +5,7 @@ export { freePort, isPortFree } from "./ports.js";
 export { defaultStateDir, repoRoot } from "./paths.js";
 export type { SlapdBinaries } from "./binaries.js";
 export type { CommonServerOptions, NatsHandle, NatsOptions, RedisOptions, ServerHandle } from "./servers.js";
+export { ensureDocker, isDockerAvailable } from "./docker.js";
+export { ensureNodeImage, NODE_IMAGE } from "./node-image.js";
+export type { DockerOptions } from "./docker.js";
+export type { NodeImageOptions } from "./node-image.js";
