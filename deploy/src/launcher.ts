@@ -6,6 +6,7 @@
  */
 import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { isDockerAvailable } from "./docker.js";
 import type { EmbeddedServers } from "./embedded-servers.js";
 import { startEmbeddedServers } from "./embedded-servers.js";
 import type { LauncherConfig } from "./launcher-config.js";
@@ -97,6 +98,11 @@ function announceApi(config: LauncherConfig, services: ServiceEntry[]): void {
     for (let i = 0; i < 600 && !exiting; i++) {
       if (await acceptsConnections(config.serverPort)) {
         notice(`API is up at ${url}`);
+        notice(
+          (await isDockerAvailable())
+            ? "Docker is available: `npm run quickstart` creates a real three-node cluster of containers"
+            : "Docker is not available here: `npm run quickstart` falls back to simulated machines (provider sim)",
+        );
         return;
       }
       await sleep(100);
