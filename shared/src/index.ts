@@ -74,6 +74,17 @@ export { BoundedCache } from "./bounded-cache.js";
 export { jsRequests, JsApiError } from "./js-requests.js";
 export type { JsRequests, JsPublishOptions, StoredMsg } from "./js-requests.js";
 export { keyToken, fromKeyToken, kvKey, pluginTypeKey } from "./kv-keys.js";
+export {
+  HOSTPOOL_PROVIDER_TYPE,
+  DEFAULT_SSH_PORT,
+  HostListError,
+  hostId,
+  parseHostEntry,
+  parseHostList,
+  hostAllocationKey,
+  hostAllocationFilter,
+} from "./hostpool.js";
+export type { HostEntry, HostState, HostAllocation } from "./hostpool.js";
 export { subjects, queues, buckets, objectStores, SUPERADMIN_TENANT, ADMIN_USER } from "./subjects.js";
 export type { CrudSubjects } from "./subjects.js";
 export {

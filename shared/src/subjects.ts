@@ -40,6 +40,11 @@ export const subjects = {
     import: "corral.tenancy.catalog.import",
     /** Internal: the whole catalog of a tenant (other services, not the REST API). */
     snapshot: "corral.tenancy.catalog.snapshot",
+    /** The hosts of a `hostpool` provider and their allocations; releasing a quarantined host. */
+    hostpool: {
+      hosts: "corral.tenancy.hostpool.hosts",
+      release: "corral.tenancy.hostpool.release",
+    },
   },
   clusters: {
     create: "corral.clusters.create",

@@ -96,6 +96,8 @@ export function apiRoutes(): Route[] {
     { method: "GET", pattern: "/provisioners", subject: t.provisioners.list, access: "superadmin", body: "none" },
     { method: "GET", pattern: "/provisioners/:id", subject: t.provisioners.get, access: "superadmin", body: "none" },
     ...catalogRoutes(),
+    { method: "GET", pattern: "/providers/:name/hosts", subject: t.hostpool.hosts, access: "admin", body: "none" },
+    { method: "DELETE", pattern: "/providers/:name/hosts/:host/quarantine", subject: t.hostpool.release, access: "admin", body: "none" },
     { method: "GET", pattern: "/export", subject: t.export, access: "user", body: "none" },
     { method: "POST", pattern: "/import", subject: t.import, access: "admin", denialStatus: 403, body: "json" },
     ...clusterRoutes(),

@@ -1,6 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { CATALOG_KINDS, SUPERADMIN_TENANT, queues, serve, type Logger } from "@corral/shared";
 import { openCatalogStore } from "./adapters/catalog-store.js";
+import { openHostPoolStore } from "./adapters/hostpool-store.js";
 import { openRegistryStore } from "./adapters/registry-store.js";
 import { openTenantStore } from "./adapters/tenant-store.js";
 import { openUsageStore } from "./adapters/usage-store.js";
@@ -8,6 +9,7 @@ import { startBalancer } from "./balancer/balancer.js";
 import { openBalancerStore } from "./balancer/balancer-store.js";
 import { createCatalogReplacer } from "./catalog-replacer.js";
 import { catalogHandlers } from "./handlers/catalog.js";
+import { hostPoolHandlers } from "./handlers/hostpool.js";
 import { provisionerHandlers } from "./handlers/provisioners.js";
 import { tenantHandlers } from "./handlers/tenants.js";
 import { transferHandlers } from "./handlers/transfer.js";
@@ -35,12 +37,13 @@ export interface TenancyService {
 export async function startTenancyService(deps: TenancyServiceDeps): Promise<TenancyService> {
   const { nc, log } = deps;
   const now = deps.now ?? Date.now;
-  const [tenants, catalog, registry, usage, balancerStore] = await Promise.all([
+  const [tenants, catalog, registry, usage, balancerStore, hostPool] = await Promise.all([
     openTenantStore(nc),
     openCatalogStore(nc, log),
     openRegistryStore(nc),
     openUsageStore(nc),
     openBalancerStore(nc, log),
+    openHostPoolStore(nc),
   ]);
   const replacer = createCatalogReplacer({ tenants, catalog, log, now, takeoverAfterMs: deps.takeoverAfterMs });
 
@@ -53,6 +56,7 @@ export async function startTenancyService(deps: TenancyServiceDeps): Promise<Ten
     provisionerHandlers(registry, now),
     transferHandlers({ catalog, registry, replacer }),
     ...CATALOG_KINDS.map((kind) => catalogHandlers(kind, { catalog, registry })),
+    hostPoolHandlers({ catalog, hostPool }),
   );
   // Every instance balances; compare-and-set on the assignment keeps them from losing each other's writes.
   const balancer = startBalancer({ store: balancerStore, log: log.child({ part: "balancer" }), now, ...deps.balancer });

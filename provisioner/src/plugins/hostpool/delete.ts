@@ -6,7 +6,7 @@ import type { SshPool } from "../../ssh/pool.js";
 import type { PluginContext, PluginOutcome } from "../types.js";
 import type { HostAllocations } from "./allocations.js";
 import { nodeHost } from "./node-host.js";
-import { readSettings } from "./settings.js";
+import { cleanupCommand } from "./settings.js";
 import { hostTarget } from "./target.js";
 
 const CLEANUP_TIMEOUT_S = 600;
@@ -79,8 +79,7 @@ async function cleanHost(
   if (!found.ok) return { status: 1, stderr: `${prefix}: ${found.error}\n` };
   const resolved = await hostTarget(ctx, found.entry.address, found.auth, hostKeys);
   if (!resolved.ok) return { status: 1, stderr: `${prefix}: ${resolved.error}\n` };
-  const read = readSettings(ctx.task);
-  const cleanup = read.ok ? read.settings.cleanup : undefined;
+  const cleanup = cleanupCommand(ctx.task);
   return withTarget(pool, resolved.target, ctx.signal, `${prefix}: DELETE on ${found.entry.host}`, async (node) => {
     let stdout = "";
     if (cleanup) {

@@ -31,11 +31,16 @@ export function readSettings(task: TaskMessage): SettingsResult {
   if (!hosts.length) return fail("the provider field hosts lists no host");
   const keyResource = text(fields["ssh_key_resource"]);
   if (!keyResource && !text(fields[PASSWORD_FIELD])) return fail(`set ssh_key_resource or ${PASSWORD_FIELD}`);
-  const cleanup = text(fields["cleanup"]);
+  const cleanup = cleanupCommand(task);
   return {
     ok: true,
     settings: { provider, hosts, ...(keyResource ? { keyResource } : {}), ...(cleanup ? { cleanup } : {}) },
   };
+}
+
+/** The provider's `cleanup` command, if any; read on its own so DELETE runs it even when `hosts` went bad. */
+export function cleanupCommand(task: TaskMessage): string | undefined {
+  return text(task.config.provider?.provisioner?.["cleanup"]) || undefined;
 }
 
 /** How later tasks log in to a host: the entry's user, else the image's `sshuser`, else root; never a secret. */
