@@ -3,7 +3,7 @@ import type { PresentedHostKey } from "../../ssh/host-keys.js";
 import { SshError, type SshPool, type SshTarget } from "../../ssh/pool.js";
 import type { PluginContext, PluginOutcome } from "../types.js";
 import { deathReport, findNodeContainer, hasDied, type DockerDeps } from "./containers.js";
-import type { DockerClient } from "./docker-api.js";
+import type { ContainerInspect, DockerClient } from "./docker-api.js";
 import { dockerSettings } from "./settings.js";
 
 /** A step of CONFIRM: its value, or the outcome that ends the task. */
@@ -25,17 +25,18 @@ export async function confirmNode(ctx: PluginContext, deps: DockerDeps, pool: Ss
 
   const address = await waitForAddress(ctx, docker, settings.network, deadline, waited);
   if (!address.ok) return address.outcome;
-  const { ip, containerId } = address.value;
+  const { ip, container } = address.value;
   const key = await deps.clusterKeys.read(task.tenant, task.clusterId);
   if (!key) return { status: 1, stderr: `docker: the key pair of cluster ${task.clusterId} is missing (CREATE makes it)\n` };
   const target: SshTarget = { host: ip, port: 22, username: settings.sshUser, privateKey: key.privateKey };
-  const hostKey = await waitForSsh(ctx, docker, pool, target, containerId, deadline, waited);
+  const hostKey = await waitForSsh(ctx, docker, pool, target, container.Id, deadline, waited);
   if (!hostKey.ok) return hostKey.outcome;
 
+  const hostname = task.config.hostname || [container.Config.Hostname, container.Config.Domainname].filter(Boolean).join(".");
   return {
     status: 0,
-    stdout: `docker: node ${task.config.hostname} answers SSH at ${ip} (${hostKey.value.type})\n`,
-    hostname: task.config.hostname,
+    stdout: `docker: node ${hostname} answers SSH at ${ip} (${hostKey.value.type})\n`,
+    hostname,
     ipaddresses: { access_v4: ip, bind_v4: ip },
     result: { ssh_host_keys: { [hostKey.value.type]: hostKey.value.key } },
   };
@@ -47,13 +48,13 @@ async function waitForAddress(
   network: string,
   deadline: AbortSignal,
   waited: (what: string) => Step<never>,
-): Promise<Step<{ ip: string; containerId: string }>> {
+): Promise<Step<{ ip: string; container: ContainerInspect }>> {
   for (;;) {
     const container = await findNodeContainer(docker, ctx.task, ctx.signal);
     if (!container) return failed(`node ${ctx.task.nodeId} has no container (CREATE makes it)`);
     if (hasDied(container)) return failed(await deathReport(docker, container, ctx.signal));
     const ip = container.State.Running ? container.NetworkSettings.Networks?.[network]?.IPAddress : undefined;
-    if (ip) return { ok: true, value: { ip, containerId: container.Id } };
+    if (ip) return { ok: true, value: { ip, container } };
     if (!(await sleep(250, deadline))) return waited(`waiting for container ${container.Id.slice(0, 12)} to run with an address on network ${network}`);
   }
 }

@@ -1,5 +1,6 @@
 import type { TaskMessage } from "@corral/shared";
 import type { ClusterKeys } from "../../cluster-keys.js";
+import { backoffMs, sleep } from "../../retry.js";
 import { DockerError, isDockerStatus, type ContainerInspect, type DockerClient, type NetworkInspect } from "./docker-api.js";
 import { clusterFilter, LABEL, MANAGED_BY, nodeFilter } from "./naming.js";
 
@@ -40,13 +41,28 @@ export function isNodeContainer(container: ContainerInspect, task: Pick<TaskMess
   return labels[LABEL.managed] === MANAGED_BY && labels[LABEL.tenant] === task.tenant && labels[LABEL.node] === task.nodeId;
 }
 
+/** Network lookups in flight per client and name: concurrent CREATEs of one provider share one. */
+const networksInFlight = new WeakMap<DockerClient, Map<string, Promise<string>>>();
+
 /**
  * The id of the network named `name`, created as a user-defined bridge (its containers resolve each other's
  * names) when missing. Docker does not stop concurrent creators from making several networks of one name, which
- * makes the name ambiguous; so every creator then agrees on the oldest (lowest id on a tie) and removes its own
- * if it lost.
+ * makes the name ambiguous; so within a provider the callers share one lookup, and creators in other processes
+ * agree on the oldest network (lowest id on a tie), each removing its own if it lost.
  */
-export async function ensureNetwork(docker: DockerClient, name: string, signal?: AbortSignal): Promise<string> {
+export function ensureNetwork(docker: DockerClient, name: string, signal?: AbortSignal): Promise<string> {
+  let inFlight = networksInFlight.get(docker);
+  if (!inFlight) networksInFlight.set(docker, (inFlight = new Map()));
+  let found = inFlight.get(name);
+  if (!found) {
+    const map = inFlight;
+    found = findOrCreateNetwork(docker, name, signal).finally(() => map.delete(name));
+    map.set(name, found);
+  }
+  return found;
+}
+
+async function findOrCreateNetwork(docker: DockerClient, name: string, signal?: AbortSignal): Promise<string> {
   const existing = oldest(await docker.listNetworks(name, signal));
   if (existing) return existing.Id;
   let mine: string | undefined;
@@ -64,6 +80,21 @@ export async function ensureNetwork(docker: DockerClient, name: string, signal?:
 function oldest(networks: NetworkInspect[]): NetworkInspect | undefined {
   const created = (n: NetworkInspect) => Date.parse(n.Created) || 0;
   return [...networks].sort((a, b) => created(a) - created(b) || (a.Id < b.Id ? -1 : a.Id > b.Id ? 1 : 0))[0];
+}
+
+/**
+ * Starts a container. While another process's duplicate of its network still exists (see `ensureNetwork`), Docker
+ * calls the network name ambiguous: that passes within moments, so it is retried for a few seconds.
+ */
+export async function startNodeContainer(docker: DockerClient, id: string, signal?: AbortSignal): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await docker.startContainer(id, signal);
+    } catch (err) {
+      if (!(isDockerStatus(err, 400) && /is ambiguous/.test(err.dockerMessage)) || attempt >= 10) throw err;
+    }
+    if (!(await sleep(backoffMs(attempt, 100, 1_000), signal))) return;
+  }
 }
 
 /** A container that stopped for good (CONFIRM cannot wait for it). */

@@ -1,5 +1,13 @@
+import { backoffMs, sleep } from "../../retry.js";
 import type { PluginContext, PluginOutcome } from "../types.js";
-import { DEFAULT_IMAGE, ensureNetwork, findNodeContainer, inspectIfExists, isNodeContainer, type DockerDeps } from "./containers.js";
+import {
+  DEFAULT_IMAGE,
+  ensureNetwork,
+  inspectIfExists,
+  isNodeContainer,
+  startNodeContainer,
+  type DockerDeps,
+} from "./containers.js";
 import { isDockerStatus, type ContainerCreateBody, type DockerClient } from "./docker-api.js";
 import { parseFlavor, type FlavorLimits } from "./flavor.js";
 import { containerName, hostnameParts, nodeLabels, nodeFilter } from "./naming.js";
@@ -28,7 +36,7 @@ export async function createNode(ctx: PluginContext, deps: DockerDeps, defaultSo
     id = made.id;
     how = made.how;
   }
-  await docker.startContainer(id, signal);
+  await startNodeContainer(docker, id, signal);
   ctx.log.info("docker: node container started", { nodeId: task.nodeId, container: id, how });
   return {
     status: 0,
@@ -75,10 +83,17 @@ async function createContainer(
     }
     if (!isDockerStatus(err, 409)) throw err;
   }
-  // The name is taken: by this node's container (a concurrent CREATE of the node) it is adopted.
-  const holder = await inspectIfExists(docker, name, signal);
-  if (holder && isNodeContainer(holder, task)) return { ok: true, id: holder.Id, how: "adopted" };
-  const again = await findNodeContainer(docker, task, signal);
-  if (again) return { ok: true, id: again.Id, how: "adopted" };
+  // The name is taken: by this node's container (a concurrent CREATE of the node) it is adopted. Docker reserves
+  // the name before that container can be inspected, so it is looked for a little while.
+  for (let attempt = 1; attempt <= NAME_HOLDER_ATTEMPTS; attempt++) {
+    const holder = await inspectIfExists(docker, name, signal);
+    if (holder) {
+      if (isNodeContainer(holder, task)) return { ok: true, id: holder.Id, how: "adopted" };
+      break;
+    }
+    if (!(await sleep(backoffMs(attempt, 100, 1_000), signal))) break;
+  }
   return { ok: false, error: `the container name ${name} is taken by a container that is not node ${task.nodeId}'s` };
 }
+
+const NAME_HOLDER_ATTEMPTS = 10;
