@@ -128,3 +128,11 @@ test("OutputTail keeps the last bytes and counts the rest", (t) => {
   small.push("abc");
   t.is(small.text(), "abc");
 });
+
+sshd("quick commands never lose their exit status (it can arrive with the channel's open confirmation)", async (t) => {
+  const runs = await Promise.all(Array.from({ length: 120 }, () => run("echo x >&2; exit 3")));
+  t.deepEqual(
+    runs.filter((r) => r.exitCode !== 3 || r.isConnectionLost).map((r) => ({ exit: r.exitCode, lost: r.isConnectionLost })),
+    [],
+  );
+});

@@ -37,8 +37,11 @@ export interface SshLease {
   readonly address: string;
   /** Whether the connection is still up. */
   readonly isOpen: boolean;
-  /** Opens an exec channel on the leased connection. */
-  exec(command: string): Promise<ClientChannel>;
+  /**
+   * Opens an exec channel on the leased connection. `attach` runs synchronously when the channel opens: a quick
+   * command's exit status may arrive in the same read as the open confirmation, before any later listener.
+   */
+  exec(command: string, attach: (channel: ClientChannel) => void): Promise<void>;
   release(): void;
 }
 
@@ -224,10 +227,14 @@ export class SshPool {
       get isOpen() {
         return conn.isOpen;
       },
-      exec: (command) =>
-        new Promise<ClientChannel>((resolve, reject) => {
+      exec: (command, attach) =>
+        new Promise<void>((resolve, reject) => {
           if (!conn.isOpen) return reject(new SshError(`ssh: the connection to ${conn.address} was lost`, "lost"));
-          conn.client.exec(command, (err, channel) => (err ? reject(new SshError(`ssh: ${conn.address}: ${err.message}`, "lost")) : resolve(channel)));
+          conn.client.exec(command, (err, channel) => {
+            if (err) return reject(new SshError(`ssh: ${conn.address}: ${err.message}`, "lost"));
+            attach(channel);
+            resolve();
+          });
         }),
       release: () => {
         if (released) return;

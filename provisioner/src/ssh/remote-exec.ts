@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import type { ClientChannel } from "ssh2";
 import { OutputTail } from "./output-tail.js";
 import { SshError, type SshLease } from "./pool.js";
 
@@ -75,8 +76,7 @@ export function runRemote(lease: SshLease, cmd: RemoteCommand): Promise<RemoteOu
       killing ??= killRemoteGroup(lease, cmd, pgid).finally(() => channel.close());
     };
 
-    lease.exec(line).then(
-      (channel) => {
+    const attach = (channel: ClientChannel) => {
         timer = setTimeout(() => {
           outcome.isTimedOut = true;
           kill(channel);
@@ -125,12 +125,11 @@ export function runRemote(lease: SshLease, cmd: RemoteCommand): Promise<RemoteOu
           });
           cmd.input.pipe(channel);
         } else channel.end();
-      },
-      (err: unknown) => {
-        settled = true;
-        reject(err instanceof SshError ? err : new SshError(String(err), "lost"));
-      },
-    );
+    };
+    lease.exec(line, attach).catch((err: unknown) => {
+      settled = true;
+      reject(err instanceof SshError ? err : new SshError(String(err), "lost"));
+    });
   });
 }
 
@@ -143,20 +142,22 @@ async function killRemoteGroup(lease: SshLease, cmd: RemoteCommand, pgid: number
   if (cmd.cleanupAfterKill) parts.push(cmd.cleanupAfterKill);
   if (!parts.length) return;
   try {
-    const channel = await lease.exec(asRoot(cmd.user, `/bin/sh -c ${shellQuote(parts.join("; ") + "; true")}`));
-    await new Promise<void>((resolve) => {
+    let closed!: () => void;
+    const done = new Promise<void>((resolve) => (closed = resolve));
+    await lease.exec(asRoot(cmd.user, `/bin/sh -c ${shellQuote(parts.join("; ") + "; true")}`), (channel) => {
       const timer = setTimeout(() => {
         channel.close();
-        resolve();
+        closed();
       }, (grace + 10) * 1000);
       channel.on("close", () => {
         clearTimeout(timer);
-        resolve();
+        closed();
       });
       channel.resume();
       channel.stderr.resume();
       channel.end();
     });
+    await done;
   } catch {
     // The connection is gone: the remote sshd ends the session's processes' pipes; nothing more can be done here.
   }

@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import type { RemoteNode } from "./remote-node.js";
 import { remoteStatus, shellQuote } from "./remote-exec.js";
 
@@ -92,13 +93,15 @@ async function remoteChecksums(node: RemoteNode, remoteDir: string, signal: Abor
 
 async function sendFiles(node: RemoteNode, localDir: string, paths: string[], remoteDir: string, signal: AbortSignal): Promise<void> {
   const tar = spawn("tar", ["-C", localDir, "-czhf", "-", "--null", "-T", "-"], { stdio: ["pipe", "pipe", "pipe"] });
+  // Read at once: a child's stdout left unread until the channel opens was seen to lose a quick tar's output.
+  const archive = tar.stdout.pipe(new PassThrough());
   let tarError = "";
   tar.stderr.on("data", (c: Buffer) => (tarError += c.toString()));
   tar.stdin.end(paths.map((p) => `${p}\0`).join(""));
   const tarDone = new Promise<number>((resolve) => tar.once("close", (code) => resolve(code ?? 1)));
   const outcome = await node.run({
     command: `mkdir -p ${shellQuote(remoteDir)} && tar -xzf - -C ${shellQuote(remoteDir)} --no-same-owner`,
-    input: tar.stdout,
+    input: archive,
     timeoutMs: STEP_TIMEOUT_MS,
     signal,
   });
