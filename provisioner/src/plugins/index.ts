@@ -4,6 +4,8 @@ import { ClusterKeys } from "../cluster-keys.js";
 import { SshPool } from "../ssh/pool.js";
 import type { RemoteAccess } from "../ssh/remote-node.js";
 import { createChefSoloAutomator } from "./chef-solo.js";
+import { createDockerProvider } from "./docker/index.js";
+import { createHostpoolProvider } from "./hostpool/index.js";
 import { createShellAutomator } from "./shell.js";
 import { createSimProvider } from "./sim.js";
 import type { Plugin } from "./types.js";
@@ -16,6 +18,8 @@ export interface BundledPluginsOptions {
   workDir?: string;
   /** Most SSH connections open at once. @default 256 */
   maxSshConnections?: number;
+  /** Options of the `docker` provider's orphan sweeps. */
+  docker?: { reconcileIntervalMs?: number; orphanGraceMs?: number };
 }
 
 /**
@@ -25,9 +29,15 @@ export interface BundledPluginsOptions {
  */
 export function bundledPlugins(options: BundledPluginsOptions = {}): Plugin[] {
   const pool = new SshPool({ log: options.log ?? silentLogger, maxConnections: options.maxSshConnections ?? 256 });
-  const access: RemoteAccess = {
-    pool,
-    credentials: { workDir: options.workDir ?? "", clusterKeys: options.nc ? new ClusterKeys(options.nc) : undefined },
-  };
-  return [createSimProvider(), createShellAutomator({ remote: access }), createChefSoloAutomator({ remote: access })];
+  const clusterKeys = options.nc ? new ClusterKeys(options.nc) : undefined;
+  const access: RemoteAccess = { pool, credentials: { workDir: options.workDir ?? "", clusterKeys } };
+  const plugins: Plugin[] = [createSimProvider(), createShellAutomator({ remote: access }), createChefSoloAutomator({ remote: access })];
+  if (options.nc && clusterKeys) {
+    const log = options.log ?? silentLogger;
+    plugins.push(
+      createHostpoolProvider({ access, nc: options.nc, log }),
+      createDockerProvider({ access, nc: options.nc, log, clusterKeys, ...options.docker }),
+    );
+  }
+  return plugins;
 }
