@@ -8,7 +8,7 @@ import type { ExecutionContext } from "ava";
 import { api, type Caller } from "../helpers/api.js";
 import { show } from "../helpers/assertions.js";
 import { createCluster, getOk, waitForStatus } from "../helpers/clusters.js";
-import { containersLabelled, createDemoTenant, inContainer, nodeContainer, removeTenantContainers, type DemoTenant } from "../helpers/docker-demo.js";
+import { containersLabelled, createDemoTenant, docker, inContainer, nodeContainer, removeTenantContainers, type DemoTenant } from "../helpers/docker-demo.js";
 import { createTestNetwork, ensureDockerForTests, removeTestContainers, startSshHost, type SshHost } from "../helpers/docker-hosts.js";
 import { eventually } from "../helpers/eventually.js";
 import { testWithSystem, type SystemContext } from "../helpers/system-test.js";
@@ -106,7 +106,7 @@ test.serial("docker: a three-service cluster runs on real containers; stop/start
   t.is(containers.length, 3, "one container per node");
   for (const n of list) {
     const c = await nodeContainer(n.id);
-    const labels = JSON.parse(await (await import("../helpers/docker-demo.js")).docker(["inspect", "-f", "{{json .Config.Labels}}", c]));
+    const labels = JSON.parse(await docker(["inspect", "-f", "{{json .Config.Labels}}", c]));
     t.is(labels["corral.tenant"], tenant.name);
     t.is(labels["corral.cluster"], id);
     t.is((await inContainer(c, "hostname -f")).trim(), n.properties.hostname);
@@ -185,18 +185,23 @@ test.serial("docker: an action past its timeout and a container that dies mid-pl
   const tenant2 = await createDemoTenant(sys, "docker-die", { workDirs: [sys.workDir], extraServices: [hang] });
   tenants.push(tenant2);
   const id2 = await createCluster(sys.baseUrl, tenant2.user, { name: "die", clusterTemplate: "demo3", numMachines: 3, services: ["kv", "app", "web", "hang"] });
+  // Action entries reach the node's history when they end: find a running `sleep 30` inside the containers.
   const victim = await eventually(
     async () => {
-      const withHang = (await nodes(t, tenant2.user, id2)).find((n) => n.services.includes("hang") && n.actions.some((a) => a.service === "hang"));
-      return withHang ? nodeContainer(withHang.id) : false;
+      for (const c of await containersLabelled("corral.cluster", id2)) {
+        if ((await inContainer(c, "pgrep -f '[s]leep 30' || true").catch(() => "")).trim()) return c;
+      }
+      return false;
     },
-    { what: "the hang action started", timeoutMs: 120_000, intervalMs: 200 },
+    { what: "the hang action running on a node", timeoutMs: 120_000, intervalMs: 200 },
   );
-  await new Promise((r) => setTimeout(r, 1000));
-  await (await import("../helpers/docker-demo.js")).docker(["kill", victim]);
-  await settle(t, tenant2.user, id2, "incomplete");
-  const actions = (await nodes(t, tenant2.user, id2)).flatMap((n) => n.actions).filter((a) => a.service === "hang");
-  t.false(actions.some((a) => a.status === "complete"), "no action on the dead machine is reported as done");
+  const victimNode = JSON.parse(await docker(["inspect", "-f", "{{json .Config.Labels}}", victim]))["corral.node"] as string;
+  await docker(["kill", victim]);
+  await settle(t, tenant2.user, id2, "incomplete").catch(async (err) => {
+    throw new Error(`${err}\nvictim ${victimNode}: ${JSON.stringify(await nodes(t, tenant2.user, id2), null, 1)}\n${await docker(["ps", "-a"])}`);
+  });
+  const actions = (await nodes(t, tenant2.user, id2)).find((n) => n.id === victimNode)!.actions.filter((a) => a.service === "hang");
+  t.false(actions.some((a) => a.status === "complete"), `no action on the dead machine is reported as done: ${JSON.stringify(actions)}`);
   t.true(actions.some((a) => /ssh/.test(a.stderr ?? "")), JSON.stringify(actions));
   await call(t, tenant2.admin, "DELETE", `/clusters/${id2}`);
   await settle(t, tenant2.user, id2, "terminated");
@@ -212,7 +217,7 @@ test.serial("hostpool: the demo runs on existing sshd hosts; delete cleans them 
   const provider = {
     name: "pool",
     providertype: "hostpool",
-    provisioner: { hosts: hosts.map((h) => `root@${h.ip}`).join(","), ssh_key_resource: "pool-key", cleanup: "pkill -f corral-demo/demo.py; true" },
+    provisioner: { hosts: hosts.map((h) => `root@${h.ip}`).join(","), ssh_key_resource: "pool-key", cleanup: "pkill -f '[c]orral-demo/demo.py'; true" },
   };
   const tenant = await createDemoTenant(sys, "hostpool-e2e", { workDirs: [sys.workDir], provider });
   tenants.push(tenant);
@@ -225,7 +230,7 @@ test.serial("hostpool: the demo runs on existing sshd hosts; delete cleans them 
   await settle(t, tenant.user, id);
   const byIp = new Map(hosts.map((h) => [h.ip, h.id]));
   const list = await nodes(t, tenant.user, id);
-  t.deepEqual(new Set(list.map((n) => n.properties.ipaddresses["access_v4"])), new Set(byIp.keys()), "every host got one node");
+  t.deepEqual(list.map((n) => n.properties.ipaddresses["access_v4"]).sort(), [...byIp.keys()].sort(), "every host got one node");
   await assertDemoRuns(t, list, async (n) => byIp.get(n.properties.ipaddresses["access_v4"]!)!);
   const allocated = await getOk<Array<{ state: string }>>(sys.baseUrl, tenant.admin, "/providers/pool/hosts");
   t.deepEqual(allocated.map((h) => h.state), ["allocated", "allocated", "allocated"]);
@@ -243,7 +248,7 @@ test.serial("hostpool: the demo runs on existing sshd hosts; delete cleans them 
   t.deepEqual(freed.map((h) => h.state), ["free", "free", "free"], "delete returns every host to the pool");
   for (const h of hosts) {
     t.is(await inContainer(h.id, "ls -A /var/lib/corral 2>/dev/null || true"), "", "nothing of the tenant is left on the host");
-    t.is(await inContainer(h.id, "pgrep -f corral-demo/demo.py || true"), "", "the cleanup command stopped the demo");
+    t.is(await inContainer(h.id, "pgrep -f '[c]orral-demo/demo.py' || true"), "", "the cleanup command stopped the demo");
   }
   await call(t, tenant.admin, "DELETE", `/clusters/${moreId}`);
   await settle(t, tenant.user, moreId, "terminated");
