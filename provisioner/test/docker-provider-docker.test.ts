@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { promisify } from "node:util";
-import { kvKey, putValue, silentLogger, type KV, type TaskMessage, type TaskName } from "@corral/shared";
+import { installationId, kvKey, putValue, silentLogger, type KV, type TaskMessage, type TaskName } from "@corral/shared";
 import { ClusterKeys } from "../src/cluster-keys.js";
 import {
   createDockerProvider,
@@ -234,8 +234,13 @@ test("the reconciler removes containers of unknown, foreign and terminated clust
     "corral/node:bookworm", "sleep", "infinity",
   ]);
 
+  // Another installation's container on the same Docker host: not this reconciler's to judge.
+  const { stdout: foreignInstallation } = await exec("docker", [
+    "run", "-d", "--network", network, "--label", `corral.tenant=${tenant}`, "--label", "corral.cluster=other-installation",
+    "--label", "corral.managed=docker-provider", "--label", "corral.installation=another-corral", "corral/node:bookworm", "sleep", "infinity",
+  ]);
   const scope = [labelTerm(LABEL.tenant, tenant)];
-  const base = { docker, clusters, clusterKeys, log: silentLogger, scope };
+  const base = { docker, clusters, clusterKeys, installation: await installationId(t.context.nc), log: silentLogger, scope };
   const young = await reconcileOrphans({ ...base, orphanGraceMs: 600_000 });
   t.is(young.checked, 4);
   t.deepEqual(young.removed, [], "nothing within the grace period");
@@ -243,8 +248,9 @@ test("the reconciler removes containers of unknown, foreign and terminated clust
   const swept = await reconcileOrphans({ ...base, orphanGraceMs: 0 });
   t.is(swept.removed.length, 3);
   const left = await docker.listContainers(scope);
-  t.deepEqual(left.map((c) => c.Labels?.["corral.cluster"]).sort(), [ids.known, "unmanaged"]);
+  t.deepEqual(left.map((c) => c.Labels?.["corral.cluster"]).sort(), [ids.known, "other-installation", "unmanaged"]);
   t.truthy(left.find((c) => c.Id === unmanaged.trim()));
+  t.truthy(left.find((c) => c.Id === foreignInstallation.trim()));
   t.truthy(await clusterKeys.read(tenant, ids.known));
   t.is(await clusterKeys.read(tenant, ids.unknown), undefined, "an orphan cluster's key goes with its containers");
 });

@@ -73,7 +73,8 @@ test("naming - the hostname's first label is the hostname, the rest the domain",
 
 test("labels - containers carry tenant, cluster, node and the managed mark; filters select by them", (t) => {
   const task = { tenant: "acme", clusterId: "00000017", nodeId: "00000017-1001" };
-  t.deepEqual(nodeLabels(task), {
+  t.deepEqual(nodeLabels("inst1", task), {
+    "corral.installation": "inst1",
     "corral.tenant": "acme",
     "corral.cluster": "00000017",
     "corral.node": "00000017-1001",
@@ -81,8 +82,9 @@ test("labels - containers carry tenant, cluster, node and the managed mark; filt
   });
   t.is(LABEL.managed, "corral.managed");
   t.is(MANAGED_BY, "docker-provider");
-  t.deepEqual(nodeFilter("acme", "00000017-1001"), ["corral.managed=docker-provider", "corral.tenant=acme", "corral.node=00000017-1001"]);
-  t.deepEqual(clusterFilter("acme", "00000017"), ["corral.managed=docker-provider", "corral.tenant=acme", "corral.cluster=00000017"]);
+  const managed = ["corral.managed=docker-provider", "corral.installation=inst1"];
+  t.deepEqual(nodeFilter("inst1", "acme", "00000017-1001"), [...managed, "corral.tenant=acme", "corral.node=00000017-1001"]);
+  t.deepEqual(clusterFilter("inst1", "acme", "00000017"), [...managed, "corral.tenant=acme", "corral.cluster=00000017"]);
 });
 
 test("settings - admin fields with their defaults, DOCKER_HOST for the socket", (t) => {

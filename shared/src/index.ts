@@ -142,3 +142,4 @@ export type { ProvisionerRecord, WorkerAssignment } from "./provisioners.js";
 export { runServiceProcess } from "./service-process.js";
 export type { ServiceContext, ServiceProcessOptions } from "./service-process.js";
 export { readObjectChunks } from "./object-reader.js";
+export { installationId } from "./installation.js";

@@ -129,6 +129,8 @@ export const buckets = {
   clusterKeys: "corral_cluster_keys",
   /** `<tenant>.<provider>.<host>` tokens -> a `hostpool` host's allocation (absent: the host is free) */
   hostPool: "corral_hostpool",
+  /** `id` -> this installation's id (shared/src/installation.ts) */
+  installation: "corral_installation",
 } as const;
 
 /**

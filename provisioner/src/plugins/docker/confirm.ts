@@ -23,13 +23,14 @@ export async function confirmNode(ctx: PluginContext, deps: DockerDeps, pool: Ss
   const waited = (what: string) =>
     failed(ctx.signal.aborted ? `CONFIRM was aborted while ${what}` : `gave up after ${timeoutMs / 1000} s ${what}`);
 
-  const address = await waitForAddress(ctx, docker, settings.network, deadline, waited);
+  const find = () => findNodeContainer(docker, deps.installation, task, ctx.signal);
+  const address = await waitForAddress(ctx, docker, find, settings.network, deadline, waited);
   if (!address.ok) return address.outcome;
   const { ip, container } = address.value;
   const key = await deps.clusterKeys.read(task.tenant, task.clusterId);
   if (!key) return { status: 1, stderr: `docker: the key pair of cluster ${task.clusterId} is missing (CREATE makes it)\n` };
   const target: SshTarget = { host: ip, port: 22, username: settings.sshUser, privateKey: key.privateKey };
-  const hostKey = await waitForSsh(ctx, docker, pool, target, container.Id, deadline, waited);
+  const hostKey = await waitForSsh(ctx, docker, find, pool, target, container.Id, deadline, waited);
   if (!hostKey.ok) return hostKey.outcome;
 
   const hostname = task.config.hostname || [container.Config.Hostname, container.Config.Domainname].filter(Boolean).join(".");
@@ -42,15 +43,18 @@ export async function confirmNode(ctx: PluginContext, deps: DockerDeps, pool: Ss
   };
 }
 
+type FindContainer = () => Promise<ContainerInspect | undefined>;
+
 async function waitForAddress(
   ctx: PluginContext,
   docker: DockerClient,
+  find: FindContainer,
   network: string,
   deadline: AbortSignal,
   waited: (what: string) => Step<never>,
 ): Promise<Step<{ ip: string; container: ContainerInspect }>> {
   for (;;) {
-    const container = await findNodeContainer(docker, ctx.task, ctx.signal);
+    const container = await find();
     if (!container) return failed(`node ${ctx.task.nodeId} has no container (CREATE makes it)`);
     if (hasDied(container)) return failed(await deathReport(docker, container, ctx.signal));
     const ip = container.State.Running ? container.NetworkSettings.Networks?.[network]?.IPAddress : undefined;
@@ -63,6 +67,7 @@ async function waitForAddress(
 async function waitForSsh(
   ctx: PluginContext,
   docker: DockerClient,
+  find: FindContainer,
   pool: SshPool,
   target: SshTarget,
   containerId: string,
@@ -79,7 +84,7 @@ async function waitForSsh(
       if (err.kind !== "connect") return failed(err.message);
       last = err.message;
     }
-    const container = await findNodeContainer(docker, ctx.task, ctx.signal);
+    const container = await find();
     if (!container || container.Id !== containerId) return failed(`the container of node ${ctx.task.nodeId} went away while SSH was awaited`);
     if (hasDied(container)) return failed(await deathReport(docker, container, ctx.signal));
     if (!(await sleep(backoffMs(attempt, 250, 2_000), deadline))) return waited(`waiting for SSH at ${target.host} (${last})`);

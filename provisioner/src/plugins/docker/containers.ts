@@ -8,6 +8,8 @@ import { clusterFilter, LABEL, MANAGED_BY, nodeFilter } from "./naming.js";
 export interface DockerDeps {
   client(socketPath: string): DockerClient;
   clusterKeys: ClusterKeys;
+  /** This installation's id, on every container's labels and in every filter. */
+  installation: string;
 }
 
 export const DEFAULT_IMAGE = "corral/node:bookworm";
@@ -16,13 +18,18 @@ export const DEFAULT_IMAGE = "corral/node:bookworm";
  * The task node's container: the one CREATE reported (`results.providerid`) when it still exists and carries the
  * node's label, else the first one labelled with the node.
  */
-export async function findNodeContainer(docker: DockerClient, task: TaskMessage, signal?: AbortSignal): Promise<ContainerInspect | undefined> {
+export async function findNodeContainer(
+  docker: DockerClient,
+  installation: string,
+  task: TaskMessage,
+  signal?: AbortSignal,
+): Promise<ContainerInspect | undefined> {
   const providerId = task.config.results?.["providerid"];
   if (typeof providerId === "string" && providerId !== "") {
     const found = await inspectIfExists(docker, providerId, signal);
     if (found && isNodeContainer(found, task)) return found;
   }
-  const [first] = await docker.listContainers(nodeFilter(task.tenant, task.nodeId), signal);
+  const [first] = await docker.listContainers(nodeFilter(installation, task.tenant, task.nodeId), signal);
   return first ? inspectIfExists(docker, first.Id, signal) : undefined;
 }
 
@@ -119,11 +126,12 @@ export async function deathReport(docker: DockerClient, container: ContainerInsp
 export async function removeKeyOfEmptyCluster(
   docker: DockerClient,
   clusterKeys: ClusterKeys,
+  installation: string,
   tenant: string,
   clusterId: string,
   signal?: AbortSignal,
 ): Promise<boolean> {
-  if ((await docker.listContainers(clusterFilter(tenant, clusterId), signal)).length > 0) return false;
+  if ((await docker.listContainers(clusterFilter(installation, tenant, clusterId), signal)).length > 0) return false;
   await clusterKeys.remove(tenant, clusterId);
   return true;
 }

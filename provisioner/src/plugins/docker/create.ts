@@ -27,7 +27,7 @@ export async function createNode(ctx: PluginContext, deps: DockerDeps, defaultSo
   if (!flavor.ok) return { status: 1, stderr: `docker: ${flavor.error}\n` };
   const docker = deps.client(settings.socketPath);
 
-  const [existing] = await docker.listContainers(nodeFilter(task.tenant, task.nodeId), signal);
+  const [existing] = await docker.listContainers(nodeFilter(deps.installation, task.tenant, task.nodeId), signal);
   let id = existing?.Id;
   let how = "adopted";
   if (!id) {
@@ -66,7 +66,7 @@ async function createContainer(
     Hostname: hostname,
     Domainname: domainname,
     Env: [`${AUTHORIZED_KEYS_ENV}=${key.publicKey}`],
-    Labels: nodeLabels(task),
+    Labels: nodeLabels(deps.installation, task),
     HostConfig: {
       NetworkMode: networkId,
       ...(limits.nanoCpus !== undefined ? { NanoCpus: limits.nanoCpus } : {}),

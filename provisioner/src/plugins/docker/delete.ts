@@ -12,7 +12,7 @@ export async function deleteNode(ctx: PluginContext, deps: DockerDeps, defaultSo
   const settings = dockerSettings(task.config.provider?.provisioner ?? {}, defaultSocket);
   const docker = deps.client(settings.socketPath);
 
-  const ids = new Set((await docker.listContainers(nodeFilter(task.tenant, task.nodeId), signal)).map((c) => c.Id));
+  const ids = new Set((await docker.listContainers(nodeFilter(deps.installation, task.tenant, task.nodeId), signal)).map((c) => c.Id));
   const providerId = task.config.results?.["providerid"];
   if (typeof providerId === "string" && providerId !== "" && !ids.has(providerId)) {
     const reported = await inspectIfExists(docker, providerId, signal);
@@ -21,7 +21,7 @@ export async function deleteNode(ctx: PluginContext, deps: DockerDeps, defaultSo
   const removed: string[] = [];
   for (const id of ids) if (await docker.removeContainer(id, signal)) removed.push(id.slice(0, 12));
 
-  const keyRemoved = await removeKeyOfEmptyCluster(docker, deps.clusterKeys, task.tenant, task.clusterId, signal);
+  const keyRemoved = await removeKeyOfEmptyCluster(docker, deps.clusterKeys, deps.installation, task.tenant, task.clusterId, signal);
   ctx.log.info("docker: node container removed", { nodeId: task.nodeId, removed, keyRemoved });
   const what = removed.length ? `container ${removed.join(", ")} removed` : "no container left to remove";
   return { status: 0, stdout: `docker: node ${task.config.hostname}: ${what}${keyRemoved ? "; cluster key removed" : ""}\n` };

@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { KV, Logger } from "@corral/shared";
+import { installationId, type KV, type Logger } from "@corral/shared";
 import type { ClusterKeys } from "../../cluster-keys.js";
 import type { RemoteAccess } from "../../ssh/remote-node.js";
 import type { PluginContext, PluginOutcome, ProviderPlugin } from "../types.js";
@@ -44,15 +44,19 @@ export function createDockerProvider(options: DockerProviderOptions): ProviderPl
   const { access, log } = options;
   const defaultSocket = options.socketPath ?? defaultSocketPath();
   const clients = new Map<string, DockerClient>();
-  const deps: DockerDeps = {
-    clusterKeys: options.clusterKeys,
-    client(socketPath) {
-      let client = clients.get(socketPath);
-      if (!client) clients.set(socketPath, (client = new DockerClient({ socketPath })));
-      return client;
-    },
+  const client = (socketPath: string) => {
+    let made = clients.get(socketPath);
+    if (!made) clients.set(socketPath, (made = new DockerClient({ socketPath })));
+    return made;
   };
-  deps.client(defaultSocket);
+  let installation: Promise<string> | undefined;
+  const installationOnce = () =>
+    (installation ??= installationId(options.nc).catch((err: unknown) => {
+      installation = undefined;
+      throw err;
+    }));
+  const depsNow = async (): Promise<DockerDeps> => ({ client, clusterKeys: options.clusterKeys, installation: await installationOnce() });
+  client(defaultSocket);
 
   let clusters: Promise<KV> | undefined;
   const sweep = async () => {
@@ -66,6 +70,7 @@ export function createDockerProvider(options: DockerProviderOptions): ProviderPl
           docker,
           clusters: await clusters,
           clusterKeys: options.clusterKeys,
+          installation: await installationOnce(),
           log,
           orphanGraceMs: options.orphanGraceMs ?? 600_000,
         });
@@ -94,9 +99,9 @@ export function createDockerProvider(options: DockerProviderOptions): ProviderPl
   return {
     kind: "providertypes",
     spec: DOCKER_SPEC,
-    create: guarded((ctx) => createNode(ctx, deps, defaultSocket)),
-    confirm: guarded((ctx) => confirmNode(ctx, deps, access.pool, defaultSocket, options.confirmTimeoutMs ?? 120_000)),
-    delete: guarded((ctx) => deleteNode(ctx, deps, defaultSocket)),
+    create: guarded(async (ctx) => createNode(ctx, await depsNow(), defaultSocket)),
+    confirm: guarded(async (ctx) => confirmNode(ctx, await depsNow(), access.pool, defaultSocket, options.confirmTimeoutMs ?? 120_000)),
+    delete: guarded(async (ctx) => deleteNode(ctx, await depsNow(), defaultSocket)),
     async close() {
       await sweeper?.stop();
       await access.pool.close();

@@ -8,6 +8,8 @@ export const LABEL = {
   cluster: "corral.cluster",
   node: "corral.node",
   managed: "corral.managed",
+  /** The Corral installation (shared `installationId`) the container belongs to. */
+  installation: "corral.installation",
 } as const;
 
 /** Value of `corral.managed`: the reconciler only ever touches containers carrying it. */
@@ -16,8 +18,9 @@ export const MANAGED_BY = "docker-provider";
 /** A label filter term of the containers list (`key=value`). */
 export const labelTerm = (key: string, value: string) => `${key}=${value}`;
 
-export function nodeLabels(task: Pick<TaskMessage, "tenant" | "clusterId" | "nodeId">): Labels {
+export function nodeLabels(installation: string, task: Pick<TaskMessage, "tenant" | "clusterId" | "nodeId">): Labels {
   return {
+    [LABEL.installation]: installation,
     [LABEL.tenant]: task.tenant,
     [LABEL.cluster]: task.clusterId,
     [LABEL.node]: task.nodeId,
@@ -25,16 +28,26 @@ export function nodeLabels(task: Pick<TaskMessage, "tenant" | "clusterId" | "nod
   };
 }
 
-export const managedFilter = (): string[] => [labelTerm(LABEL.managed, MANAGED_BY)];
+/** The containers this installation's provider made. */
+export const managedFilter = (installation: string): string[] => [
+  labelTerm(LABEL.managed, MANAGED_BY),
+  labelTerm(LABEL.installation, installation),
+];
 
-export const tenantFilter = (tenant: string): string[] => [...managedFilter(), labelTerm(LABEL.tenant, tenant)];
+export const tenantFilter = (installation: string, tenant: string): string[] => [
+  ...managedFilter(installation),
+  labelTerm(LABEL.tenant, tenant),
+];
 
 /** The containers of one node (normally one). */
-export const nodeFilter = (tenant: string, nodeId: string): string[] => [...tenantFilter(tenant), labelTerm(LABEL.node, nodeId)];
+export const nodeFilter = (installation: string, tenant: string, nodeId: string): string[] => [
+  ...tenantFilter(installation, tenant),
+  labelTerm(LABEL.node, nodeId),
+];
 
 /** The containers of one cluster. */
-export const clusterFilter = (tenant: string, clusterId: string): string[] => [
-  ...tenantFilter(tenant),
+export const clusterFilter = (installation: string, tenant: string, clusterId: string): string[] => [
+  ...tenantFilter(installation, tenant),
   labelTerm(LABEL.cluster, clusterId),
 ];
 

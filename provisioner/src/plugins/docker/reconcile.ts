@@ -23,6 +23,8 @@ export interface ReconcileOptions {
   docker: DockerClient;
   clusters: KV;
   clusterKeys: ClusterKeys;
+  /** Only this installation's containers are looked at. */
+  installation: string;
   log: Logger;
   /** Containers younger than this are left alone (their cluster may not be stored yet), ms. */
   orphanGraceMs: number;
@@ -47,7 +49,7 @@ export interface ReconcileReport {
 export async function reconcileOrphans(options: ReconcileOptions): Promise<ReconcileReport> {
   const { docker, log } = options;
   const now = options.now ?? Date.now;
-  const containers = await docker.listContainers([...managedFilter(), ...(options.scope ?? [])]);
+  const containers = await docker.listContainers([...managedFilter(options.installation), ...(options.scope ?? [])]);
   const known = new Map<string, ClusterView | undefined>();
   const lookup = async (clusterId: string) => {
     if (!known.has(clusterId)) known.set(clusterId, (await readValue<ClusterView>(options.clusters, kvKey(clusterId)))?.value);
@@ -78,7 +80,7 @@ export async function reconcileOrphans(options: ReconcileOptions): Promise<Recon
     }
   }
   for (const { tenant, clusterId } of emptied.values()) {
-    await removeKeyOfEmptyCluster(docker, options.clusterKeys, tenant, clusterId).catch((err: unknown) =>
+    await removeKeyOfEmptyCluster(docker, options.clusterKeys, options.installation, tenant, clusterId).catch((err: unknown) =>
       log.warn("docker: the key pair of an orphan cluster could not be removed", { tenant, clusterId, error: String(err) }),
     );
   }
