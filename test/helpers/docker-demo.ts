@@ -127,3 +127,12 @@ export async function removeTenantContainers(tenant: string, network?: string): 
   if (ids.length) await docker(["rm", "-f", "-v", ...ids]).catch(() => "");
   if (network) await docker(["network", "rm", network]).catch(() => "");
 }
+
+/**
+ * Ids of a tenant's containers carrying every label given (running or not). Cluster and node ids repeat across
+ * test systems sharing one Docker daemon, tenant names do not: tests running side by side count only their own.
+ */
+export async function tenantContainers(tenant: string, labels: Record<string, string> = {}): Promise<string[]> {
+  const filters = Object.entries({ "corral.tenant": tenant, ...labels }).flatMap(([k, v]) => ["--filter", `label=${k}=${v}`]);
+  return (await docker(["ps", "-a", "-q", "--no-trunc", ...filters])).split("\n").filter(Boolean);
+}
