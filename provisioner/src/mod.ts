@@ -8,12 +8,8 @@ export { createShellAutomator, SHELL_SPEC } from "./plugins/shell.js";
 export type { ShellAutomatorOptions } from "./plugins/shell.js";
 export { createChefSoloAutomator, CHEF_SOLO_SPEC } from "./plugins/chef-solo.js";
 export type { ChefSoloAutomatorOptions } from "./plugins/chef-solo.js";
-export { createDockerProvider, DOCKER_SPEC, reconcileOrphans } from "./plugins/docker/index.js";
-export type { DockerProviderOptions } from "./plugins/docker/index.js";
-export { createHostpoolProvider, HOSTPOOL_SPEC } from "./plugins/hostpool/index.js";
-export type { HostpoolProviderOptions } from "./plugins/hostpool/index.js";
-export { ClusterKeys } from "./cluster-keys.js";
-export { SshPool } from "./ssh/pool.js";
+export { DOCKER_SPEC } from "./plugins/docker/index.js";
+export { HOSTPOOL_SPEC } from "./plugins/hostpool/index.js";
 export type { BundledPluginsOptions } from "./plugins/index.js";
 export { nodeDir, resourceDir, tenantDir, pathSegment } from "./paths.js";
 export type {

@@ -5,6 +5,8 @@ test("exports - @corral/provisioner exports exactly its API", async (t) => {
   const mod = await import("@corral/provisioner");
   t.deepEqual(Object.keys(mod).sort(), [
     "CHEF_SOLO_SPEC",
+    "DOCKER_SPEC",
+    "HOSTPOOL_SPEC",
     "SHELL_SPEC",
     "SIM_SPEC",
     "bundledPlugins",

@@ -102,6 +102,7 @@ serial("shell BOOTSTRAP copies the synced scripts and archives, then only what c
   t.regex(first.stdout ?? "", /shell archives: 1 sent/);
   t.is(await onNode("cat /var/lib/corral/resources/shell/archives/site/index.html"), "<h1>site</h1>\n");
   t.is((await onNode("stat -c %a /var/lib/corral/resources/shell/scripts/hello.sh")).trim(), "755");
+  t.is((await onNode("stat -c %a /var/lib/corral/work /var/lib/corral/run")).trim(), "755\n700", "BOOTSTRAP made the work directories");
 
   const again = await shell.bootstrap(ctx(task({}, "BOOTSTRAP")));
   t.regex(again.stdout ?? "", /shell scripts: 0 sent, 0 removed, 2 unchanged/, "an unchanged resource is not sent again");

@@ -13,7 +13,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { gzipSync } from "node:zlib";
 import { Objm } from "@nats-io/obj";
-import { CHEF_SOLO_SPEC, SHELL_SPEC, SIM_SPEC, resourceDir } from "@corral/provisioner";
+import { CHEF_SOLO_SPEC, DOCKER_SPEC, HOSTPOOL_SPEC, SHELL_SPEC, SIM_SPEC, resourceDir } from "@corral/provisioner";
 import {
   SUPERADMIN_TENANT,
   buckets,
@@ -91,7 +91,7 @@ test("plugins - automator and provider types are listed as announced, in the spe
   t.deepEqual(automators.body, [view(CHEF_SOLO_SPEC), view(SHELL_SPEC)]);
   t.deepEqual((automators.body as any[])[1].resourcetypes, { archives: { filetype: "archive" }, scripts: { filetype: "file" } });
   const providers = ok(t, await c.call("GET", "/plugins/providertypes"), "list provider types");
-  t.deepEqual(providers.body, [view(SIM_SPEC)]);
+  t.deepEqual(providers.body, [view(DOCKER_SPEC), view(HOSTPOOL_SPEC), view(SIM_SPEC)]);
 });
 
 test("plugins - one type by name; an unknown name is 404; a plugin type other than automatortypes/providertypes is 400", async (t) => {

@@ -8,7 +8,7 @@ import type { ExecutionContext } from "ava";
 import { api, type Caller } from "../helpers/api.js";
 import { show } from "../helpers/assertions.js";
 import { createCluster, getOk, waitForStatus } from "../helpers/clusters.js";
-import { containersLabelled, createDemoTenant, docker, inContainer, nodeContainer, removeTenantContainers, type DemoTenant } from "../helpers/docker-demo.js";
+import { createDemoTenant, docker, inContainer, nodeContainer, removeTenantContainers, tenantContainers, type DemoTenant } from "../helpers/docker-demo.js";
 import { createTestNetwork, ensureDockerForTests, removeTestContainers, startSshHost, type SshHost } from "../helpers/docker-hosts.js";
 import { eventually } from "../helpers/eventually.js";
 import { testWithSystem, type SystemContext } from "../helpers/system-test.js";
@@ -102,10 +102,10 @@ test.serial("docker: a three-service cluster runs on real containers; stop/start
   await settle(t, tenant.user, id);
 
   const list = await nodes(t, tenant.user, id);
-  const containers = await containersLabelled("corral.cluster", id);
+  const containers = await tenantContainers(tenant.name, { "corral.cluster": id });
   t.is(containers.length, 3, "one container per node");
   for (const n of list) {
-    const c = await nodeContainer(n.id);
+    const c = await nodeContainer(tenant.name, n.id);
     const labels = JSON.parse(await docker(["inspect", "-f", "{{json .Config.Labels}}", c]));
     t.is(labels["corral.tenant"], tenant.name);
     t.is(labels["corral.cluster"], id);
@@ -113,7 +113,7 @@ test.serial("docker: a three-service cluster runs on real containers; stop/start
     t.false(JSON.stringify(n).includes("PRIVATE KEY"), "no key in the node's details");
     t.true(n.actions.some((a) => a.action === "BOOTSTRAP" && a.status === "complete"));
   }
-  const first = await assertDemoRuns(t, list, (n) => nodeContainer(n.id));
+  const first = await assertDemoRuns(t, list, (n) => nodeContainer(tenant.name, n.id));
   const { kvC, appC, webC } = first;
   const pids = async () => ({ kv: await pidOf(kvC, "kv"), app: await pidOf(appC, "app"), web: await pidOf(webC, "web") });
   const started = await pids();
@@ -154,7 +154,7 @@ test.serial("docker: a three-service cluster runs on real containers; stop/start
 
   await call(t, admin, "DELETE", `/clusters/${id}`);
   await settle(t, tenant.user, id, "terminated");
-  t.deepEqual(await containersLabelled("corral.cluster", id), [], "delete leaves no container");
+  t.deepEqual(await tenantContainers(tenant.name, { "corral.cluster": id }), [], "delete leaves no container");
 });
 
 test.serial("docker: an action past its timeout and a container that dies mid-plan fail the create with the reason", async (t) => {
@@ -171,11 +171,11 @@ test.serial("docker: an action past its timeout and a container that dies mid-pl
   const failed = (await nodes(t, tenant.user, id)).flatMap((n) => n.actions).filter((a) => a.service === "slow" && a.status === "failed");
   t.true(failed.length > 0);
   t.regex(failed[0]!.stderr ?? "", /timed out after 2 s; its remote process group was killed/);
-  const c = (await containersLabelled("corral.cluster", id))[0]!;
+  const c = (await tenantContainers(tenant.name, { "corral.cluster": id }))[0]!;
   t.is((await inContainer(c, "pgrep -x sleep || true")).trim(), "", "the timed-out sleep was killed on the node");
   await call(t, tenant.admin, "DELETE", `/clusters/${id}`);
   await settle(t, tenant.user, id, "terminated");
-  t.deepEqual(await containersLabelled("corral.cluster", id), []);
+  t.deepEqual(await tenantContainers(tenant.name, { "corral.cluster": id }), []);
 
   // A container killed while its node's action runs: the action fails (lost or refused connection), never succeeds.
   const hang = {
@@ -188,7 +188,7 @@ test.serial("docker: an action past its timeout and a container that dies mid-pl
   // Action entries reach the node's history when they end: find a running `sleep 30` inside the containers.
   const victim = await eventually(
     async () => {
-      for (const c of await containersLabelled("corral.cluster", id2)) {
+      for (const c of await tenantContainers(tenant2.name, { "corral.cluster": id2 })) {
         if ((await inContainer(c, "pgrep -f '[s]leep 30' || true").catch(() => "")).trim()) return c;
       }
       return false;
@@ -205,7 +205,7 @@ test.serial("docker: an action past its timeout and a container that dies mid-pl
   t.true(actions.some((a) => /ssh/.test(a.stderr ?? "")), JSON.stringify(actions));
   await call(t, tenant2.admin, "DELETE", `/clusters/${id2}`);
   await settle(t, tenant2.user, id2, "terminated");
-  t.deepEqual(await containersLabelled("corral.cluster", id2), [], "delete removes the dead container too");
+  t.deepEqual(await tenantContainers(tenant2.name, { "corral.cluster": id2 }), [], "delete removes the dead container too");
 });
 
 test.serial("hostpool: the demo runs on existing sshd hosts; delete cleans them and frees every host", async (t) => {

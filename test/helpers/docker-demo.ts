@@ -114,16 +114,16 @@ export async function inContainer(id: string, command: string): Promise<string> 
   }
 }
 
-/** A node's container, by its `corral.node` label (exactly one expected). */
-export async function nodeContainer(nodeId: string): Promise<string> {
-  const ids = await containersLabelled("corral.node", nodeId);
+/** A node's container, by its tenant's and `corral.node` labels (exactly one expected). */
+export async function nodeContainer(tenant: string, nodeId: string): Promise<string> {
+  const ids = await tenantContainers(tenant, { "corral.node": nodeId });
   if (ids.length !== 1) throw new Error(`node ${nodeId} has ${ids.length} containers`);
   return ids[0]!;
 }
 
 /** Removes every container of a test tenant (and its network); for `after.always`. */
 export async function removeTenantContainers(tenant: string, network?: string): Promise<void> {
-  const ids = await containersLabelled("corral.tenant", tenant);
+  const ids = await tenantContainers(tenant);
   if (ids.length) await docker(["rm", "-f", "-v", ...ids]).catch(() => "");
   if (network) await docker(["network", "rm", network]).catch(() => "");
 }

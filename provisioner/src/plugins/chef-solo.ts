@@ -4,8 +4,8 @@ import type { JsonObject, PluginSpec } from "@corral/shared";
 import { nodeDir, resourceDir } from "../paths.js";
 import { isRemoteNode } from "../ssh/node-target.js";
 import { remoteStatus } from "../ssh/remote-exec.js";
-import { syncDirectory } from "../ssh/remote-files.js";
-import { REMOTE_RUN_DIR, REMOTE_WORK_DIR, remoteResourceDir, withRemoteNode, type RemoteAccess } from "../ssh/remote-node.js";
+import { runChecked, syncDirectory } from "../ssh/remote-files.js";
+import { prepareWorkDirs, REMOTE_RUN_DIR, REMOTE_WORK_DIR, remoteResourceDir, withRemoteNode, type RemoteAccess } from "../ssh/remote-node.js";
 import { taskFileName } from "./action-env.js";
 import { isOnPath, runShell } from "./process.js";
 import { remoteActionScript, removeFilesCommand } from "./remote-script.js";
@@ -148,6 +148,7 @@ function remoteBootstrap(ctx: PluginContext, remote: RemoteAccess): Promise<Plug
       const { note } = remoteStatus(check, "chef-solo bootstrap", 30);
       return { status: 1, stderr: note || `chef-solo is not installed on ${ctx.task.config.hostname}; use an image that carries Chef\n` };
     }
+    await runChecked(node, prepareWorkDirs, ctx.signal, "creating the work directories");
     let stdout = "";
     for (const type of RESOURCE_TYPES) {
       const report = await syncDirectory(node, localResources(ctx, type), remoteResourceDir(CHEF_SOLO_SPEC.name, type), ctx.signal);

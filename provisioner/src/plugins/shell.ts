@@ -4,8 +4,8 @@ import type { PluginSpec } from "@corral/shared";
 import { nodeDir, resourceDir } from "../paths.js";
 import { isRemoteNode } from "../ssh/node-target.js";
 import { remoteStatus } from "../ssh/remote-exec.js";
-import { syncDirectory } from "../ssh/remote-files.js";
-import { REMOTE_RUN_DIR, REMOTE_WORK_DIR, remoteResourceDir, withRemoteNode, type RemoteAccess } from "../ssh/remote-node.js";
+import { runChecked, syncDirectory } from "../ssh/remote-files.js";
+import { prepareWorkDirs, REMOTE_RUN_DIR, REMOTE_WORK_DIR, remoteResourceDir, withRemoteNode, type RemoteAccess } from "../ssh/remote-node.js";
 import { actionTimeoutSeconds, actionVariables, taskFileName } from "./action-env.js";
 import { runShell } from "./process.js";
 import { remoteActionScript, removeFilesCommand } from "./remote-script.js";
@@ -97,6 +97,7 @@ const localResources = (ctx: PluginContext, type: string) => resourceDir(ctx.wor
 
 function remoteBootstrap(ctx: PluginContext, remote: RemoteAccess): Promise<PluginOutcome> {
   return withRemoteNode(remote, ctx, "shell bootstrap", async (node) => {
+    await runChecked(node, prepareWorkDirs, ctx.signal, "creating the work directories");
     let stdout = "";
     for (const type of RESOURCE_TYPES) {
       const report = await syncDirectory(node, localResources(ctx, type), remoteResourceDir(SHELL_SPEC.name, type), ctx.signal);

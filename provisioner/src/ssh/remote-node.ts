@@ -8,6 +8,8 @@ export const REMOTE_ROOT = "/var/lib/corral";
 export const REMOTE_WORK_DIR = `${REMOTE_ROOT}/work`;
 /** Task files live here only while their action runs (mode 0600). */
 export const REMOTE_RUN_DIR = `${REMOTE_ROOT}/run`;
+/** Creates the work directory and the task-file directory (root only). */
+export const prepareWorkDirs = `mkdir -p ${REMOTE_WORK_DIR} ${REMOTE_RUN_DIR} && chmod 700 ${REMOTE_RUN_DIR}`;
 export const remoteResourceDir = (automator: string, resourceType: string) => `${REMOTE_ROOT}/resources/${automator}/${resourceType}`;
 
 /** A node reached over one leased connection, for the length of one task. */
