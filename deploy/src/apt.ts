@@ -62,6 +62,14 @@ export async function aptDownloadFromSuite(pkg: string, suite: string, work: str
  * @default "http://deb.debian.org/debian" when none is found
  */
 export async function debianMirrorUri(): Promise<string> {
+  return (await debianMainSource())?.uri ?? FALLBACK_DEBIAN_URI;
+}
+
+/**
+ * The first Debian main archive and suite in this machine's apt sources (one-line and deb822 files), skipping
+ * security, updates, backports and third-party repositories; undefined when there is none.
+ */
+export async function debianMainSource(): Promise<{ uri: string; suite: string } | undefined> {
   const files = ["/etc/apt/sources.list"];
   try {
     const dir = "/etc/apt/sources.list.d";
@@ -83,10 +91,10 @@ export async function debianMirrorUri(): Promise<string> {
     const entries = file.endsWith(".sources") ? parseDeb822(text) : parseOneLine(text);
     const found = entries.find(isDebianMain);
     if (found) {
-      return found.uri.replace(/\/+$/, "");
+      return { uri: found.uri.replace(/\/+$/, ""), suite: found.suite };
     }
   }
-  return FALLBACK_DEBIAN_URI;
+  return undefined;
 }
 
 interface SourceEntry {

@@ -160,7 +160,7 @@ function compare(a: Version, b: Version): number {
 }
 
 /** First executable named `name` on PATH or in the usual system dirs (root's sbin dirs included). */
-async function which(name: string): Promise<string | undefined> {
+export async function which(name: string): Promise<string | undefined> {
   const dirs = [...(process.env["PATH"] ?? "").split(delimiter).filter(Boolean), ...SYSTEM_DIRS];
   for (const dir of dirs) {
     const candidate = join(dir, name);

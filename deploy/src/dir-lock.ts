@@ -90,7 +90,8 @@ async function readOwner(lockDir: string): Promise<LockOwner | undefined> {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists (one of another user counts). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
-import { access, constants, mkdir, open, readFile } from "node:fs/promises";
+import { mkdir, open, readFile } from "node:fs/promises";
 import { request } from "node:http";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { aptInstall } from "./apt.js";
+import { which } from "./binaries.js";
 import { withDirLock } from "./dir-lock.js";
 import { defaultStateDir } from "./paths.js";
 
@@ -37,7 +38,6 @@ export interface DockerRequestOptions {
 
 const DEFAULT_SOCKET = "/var/run/docker.sock";
 const PING_TIMEOUT_MS = 3_000;
-const SYSTEM_DIRS = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
 
 /**
  * The Engine API endpoint: `DOCKER_HOST` when it is `unix://...` or `tcp://...`, else
@@ -199,17 +199,3 @@ async function tail(path: string, lines: number): Promise<string> {
   }
 }
 
-/** First executable named `name` on PATH or in the usual system dirs (root's sbin dirs included). */
-export async function which(name: string): Promise<string | undefined> {
-  const dirs = [...(process.env["PATH"] ?? "").split(delimiter).filter(Boolean), ...SYSTEM_DIRS];
-  for (const dir of dirs) {
-    const candidate = join(dir, name);
-    try {
-      await access(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // keep looking
-    }
-  }
-  return undefined;
-}

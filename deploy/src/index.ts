@@ -9,3 +9,4 @@ export { ensureDocker, isDockerAvailable } from "./docker.js";
 export { ensureNodeImage, NODE_IMAGE } from "./node-image.js";
 export type { DockerOptions } from "./docker.js";
 export type { NodeImageOptions } from "./node-image.js";
+export { isAlive as isProcessAlive } from "./dir-lock.js";

@@ -2,9 +2,10 @@ import { spawn } from "node:child_process";
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { aptInstall } from "./apt.js";
+import { aptInstall, debianMainSource } from "./apt.js";
 import { withDirLock } from "./dir-lock.js";
-import { dockerRequest, ensureDocker, which } from "./docker.js";
+import { which } from "./binaries.js";
+import { dockerRequest, ensureDocker } from "./docker.js";
 import { run } from "./exec.js";
 import { defaultStateDir } from "./paths.js";
 
@@ -330,61 +331,6 @@ async function removeWorkDir(work: string): Promise<void> {
  * @default http://deb.debian.org/debian bookworm
  */
 async function debianSource(): Promise<AptSource> {
-  const files = ["/etc/apt/sources.list"];
-  const dir = "/etc/apt/sources.list.d";
-  const names = await readdir(dir).catch(() => [] as string[]);
-  files.push(...names.filter((f) => f.endsWith(".list") || f.endsWith(".sources")).sort().map((f) => join(dir, f)));
-  for (const file of files) {
-    const text = await readFile(file, "utf8").catch(() => "");
-    const entries = file.endsWith(".sources") ? parseDeb822(text) : parseOneLine(text);
-    const found = entries.find(
-      (e) =>
-        e.components.includes("main") &&
-        /debian/i.test(e.uri) &&
-        !/security/i.test(e.uri) &&
-        !/-(security|updates|backports)$|\/updates$/.test(e.suite),
-    );
-    if (found) {
-      return { uri: found.uri.replace(/\/+$/, ""), suite: found.suite };
-    }
-  }
-  return FALLBACK_SOURCE;
+  return (await debianMainSource()) ?? FALLBACK_SOURCE;
 }
 
-interface SourceEntry extends AptSource {
-  components: string[];
-}
-
-function parseOneLine(text: string): SourceEntry[] {
-  const out: SourceEntry[] = [];
-  for (const raw of text.split("\n")) {
-    const [type, uri, suite, ...components] = raw.replace(/#.*/, "").replace(/\[[^\]]*\]/, " ").trim().split(/\s+/);
-    if (type === "deb" && uri && suite) {
-      out.push({ uri, suite, components });
-    }
-  }
-  return out;
-}
-
-function parseDeb822(text: string): SourceEntry[] {
-  const out: SourceEntry[] = [];
-  for (const stanza of text.split(/\n\s*\n/)) {
-    const fields = new Map<string, string>();
-    for (const line of stanza.split("\n")) {
-      const m = /^([A-Za-z-]+):\s*(.*)$/.exec(line);
-      if (m?.[1] && m[2] !== undefined) {
-        fields.set(m[1].toLowerCase(), m[2].trim());
-      }
-    }
-    const words = (name: string): string[] => (fields.get(name) ?? "").split(/\s+/).filter(Boolean);
-    if (!words("types").includes("deb") || fields.get("enabled")?.toLowerCase() === "no") {
-      continue;
-    }
-    for (const uri of words("uris")) {
-      for (const suite of words("suites")) {
-        out.push({ uri, suite, components: words("components") });
-      }
-    }
-  }
-  return out;
-}

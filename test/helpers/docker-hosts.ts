@@ -7,7 +7,7 @@
 import { execFile } from "node:child_process";
 import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ensureNodeImage } from "@corral/deploy";
+import { ensureNodeImage, isProcessAlive } from "@corral/deploy";
 
 /** Label on every container and network the helpers create. */
 export const TEST_LABEL = "corral.test=1";
@@ -146,7 +146,7 @@ export async function removeTestContainers(opts: { all?: boolean } = {}): Promis
     listing
       .split("\n")
       .map((line) => line.trim().split(" "))
-      .filter(([id, pid]) => id && (opts.all || !pid || !isAlive(Number(pid)) || Number(pid) === process.pid))
+      .filter(([id, pid]) => id && (opts.all || !pid || !isProcessAlive(Number(pid)) || Number(pid) === process.pid))
       .map(([id]) => id as string);
   const containers = ours(await docker(["ps", "-a", "--filter", `label=${TEST_LABEL}`, "--format", format]));
   if (containers.length > 0) {
@@ -206,15 +206,6 @@ export function readBanner(host: string, port: number, timeoutMs = 5_000): Promi
 
 function labelArgs(): string[] {
   return ["--label", TEST_LABEL, "--label", `${PID_LABEL}=${process.pid}`];
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** Runs the docker CLI and returns stdout; rejects with its stderr on a non-zero exit. */
