@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { shellQuote } from "../ssh/remote-exec.js";
 import { REMOTE_RUN_DIR } from "../ssh/remote-node.js";
 
@@ -17,23 +16,21 @@ export interface RemoteActionScript {
 }
 
 /**
- * The script an action runs on a node: writes its transient files (heredocs, so their content never appears in a
- * process listing), removes them when it ends however it ends (a trap; the provisioner also removes them after
- * killing a timed-out group, when no trap runs), exports the environment and runs the command in `cwd`.
+ * The script an action runs on a node: writes its transient files (with the shell's builtin printf, so their
+ * content never appears in a process listing and costs no process), removes them when it ends however it ends (a
+ * trap; the provisioner also removes them after killing a timed-out group, when no trap runs), exports the
+ * environment and runs the command in `cwd`.
  */
 export function remoteActionScript(spec: RemoteActionScript): string {
   const files = spec.files.map((f) => shellQuote(f.path)).join(" ");
   const lines = [
     "umask 077",
-    `mkdir -p ${shellQuote(REMOTE_RUN_DIR)} ${shellQuote(spec.cwd)}`,
+    `[ -d ${shellQuote(REMOTE_RUN_DIR)} ] && [ -d ${shellQuote(spec.cwd)} ] || mkdir -p ${shellQuote(REMOTE_RUN_DIR)} ${shellQuote(spec.cwd)}`,
     `corral_cleanup() { rm -f ${files}; }`,
     "trap corral_cleanup EXIT",
     "trap 'corral_cleanup; exit 143' TERM INT HUP",
   ];
-  for (const file of spec.files) {
-    const eof = `CORRAL_EOF_${randomBytes(8).toString("hex")}`;
-    lines.push(`cat > ${shellQuote(file.path)} <<'${eof}'`, file.content, eof);
-  }
+  for (const file of spec.files) lines.push(`printf '%s\\n' ${shellQuote(file.content)} > ${shellQuote(file.path)}`);
   for (const [name, value] of Object.entries(spec.env)) lines.push(`export ${name}=${shellQuote(value)}`);
   lines.push(`cd ${shellQuote(spec.cwd)} || exit 1`, "umask 022", `/bin/sh -c ${shellQuote(spec.command)} </dev/null`, "");
   return lines.join("\n");
