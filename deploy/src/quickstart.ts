@@ -7,7 +7,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { isDockerAvailable } from "./docker.js";
+import { which } from "./binaries.js";
+import { ensureDocker, isDockerAvailable } from "./docker.js";
 import { ensureNodeImage } from "./node-image.js";
 import { repoRoot } from "./paths.js";
 
@@ -42,6 +43,8 @@ interface NodeView {
 
 async function main(): Promise<void> {
   await waitFor(`the API at ${api} (is npm start running?)`, async () => (await fetch(`${api}/status`)).ok, 30_000);
+  // Docker installed but not running: start it (npm start does not); without Docker at all, fall back to sim.
+  if (!(await isDockerAvailable()) && (await which("dockerd"))) await ensureDocker({ log: say }).catch(() => undefined);
   const docker = await isDockerAvailable();
   const providerType = docker ? "docker" : "sim";
   if (docker) {
