@@ -102,6 +102,7 @@ export {
   optionalInteger,
   parseBoolean,
   parseJsonObject,
+  describeValue,
   parseTenant,
   parseTenantWrite,
   parseProvider,

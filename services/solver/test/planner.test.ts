@@ -391,7 +391,7 @@ const badRequest = (t: import("ava").ExecutionContext, fn: () => unknown, messag
 };
 
 test("planner - bad input is a BadRequestError", (t) => {
-  badRequest(t, () => planAction({ action: "explode" as never, nodes: [], services: catalog }), /unknown action explode/);
+  badRequest(t, () => planAction({ action: "explode" as never, nodes: [], services: catalog }), /unknown action "explode"/);
   badRequest(t, () => planAction({ action: "start_services", service: "mysql-server", nodes: hadoopNodes, services: catalog }), /service mysql-server is not on the cluster/);
   badRequest(t, () => planAction({ action: "cluster_create", nodes: [{ id: "a", services: ["nope"] }], services: catalog }), /service nope does not exist/);
   badRequest(t, () => planAction({ action: "cluster_create", nodes: [{ id: "a", services: [] }, { id: "a", services: [] }], services: catalog }), /node a appears twice/);

@@ -18,6 +18,7 @@ export {
   optionalInteger,
   parseBoolean,
   parseJsonObject,
+  describe as describeValue,
 } from "./primitives.js";
 export { parseTenant, parseTenantWrite } from "./tenant.js";
 export type { TenantWrite } from "./tenant.js";

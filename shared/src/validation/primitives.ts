@@ -49,7 +49,10 @@ export function failAbout(path: string, statement: string): never {
   throw new BadRequestError(`${label(path)}: ${statement}`, { field: label(path) });
 }
 
-/** A short rendering of an offending value for messages. */
+/**
+ * A short rendering of an offending client value for messages. Never converts an object implicitly: a client
+ * object whose `toString` is not a function makes `String(value)` and template literals throw.
+ */
 export function describe(value: unknown): string {
   if (typeof value === "string") {
     const quoted = JSON.stringify(value);

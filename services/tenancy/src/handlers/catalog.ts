@@ -1,6 +1,7 @@
 import {
   BadRequestError,
   NotFoundError,
+  describeValue,
   mergeProviderUpdate,
   parseClusterTemplate,
   parseMachineType,
@@ -44,7 +45,7 @@ function requireObjectBody(body: unknown): Record<string, unknown> {
 function withPathName(body: unknown, name: string, noun: string): Record<string, unknown> {
   const obj = requireObjectBody(body);
   if (obj["name"] !== undefined && obj["name"] !== name) {
-    throw new BadRequestError(`${noun} name in body (${String(obj["name"])}) does not match name in path (${name})`, {
+    throw new BadRequestError(`${noun} name in body (${describeValue(obj["name"])}) does not match name in path (${name})`, {
       field: "name",
     });
   }

@@ -2,6 +2,7 @@
  * The layout solver: from a create request to the cluster's nodes (reference coopr-algorithms.md 2.1-2.5).
  */
 import { BadRequestError, isCorralError } from "../../../../../shared/src/errors.js";
+import { describe as describeValue } from "../../../../../shared/src/validation/primitives.js";
 import { Budget, SOLVER_BUDGET_EXHAUSTED, SubBudget } from "./budget.js";
 import { checkDependencies, checkServiceCompatibility, lookupServices, resolveUsableTypes, toNameMap } from "./catalog.js";
 import { normalizeConstraints, type NormalizedConstraints } from "./constraints.js";
@@ -31,7 +32,7 @@ export function solveLayout(request: LayoutRequest, options?: SolverOptions): La
   const constraints = normalizeConstraints(template);
   const n = request.numMachines;
   if (!Number.isSafeInteger(n) || n < 1) {
-    throw new BadRequestError(`numMachines must be a positive integer, got ${String(n)}`, {
+    throw new BadRequestError(`numMachines must be a positive integer, got ${describeValue(n)}`, {
       constraint: "numMachines",
       numMachines: n,
     });

@@ -7,6 +7,7 @@
  */
 import type { Service } from "../../../../../shared/src/entities.js";
 import { BadRequestError } from "../../../../../shared/src/errors.js";
+import { describe as describeValue } from "../../../../../shared/src/validation/primitives.js";
 import {
   ACTION_TASK_ORDER,
   NODE_TASKS,
@@ -100,7 +101,7 @@ function defines(def: Service, task: TaskName): boolean {
 /** Builds the grouped task DAG; see {@link PlanGraph}. Shared by `planGraph` and `planAction`. */
 export function buildIndexedPlanGraph(request: PlanRequest): IndexedPlanGraph {
   const action = typeof request.action === "string" ? parsePlanAction(request.action) : undefined;
-  if (action === undefined) throw new BadRequestError(`unknown action ${String(request.action)}`);
+  if (action === undefined) throw new BadRequestError(`unknown action ${describeValue(request.action)}`);
   const startUnplanned = request.options?.startUnplannedDependencies ?? true;
 
   if (!Array.isArray(request.nodes)) throw new BadRequestError("nodes must be an array");
