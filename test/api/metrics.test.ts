@@ -68,7 +68,9 @@ test("metrics - queues count queued tasks, then pulled but unacknowledged ones a
 test("metrics - node usage refuses: 405 for a tenant parameter from a non-superadmin, 403 for another user's usage, 400 for bad times", async (t) => {
   const acme = await createTenant(t.context.sys.baseUrl, "u-refuse");
   const usage = "/metrics/nodes/usage";
-  assertError(t, await get(t, `${usage}?tenant=other`, acme.admin), 405, "admin, foreign tenant");
+  const foreign = await get(t, `${usage}?tenant=other`, acme.admin);
+  assertError(t, foreign, 405, "admin, foreign tenant");
+  t.is(foreign.headers.get("allow"), "", "a 405 carries Allow (empty: no method reads it for this caller)");
   assertError(t, await get(t, `${usage}?tenant=${acme.name}`, acme.admin), 405, "admin, own tenant");
   assertError(t, await get(t, `${usage}?tenant=${acme.name}`, acme.user), 405, "user, own tenant");
   assertError(t, await get(t, `${usage}?tenant=${acme.name}`, { user: "bob", tenant: "superadmin" }), 405, "ordinary user of superadmin");

@@ -83,7 +83,10 @@ export class Exchange {
         this.json(err.status, err.details);
         return;
       }
-      this.error(err.status, err.code, err.message, err.details);
+      // Every 405 carries `Allow` (RFC 9110 15.5.6); a service says which methods in `details.allowed`.
+      const allowed = err.status === 405 ? err.details?.["allowed"] : undefined;
+      const headers = Array.isArray(allowed) ? { allow: allowed.filter((m) => typeof m === "string").join(", ") } : undefined;
+      this.error(err.status, err.code, err.message, err.details, headers);
       return;
     }
     this.error(500, "internal", "internal error");

@@ -27,7 +27,8 @@ export const MAX_TIMESTAMP_SECONDS = 1e12;
 /** 405: a tenant-level query from a caller that is not the superadmin (spec 4.9 rule 5, 7). */
 export class TenantUsageNotAllowedError extends CorralError {
   constructor(tenant: string, caller: string) {
-    super(405, "not_allowed", `getting node usage of tenant ${tenant} is not allowed for tenant ${caller}`);
+    // No method reads another tenant's usage for this caller: an empty `Allow`.
+    super(405, "not_allowed", `getting node usage of tenant ${tenant} is not allowed for tenant ${caller}`, { allowed: [] });
   }
 }
 
