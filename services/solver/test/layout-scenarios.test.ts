@@ -191,6 +191,8 @@ test("fixture templates - size, compatibility, existence, requires and conflicts
   err = badRequest(t, () => solveLayout(request(tpl, 5, { services: ["base", "nginx", "nodejs"] })));
   t.is(err.message, "nginx,nodejs are incompatible with the cluster (template hadoop-distributed)");
   t.deepEqual(err.details, { constraint: "compatibility.services", services: ["nginx", "nodejs"] });
+  err = badRequest(t, () => solveLayout(request(tpl, 5, { services: ["base", "nope"] })));
+  t.is(err.message, "service nope does not exist", "a missing service is not called incompatible");
   const open = template("hadoop-distributed");
   open.compatibility.services = [];
   err = badRequest(t, () => solveLayout(request(open, 5, { services: ["base", "nope"] })));

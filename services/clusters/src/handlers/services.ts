@@ -40,8 +40,10 @@ export function serviceHandlers(h: HandlerDeps): Record<string, Handler> {
     [s.addServices]: async (req: ApiRequest) => {
       const { services } = parseAddServices(req.body);
       const cluster = await clusterFor(h, req);
+      const catalog = await deps.tenancy.catalog(cluster.tenant);
       const compatible = cluster.clusterTemplate.compatibility.services;
       for (const name of services) {
+        if (!catalog.services.some((d) => d.name === name)) throw new BadRequestError(`service ${name} does not exist`, { field: "services" });
         if (compatible.length > 0 && !compatible.includes(name)) {
           throw new BadRequestError(`service ${name} is not compatible with template ${cluster.clusterTemplate.name}`, { field: "services" });
         }
@@ -49,7 +51,6 @@ export function serviceHandlers(h: HandlerDeps): Record<string, Handler> {
           throw new BadRequestError(`service ${name} is already on cluster ${cluster.id}`, { field: "services" });
         }
       }
-      const catalog = await deps.tenancy.catalog(cluster.tenant);
       const defs = new Map<string, Service>(cluster.serviceDefs.map((d) => [d.name, d]));
       for (const name of services) {
         const def = catalog.services.find((d) => d.name === name);

@@ -73,8 +73,9 @@ export function solveLayout(request: LayoutRequest, options?: SolverOptions): La
   if (services.length === 0) {
     throw new BadRequestError("a cluster needs at least one service", { constraint: "services" });
   }
-  checkServiceCompatibility(template, services);
+  // A name that is no service at all is reported as such, before asking whether the template allows it.
   const serviceMap = lookupServices(toNameMap(request.catalog.services), services);
+  checkServiceCompatibility(template, services);
   checkDependencies(serviceMap);
 
   const bounds = quantityBounds(services, constraints, options?.requireEveryService === true);
