@@ -92,6 +92,14 @@ test("macros - instance.self.service is the 1-based rank of this node; absent wh
   t.is(x("id=%instance.self.service.zookeeper-server%", "db"), "id=%instance.self.service.zookeeper-server%");
 });
 
+test("macros - an instance number on a macro that takes none is ignored, as Coopr did", (t) => {
+  t.is(x("%cluster.owner[0]%"), x("%cluster.owner%"));
+  t.is(x("%host.self[5]%"), x("%host.self%"));
+  t.is(x("%num.service.zookeeper-server[5]%"), "3");
+  t.is(x("%instance.self.service.zookeeper-server[2]%", "zk1"), "1");
+  t.notThrows(() => validateMacros({ a: "%cluster.owner[0]%", b: "%ip.self[1]%" }));
+});
+
 test("macros - cluster.owner", (t) => {
   t.is(x("%cluster.owner%"), "alice");
   const noOwner = createMacroContext({ nodes });
@@ -157,7 +165,6 @@ test("macros - malformed macros are syntax errors with Coopr's messages", (t) =>
     ["%HOST.service.x%", "'HOST.service.x' is not a valid macro name"],
     ["%ip.service.a.b.c%", "'ip.service.a.b.c' is not a valid macro name"],
     ["%host.self.service.x%", "'host.self.service.x' is not a valid macro name"],
-    ["%num.service.x[0]%", "'num.service.x' does not take an instance number"],
   ];
   for (const [text, message] of cases) {
     rejects(t, () => x(text), "macro_syntax", message);

@@ -165,11 +165,9 @@ function serviceAfter(prefix: string, name: string, input: string): string {
 
 function refFor(name: string, index: number | undefined, input: string): MacroRef {
   const invalid = (): BadRequestError => syntaxError(`'${name}' is not a valid macro name`, input);
-  const noIndex = (ref: MacroRef): MacroRef => {
-    // Coopr silently ignores an instance number here; a clear error is more useful.
-    if (index !== undefined) throw syntaxError(`'${name}' does not take an instance number`, input);
-    return ref;
-  };
+  // Coopr accepts an instance number on macros that take none and ignores it; a config that worked there must
+  // work here, so the number is ignored the same way.
+  const noIndex = (ref: MacroRef): MacroRef => ref;
   if (name === "cluster.owner") return noIndex({ kind: "cluster.owner" });
   if (name === "host.self") return noIndex({ kind: "host.self" });
   if (name.startsWith("host.service.")) {
