@@ -181,8 +181,9 @@ export function createEngine(deps: EngineDeps): Engine {
           services: defs,
           ...(request.service !== undefined ? { service: request.service } : {}),
           ...(request.addedServices !== undefined ? { addedServices: request.addedServices } : {}),
-          // Services already running keep running: adding a service does not restart its dependencies (Coopr did).
-          options: { startUnplannedDependencies: request.action !== "add_services" },
+          // Services already running keep running: neither adding a service nor restarting one re-starts its
+          // dependencies (Coopr did both; none of them was stopped).
+          options: { startUnplannedDependencies: false },
         },
         request.nodeServices ? { nodeServices: request.nodeServices } : {},
       );

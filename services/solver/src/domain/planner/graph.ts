@@ -31,9 +31,10 @@ export interface PlanNode {
 export interface PlanOptions {
   /**
    * Re-run START of running runtime dependencies that are not themselves part of the plan, before the planned
-   * services' INITIALIZE and START (Coopr's behaviour for `restart_services` of one service and
-   * `add_services`, reference 3.3). When false, only planned services get tasks.
-   * @default true
+   * services' INITIALIZE and START (Coopr's behaviour for `add_services` and for `restart_services` of one
+   * service, reference 3.3). When false, only planned services get tasks.
+   * @default true, except for `restart_services`: restart stops and starts the service and its runtime dependents
+   * only (Coopr also re-started every dependency, none of which was stopped)
    */
   readonly startUnplannedDependencies?: boolean;
 }
@@ -102,7 +103,8 @@ function defines(def: Service, task: TaskName): boolean {
 export function buildIndexedPlanGraph(request: PlanRequest): IndexedPlanGraph {
   const action = typeof request.action === "string" ? parsePlanAction(request.action) : undefined;
   if (action === undefined) throw new BadRequestError(`unknown action ${describeValue(request.action)}`);
-  const startUnplanned = request.options?.startUnplannedDependencies ?? true;
+  // Restart touches the service and its dependents only: its dependencies were never stopped.
+  const startUnplanned = request.options?.startUnplannedDependencies ?? action !== PlanAction.RestartServices;
 
   if (!Array.isArray(request.nodes)) throw new BadRequestError("nodes must be an array");
   if (!Array.isArray(request.services)) throw new BadRequestError("services must be an array");
