@@ -8,7 +8,7 @@
  * and the plugin specs are read once and cached; every function returns a fresh copy, so a test may change
  * what it gets without touching other tests.
  */
-import { readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -31,13 +31,24 @@ export const FIXTURES_DIR: string =
 /** The provider types the fixture's providers name (for validation contexts and registries that check them). */
 export const FIXTURE_PROVIDER_TYPES: readonly string[] = ["aws", "google", "joyent", "openstack", "rackspace"];
 
+/** Fails with what to do when the fixture catalog is not where the tests look. */
+function requireFixtures(): void {
+  if (existsSync(FIXTURES_DIR)) return;
+  throw new Error(
+    `the Coopr fixture catalog is missing: tests read it from ${FIXTURES_DIR}. Put the reference material's ` +
+      "shared/ folder beside the repository (../shared/fixtures/coopr-catalog) or point CORRAL_FIXTURES at the catalog.",
+  );
+}
+
 /** One fixture file (path relative to {@link FIXTURES_DIR}) as untrusted JSON, as written. */
 export function readFixture<T = unknown>(relative: string): T {
+  requireFixtures();
   return JSON.parse(readFileSync(join(FIXTURES_DIR, relative), "utf8")) as T;
 }
 
 /** Every `.json` fixture of a folder with its file name, sorted by file name, as written. */
 export function readFixtureFiles<T = unknown>(dir: string): { file: string; body: T }[] {
+  requireFixtures();
   return readdirSync(join(FIXTURES_DIR, dir))
     .filter((f) => f.endsWith(".json"))
     .sort()
