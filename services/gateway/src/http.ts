@@ -23,7 +23,11 @@ export class Exchange {
   private done = false;
   private readonly abortListeners: Array<() => void> = [];
 
-  constructor(private readonly res: HttpResponse) {
+  /** `isHead`: the answer to a HEAD request carries the status and headers only, never a body. */
+  constructor(
+    private readonly res: HttpResponse,
+    private readonly isHead = false,
+  ) {
     res.onAborted(() => {
       this.aborted = true;
       for (const listener of this.abortListeners) listener();
@@ -46,7 +50,8 @@ export class Exchange {
     res.cork(() => {
       res.writeStatus(statusLine(status));
       for (const [k, v] of Object.entries(headers)) res.writeHeader(k, v);
-      if (!body || body.length === 0) {
+      // A body after a HEAD answer would be read by a keep-alive client as the start of the next response.
+      if (!body || body.length === 0 || this.isHead) {
         res.end();
         return;
       }

@@ -139,7 +139,8 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
       ex.error(404, "not_found", `no such path ${head.path}; API paths start with /${API_VERSION}`);
       return;
     }
-    const match = route(head.method, path);
+    // HEAD is GET without the body (RFC 9110 9.3.2): routed as GET, answered without one (Exchange).
+    const match = route(head.method === "HEAD" ? "GET" : head.method, path);
     if (match.kind === "not_found") {
       ex.error(404, "not_found", `no such path ${head.path}`);
       return;
@@ -194,7 +195,7 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
 
   const app = uWS.App().any("/*", (res, req) => {
     const head = readHead(req);
-    const ex = new Exchange(res);
+    const ex = new Exchange(res, head.method === "HEAD");
     handle(res, head, ex).catch((err: unknown) => {
       if (ex.finished) return;
       if (err instanceof BodyTooLargeError) {
