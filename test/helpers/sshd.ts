@@ -65,6 +65,9 @@ export async function startLocalSshd(): Promise<LocalSshd> {
       ].join("\n"),
     );
     child = spawn("/usr/sbin/sshd", ["-D", "-e", "-f", join(dir, "sshd_config")], { stdio: ["ignore", "ignore", "pipe"] });
+    // A test process that ends without its after hooks (a timeout) must not leave the server behind.
+    const running = child;
+    process.once("exit", () => running.kill("SIGKILL"));
     let errors = "";
     child.stderr?.on("data", (c: Buffer) => (errors = (errors + c.toString()).slice(-4000)));
     const deadline = Date.now() + 10_000;
