@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { generateSshKeyPair } from "./ssh/key-pair.js";
-import { buckets, createValue, deleteValue, kvKey, openBucket, readValue, type KV } from "@corral/shared";
+import { buckets, createValue, deleteValue, kvKey, openBucket, readValue, retryingOnce, type KV } from "@corral/shared";
 
 /** An SSH key pair a provider generated for one cluster (OpenSSH formats). */
 export interface ClusterKey {
@@ -16,9 +16,11 @@ export interface ClusterKey {
  * (KV create: the first writer wins, the others read it).
  */
 export class ClusterKeys {
-  private kv: Promise<KV> | undefined;
+  private readonly bucket: () => Promise<KV>;
 
-  constructor(private readonly nc: NatsConnection) {}
+  constructor(nc: NatsConnection) {
+    this.bucket = retryingOnce(() => openBucket(nc, buckets.clusterKeys));
+  }
 
   async getOrCreate(tenant: string, clusterId: string): Promise<ClusterKey> {
     const kv = await this.bucket();
@@ -38,13 +40,5 @@ export class ClusterKeys {
 
   async remove(tenant: string, clusterId: string): Promise<void> {
     await deleteValue(await this.bucket(), kvKey(tenant, clusterId));
-  }
-
-  private bucket(): Promise<KV> {
-    this.kv ??= openBucket(this.nc, buckets.clusterKeys).catch((err: unknown) => {
-      this.kv = undefined;
-      throw err;
-    });
-    return this.kv;
   }
 }

@@ -144,3 +144,4 @@ export { runServiceProcess } from "./service-process.js";
 export type { ServiceContext, ServiceProcessOptions } from "./service-process.js";
 export { readObjectChunks } from "./object-reader.js";
 export { installationId } from "./installation.js";
+export { retryingOnce } from "./retrying-once.js";

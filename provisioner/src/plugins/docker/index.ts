@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { installationId, type KV, type Logger } from "@corral/shared";
+import { installationId, retryingOnce, type Logger } from "@corral/shared";
 import type { ClusterKeys } from "../../cluster-keys.js";
 import type { RemoteAccess } from "../../ssh/remote-node.js";
 import type { PluginContext, PluginOutcome, ProviderPlugin } from "../types.js";
@@ -49,26 +49,17 @@ export function createDockerProvider(options: DockerProviderOptions): ProviderPl
     if (!made) clients.set(socketPath, (made = new DockerClient({ socketPath })));
     return made;
   };
-  let installation: Promise<string> | undefined;
-  const installationOnce = () =>
-    (installation ??= installationId(options.nc).catch((err: unknown) => {
-      installation = undefined;
-      throw err;
-    }));
+  const installationOnce = retryingOnce(() => installationId(options.nc));
   const depsNow = async (): Promise<DockerDeps> => ({ client, clusterKeys: options.clusterKeys, installation: await installationOnce() });
   client(defaultSocket);
 
-  let clusters: Promise<KV> | undefined;
+  const clusters = retryingOnce(() => openClustersBucket(options.nc));
   const sweep = async () => {
     for (const docker of clients.values()) {
       try {
-        clusters ??= openClustersBucket(options.nc).catch((err: unknown) => {
-          clusters = undefined;
-          throw err;
-        });
         const report = await reconcileOrphans({
           docker,
-          clusters: await clusters,
+          clusters: await clusters(),
           clusterKeys: options.clusterKeys,
           installation: await installationOnce(),
           log,

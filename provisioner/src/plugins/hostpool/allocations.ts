@@ -8,6 +8,7 @@ import {
   modifyValue,
   openBucket,
   readValue,
+  retryingOnce,
   type HostAllocation,
   type KV,
 } from "@corral/shared";
@@ -21,9 +22,11 @@ export type Settlement = { free: true } | { quarantine: string };
  * touches the key while it still names the same node.
  */
 export class HostAllocations {
-  private kv: Promise<KV> | undefined;
+  private readonly bucket: () => Promise<KV>;
 
-  constructor(private readonly nc: NatsConnection) {}
+  constructor(nc: NatsConnection) {
+    this.bucket = retryingOnce(() => openBucket(nc, buckets.hostPool));
+  }
 
   async list(tenant: string, provider: string): Promise<HostAllocation[]> {
     return (await listValues<HostAllocation>(await this.bucket(), hostAllocationFilter(tenant, provider))).map((e) => e.value);
@@ -49,13 +52,5 @@ export class HostAllocations {
       return { put: { ...current.value, state: "quarantined", since: now, reason: how.quarantine } };
     });
     return changed;
-  }
-
-  private bucket(): Promise<KV> {
-    this.kv ??= openBucket(this.nc, buckets.hostPool).catch((err: unknown) => {
-      this.kv = undefined;
-      throw err;
-    });
-    return this.kv;
   }
 }
