@@ -71,7 +71,16 @@ export function ensureSlapd(dataDir: string = defaultStateDir()): Promise<SlapdB
   return slapdCache;
 }
 
-async function ensureInstalled<T>(dataDir: string, packages: string[], find: () => Promise<T | undefined>): Promise<T> {
+/**
+ * What `find` finds, installing `packages` with apt-get first when it finds nothing (under a lock in `dataDir`,
+ * so concurrent processes install once).
+ */
+export async function ensureInstalled<T>(
+  dataDir: string,
+  packages: string[],
+  find: () => Promise<T | undefined>,
+  log: (line: string) => void = () => {},
+): Promise<T> {
   const present = await find();
   if (present) {
     return present;
@@ -81,6 +90,7 @@ async function ensureInstalled<T>(dataDir: string, packages: string[], find: () 
     if (installedMeanwhile) {
       return installedMeanwhile;
     }
+    log(`apt-get install ${packages.join(" ")} (missing)`);
     await aptInstall(packages);
     const installed = await find();
     if (!installed) {

@@ -4,8 +4,7 @@ import { request } from "node:http";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
-import { aptInstall } from "./apt.js";
-import { which } from "./binaries.js";
+import { ensureInstalled, which } from "./binaries.js";
 import { withDirLock } from "./dir-lock.js";
 import { defaultStateDir } from "./paths.js";
 
@@ -128,24 +127,8 @@ export async function ensureDocker(opts: DockerOptions = {}): Promise<void> {
   });
 }
 
-async function ensureDockerd(stateDir: string, log: (line: string) => void): Promise<string> {
-  const present = await which("dockerd");
-  if (present) {
-    return present;
-  }
-  return withDirLock(join(stateDir, "locks", "apt.lock"), async () => {
-    const installedMeanwhile = await which("dockerd");
-    if (installedMeanwhile) {
-      return installedMeanwhile;
-    }
-    log("dockerd is missing; apt-get install docker.io");
-    await aptInstall(["docker.io"]);
-    const installed = await which("dockerd");
-    if (!installed) {
-      throw new Error("apt-get installed docker.io but dockerd is still not found");
-    }
-    return installed;
-  });
+function ensureDockerd(stateDir: string, log: (line: string) => void): Promise<string> {
+  return ensureInstalled(stateDir, ["docker.io"], () => which("dockerd"), log);
 }
 
 async function startDockerd(

@@ -2,9 +2,9 @@ import { spawn } from "node:child_process";
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { aptInstall, debianMainSource } from "./apt.js";
+import { debianMainSource } from "./apt.js";
 import { withDirLock } from "./dir-lock.js";
-import { which } from "./binaries.js";
+import { ensureInstalled, which } from "./binaries.js";
 import { dockerRequest, ensureDocker } from "./docker.js";
 import { run } from "./exec.js";
 import { defaultStateDir } from "./paths.js";
@@ -157,22 +157,8 @@ async function buildNodeImage(stateDir: string, log: (line: string) => void): Pr
   log(`built ${NODE_IMAGE} (${size === undefined ? "size unknown" : `${Math.round(size / 1e6)} MB`}) in ${seconds} s`);
 }
 
-async function ensureDebootstrap(stateDir: string, log: (line: string) => void): Promise<string> {
-  const present = await which("debootstrap");
-  if (present) {
-    return present;
-  }
-  return withDirLock(join(stateDir, "locks", "apt.lock"), async () => {
-    if (!(await which("debootstrap"))) {
-      log("debootstrap is missing; apt-get install debootstrap");
-      await aptInstall(["debootstrap"]);
-    }
-    const installed = await which("debootstrap");
-    if (!installed) {
-      throw new Error("apt-get installed debootstrap but it is still not found");
-    }
-    return installed;
-  });
+function ensureDebootstrap(stateDir: string, log: (line: string) => void): Promise<string> {
+  return ensureInstalled(stateDir, ["debootstrap"], () => which("debootstrap"), log);
 }
 
 /** Logs the first line of each kind debootstrap prints ("Retrieving", "Extracting", ...) and every warning. */
