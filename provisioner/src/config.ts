@@ -17,6 +17,8 @@ export interface ProvisionerConfig {
   stopTimeoutMs: number;
   /** `CORRAL_PROVISIONER_SSH_MAX_CONNECTIONS`: most SSH connections open at once. @default 256 */
   maxSshConnections: number;
+  /** `CORRAL_PROVISIONER_SIM_SECURED`: also carry provider `sim-secured` (tests of provider fields). @default false */
+  simSecured: boolean;
 }
 
 /** Reads the shared keys through `loadConfig` and the provisioner's own `CORRAL_PROVISIONER_*` variables. */
@@ -33,6 +35,12 @@ export function loadProvisionerConfig(env: Record<string, string | undefined>): 
     if (!Number.isInteger(n) || n <= 0) throw new BadRequestError(`${name} must be a positive integer, got "${raw}"`);
     return n;
   };
+  const flag = (name: string) => {
+    const raw = text(name)?.toLowerCase();
+    if (raw === undefined || raw === "false") return false;
+    if (raw === "true") return true;
+    throw new BadRequestError(`${name} must be true or false, got "${raw}"`);
+  };
   return Object.freeze({
     natsUrl: shared.get("nats.url"),
     logLevel: shared.get("log.level") as LogLevel,
@@ -42,5 +50,6 @@ export function loadProvisionerConfig(env: Record<string, string | undefined>): 
     workDir: resolve(text("CORRAL_PROVISIONER_WORKDIR") ?? join(shared.get("data.dir"), "provisioner")),
     stopTimeoutMs: positiveInt("CORRAL_PROVISIONER_STOP_TIMEOUT_MS", 60_000),
     maxSshConnections: positiveInt("CORRAL_PROVISIONER_SSH_MAX_CONNECTIONS", 256),
+    simSecured: flag("CORRAL_PROVISIONER_SIM_SECURED"),
   });
 }

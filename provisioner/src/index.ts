@@ -20,5 +20,6 @@ await runServiceProcess({
       workDir: config.workDir,
       stopTimeoutMs: config.stopTimeoutMs,
       maxSshConnections: config.maxSshConnections,
+      simSecured: config.simSecured,
     }),
 });

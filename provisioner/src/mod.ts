@@ -2,7 +2,7 @@
 export { startProvisioner, defaultProvisionerId } from "./provisioner.js";
 export type { ProvisionerOptions, RunningProvisioner } from "./provisioner.js";
 export { bundledPlugins } from "./plugins/index.js";
-export { createSimProvider, SIM_SPEC } from "./plugins/sim.js";
+export { createSimProvider, SIM_SPEC, SIM_SECURED_SPEC } from "./plugins/sim.js";
 export type { SimProviderOptions } from "./plugins/sim.js";
 export { createShellAutomator, SHELL_SPEC } from "./plugins/shell.js";
 export type { ShellAutomatorOptions } from "./plugins/shell.js";

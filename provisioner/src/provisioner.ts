@@ -32,6 +32,8 @@ export interface ProvisionerOptions {
   plugins?: Plugin[];
   /** Most SSH connections the bundled plugins open at once (ignored with `plugins`). @default 256 */
   maxSshConnections?: number;
+  /** The bundled plugins include provider `sim-secured` (ignored with `plugins`). @default false */
+  simSecured?: boolean;
   /** Clock for heartbeats and task times, ms. @default Date.now */
   now?: () => number;
   /** @default PROVISIONER_HEARTBEAT_MS (2000) */
@@ -88,7 +90,7 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
   check(opts.pullExpiresMs >= 1000, "pullExpiresMs", "must be at least 1000");
   const workDir = resolve(opts.workDir);
   const log = opts.log.child({ provisioner: opts.id });
-  const plugins = opts.plugins ?? bundledPlugins({ nc: opts.nc, log, workDir, maxSshConnections: opts.maxSshConnections });
+  const plugins = opts.plugins ?? bundledPlugins({ nc: opts.nc, log, workDir, maxSshConnections: opts.maxSshConnections, simSecured: opts.simSecured });
   const pluginSet = createPluginSet(plugins);
   const hardStop = new AbortController();
   // Every running task listens for the hard stop: as many listeners as tasks run at once is expected.

@@ -8,6 +8,7 @@ test("exports - @corral/provisioner exports exactly its API", async (t) => {
     "DOCKER_SPEC",
     "HOSTPOOL_SPEC",
     "SHELL_SPEC",
+    "SIM_SECURED_SPEC",
     "SIM_SPEC",
     "bundledPlugins",
     "createChefSoloAutomator",

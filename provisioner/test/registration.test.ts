@@ -76,8 +76,8 @@ test("registration - writes the record with capacity, host, plugins and the plug
     decode<PluginSpec>((await kv.get(pluginTypeKey(kind, name)))!.value);
   const sim = await spec("providertypes", "sim");
   t.is(sim.name, "sim");
-  t.deepEqual(sim.parameters?.user?.required, [["sim_password"]]);
-  t.like(sim.parameters?.user?.fields["sim_password"], { type: "password", sensitive: true });
+  t.deepEqual(sim.parameters?.user?.required ?? [], [], "sim asks its users for nothing");
+  t.is(sim.parameters?.user?.fields["sim_password"], undefined);
   t.truthy(sim.parameters?.admin?.fields["fail_confirm"]);
   const shell = await spec("automatortypes", "shell");
   t.deepEqual(shell.parameters?.admin?.required, [["script"]]);
@@ -85,6 +85,16 @@ test("registration - writes the record with capacity, host, plugins and the plug
   const chef = await spec("automatortypes", "chef-solo");
   t.deepEqual(chef.parameters?.admin?.required, [["run_list"]]);
   t.truthy(chef.parameters?.admin?.fields["json_attributes"]);
+});
+
+test("registration - with simSecured, provider sim-secured is announced: sim with a required sensitive password", async (t) => {
+  const p = await start(t, { simSecured: true });
+  t.deepEqual((await record(t.context.nc, p.id))?.plugins.providertypes, ["sim", "sim-secured"]);
+  const kv = await openBucket(t.context.nc, buckets.pluginTypes);
+  const spec = decode<PluginSpec>((await kv.get(pluginTypeKey("providertypes", "sim-secured")))!.value);
+  t.deepEqual(spec.parameters?.user?.required, [["sim_password"]]);
+  t.like(spec.parameters?.user?.fields["sim_password"], { type: "password", sensitive: true });
+  t.truthy(spec.parameters?.admin?.fields["fail_confirm"], "the sim admin fields too");
 });
 
 test("registration - the default id is <hostname>-<pid>-<random>", async (t) => {

@@ -145,3 +145,13 @@ export type { ServiceContext, ServiceProcessOptions } from "./service-process.js
 export { readObjectChunks } from "./object-reader.js";
 export { installationId } from "./installation.js";
 export { retryingOnce } from "./retrying-once.js";
+export {
+  REDACTED,
+  sensitiveFieldsOf,
+  seesSecrets,
+  redactProvider,
+  secretValues,
+  redactText,
+  keepRedactedValues,
+} from "./sensitive-fields.js";
+export type { SensitiveFields } from "./sensitive-fields.js";

@@ -3,7 +3,7 @@
  * sees every cluster of the tenant, other tenants see nothing), missing provider fields (spec 7's exact body),
  * and bad input on every cluster endpoint (400 JSON errors naming the problem, never a 5xx, nothing written).
  */
-import { SIM_SPEC } from "@corral/provisioner";
+import { SIM_SECURED_SPEC } from "@corral/provisioner";
 import { api, SUPERADMIN, type ApiResponse, type Caller } from "../helpers/api.js";
 import { assertError, assertOk, show } from "../helpers/assertions.js";
 import {
@@ -16,14 +16,17 @@ import {
 } from "../helpers/clusters.js";
 import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
 
-const test = testWithSystem({ clusters: 1, provisioners: 1, reconcileIntervalMs: 500 });
+const test = testWithSystem({ clusters: 1, provisioners: 1, reconcileIntervalMs: 500, simSecured: true });
 type T = SystemTest;
 
-/** `aws-us-west-2` has no `sim_password`: users must give it as a provider field. */
+/** `aws-us-west-2` is a `sim-secured` provider without `sim_password`: users must give it as a provider field. */
 const NO_PASSWORD = "aws-us-west-2";
 
 const tenantWithCatalog = (t: T, prefix: string, tenant: Record<string, unknown> = {}): Promise<E2eTenant> =>
-  tenantWithSimCatalog(t.context.sys, prefix, { tenant, catalog: { providerOverrides: { [NO_PASSWORD]: {} } } });
+  tenantWithSimCatalog(t.context.sys, prefix, {
+    tenant,
+    catalog: { providerOverrides: { [NO_PASSWORD]: {} }, providerTypes: { [NO_PASSWORD]: "sim-secured" } },
+  });
 
 const get = <B = any>(t: T, caller: Caller, path: string): Promise<B> => getOk<B>(t.context.sys.baseUrl, caller, path);
 
@@ -104,7 +107,7 @@ test("missing provider fields: create is 400 with exactly {missingFields}; given
   const { baseUrl } = t.context.sys;
   const tenant = await tenantWithCatalog(t, "fields");
   const user = tenant.user;
-  const field = SIM_SPEC.parameters?.user?.fields["sim_password"];
+  const field = SIM_SECURED_SPEC.parameters?.user?.fields["sim_password"];
   t.truthy(field);
   const expected = {
     missingFields: [
@@ -142,9 +145,22 @@ test("missing provider fields: create is 400 with exactly {missingFields}; given
   for (const path of [`/clusters/${id}`, `/clusters/${id}/plans`, `/clusters/${id}/config`, "/clusters"]) {
     t.false((await api(baseUrl, "GET", path, user)).text.includes(secret), `${path} does not show the provider field`);
   }
-  // The provider with its own sim_password needs none.
+  // A plain sim provider needs none.
   await createActiveCluster(baseUrl, user, { name: "f3", clusterTemplate: "lamp", numMachines: 1 });
-  // Later operations of the cluster accept provider fields too, and the cluster can be deleted.
+  // The fields of the create are gone with its plan: every later operation brings its own (spec 7 lists them all).
+  for (const [method, path, body] of [
+    ["POST", `/clusters/${id}/services/stop`, undefined],
+    ["POST", `/clusters/${id}/services/apache-httpd/start`, {}],
+    ["POST", `/clusters/${id}/services`, { services: ["memcached"] }],
+    ["PUT", `/clusters/${id}/config`, { config: { a: 1 } }],
+    ["DELETE", `/clusters/${id}`, undefined],
+  ] as const) {
+    const refused = await api(baseUrl, method, path, { ...user, ...(body !== undefined ? { body } : {}) });
+    t.is(refused.status, 400, `${method} ${path} without fields: ${show(refused)}`);
+    t.deepEqual(refused.body, expected, `${method} ${path}: exact missingFields body`);
+  }
+  t.is((await get(t, user, `/clusters/${id}/status`)).status, "active", "the refused operations started nothing");
+  // Given with the request, later operations run, and the cluster can be deleted.
   assertOk(t, await api(baseUrl, "POST", `/clusters/${id}/services/stop`, { ...user, body: { providerFields: { sim_password: secret } } }), "stop with fields");
   await waitForStatus(baseUrl, user, id, "active");
   assertOk(t, await api(baseUrl, "DELETE", `/clusters/${id}`, { ...user, body: { providerFields: { sim_password: secret } } }), "delete with fields");

@@ -49,7 +49,7 @@ test("e2e security - users with tokens create, see and delete their clusters; ro
   const ops = await session("ops", "opspw", "acme");
   const shell = (script: string) => ({ type: "shell", fields: { script } });
   const entities: Array<[string, unknown]> = [
-    ["/providers", { name: "sim1", providertype: "sim", provisioner: { sim_password: "pw" } }],
+    ["/providers", { name: "sim1", providertype: "sim", provisioner: {} }],
     ["/hardwaretypes", { name: "small", providermap: { sim1: { flavor: "s1" } } }],
     ["/imagetypes", { name: "img", providermap: { sim1: { image: "i1" } } }],
     ["/services", { name: "a", provisioner: { actions: { install: shell("echo a") } } }],

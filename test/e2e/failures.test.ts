@@ -44,7 +44,7 @@ const historyOf = (node: { actions: NodeAction[] }, service?: string) =>
   node.actions.filter((a) => service === undefined || a.service === service).map((a) => `${a.action} ${a.status}`);
 
 /** The provider `joyent` fails every CONFIRM. */
-const failConfirm: SimCatalogOptions = { providerOverrides: { joyent: { sim_password: "x", fail_confirm: "true" } } };
+const failConfirm: SimCatalogOptions = { providerOverrides: { joyent: { fail_confirm: "true" } } };
 
 test("fail_confirm: CONFIRM is rolled back and retried as DELETE, CREATE, CONFIRM, then the cluster is incomplete and can be deleted", async (t) => {
   const { baseUrl } = t.context.sys;
@@ -255,7 +255,7 @@ test("quotas: maxClusters and maxNodes refuse creates with 409; usage frees up a
 test("a busy cluster answers 409 to every other operation", async (t) => {
   const { baseUrl } = t.context.sys;
   const tenant = await tenantWithCatalog(t, "busy", {
-    providerOverrides: { "aws-us-east-1": { sim_password: "x", delay_create_ms: "3000", delay_delete_ms: "2000" } },
+    providerOverrides: { "aws-us-east-1": { delay_create_ms: "3000", delay_delete_ms: "2000" } },
   });
   const user = tenant.user;
   const id = await createCluster(baseUrl, user, { name: "slow", clusterTemplate: "lamp", numMachines: 1, provider: "aws-us-east-1" });
@@ -378,7 +378,7 @@ test("a failing DELETE leaves the cluster incomplete, its nodes still counted", 
   const tenant = await tenantWithCatalog(
     t,
     "faildelete",
-    { providerOverrides: { joyent: { sim_password: "x", fail_delete: "true" } } },
+    { providerOverrides: { joyent: { fail_delete: "true" } } },
     { maxClusters: 1 },
   );
   const user = tenant.user;

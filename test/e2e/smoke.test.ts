@@ -14,7 +14,7 @@ test("e2e - a small cluster is created, reaches active, and is deleted", async (
   await assignments.put(ASSIGNMENT_KEY, encode({ "test-p0": { acme: 4 } }));
   const shell = (script: string) => ({ type: "shell", fields: { script } });
   const entities: Array<[string, unknown]> = [
-    ["/providers", { name: "sim1", providertype: "sim", provisioner: { sim_password: "pw" } }],
+    ["/providers", { name: "sim1", providertype: "sim", provisioner: {} }],
     ["/hardwaretypes", { name: "small", providermap: { sim1: { flavor: "s1" } } }],
     ["/imagetypes", { name: "img", providermap: { sim1: { image: "i1" } } }],
     ["/services", { name: "a", provisioner: { actions: { install: shell("echo a"), start: shell("echo start a") } } }],

@@ -46,7 +46,7 @@ export async function createClusterCatalog(baseUrl: string, options: ClusterCata
   const admin: Caller = { user: "admin", tenant };
   const services = options.services ?? [];
   const entities: Array<[string, unknown]> = [
-    ["/providers", { name: "sim1", providertype: "sim", provisioner: { sim_password: "pw", ...options.sim } }],
+    ["/providers", { name: "sim1", providertype: "sim", provisioner: { ...options.sim } }],
     ["/hardwaretypes", { name: "small", providermap: { sim1: { flavor: "s1" } } }],
     ["/imagetypes", { name: "img", providermap: { sim1: { image: "i1" } } }],
   ];

@@ -57,10 +57,15 @@ export async function waitForAssignment(nc: NatsConnection, tenant: string, time
 }
 
 export interface SimCatalogOptions {
-  /** Admin fields every sim provider gets besides `sim_password` (e.g. `{fail_confirm: "true"}`). */
+  /** Admin fields every sim provider gets (e.g. `{fail_confirm: "true"}`). */
   providerFields?: Record<string, string>;
   /** Per provider name: its whole `provisioner` object (replaces the default one). */
   providerOverrides?: Record<string, Record<string, string>>;
+  /**
+   * Per provider name: its provider type instead of `sim` (e.g. `sim-secured`, which requires the user field
+   * `sim_password`; the system's provisioners must carry it: `simSecured`).
+   */
+  providerTypes?: Record<string, string>;
   /** Per `service` then `action`: the shell `{script, args?}` (replaces `echo <service> <action>`). */
   scripts?: Record<string, Record<string, { script: string; args?: string }>>;
   /** Templates added to (or replacing, by name) the fixture's. */
@@ -76,7 +81,7 @@ export const echoAction = (service: string, action: string) => ({ type: "shell",
 
 /**
  * The Coopr fixture catalog as an import body, mapped onto what the in-process provisioners carry: every
- * provider becomes a `sim` provider of the same name (`provisioner: {sim_password: "x"}`), every service action a
+ * provider becomes a `sim` provider of the same name (`provisioner: {}`), every service action a
  * `shell` action `echo <service> <action>`.
  */
 export function simFixtureCatalog(options: SimCatalogOptions = {}): Record<string, any[]> {
@@ -84,8 +89,8 @@ export function simFixtureCatalog(options: SimCatalogOptions = {}): Record<strin
   const providers = raw.providers.map((p: any) => ({
     name: p.name,
     description: p.description ?? "",
-    providertype: "sim",
-    provisioner: options.providerOverrides?.[p.name] ?? { sim_password: "x", ...options.providerFields },
+    providertype: options.providerTypes?.[p.name] ?? "sim",
+    provisioner: options.providerOverrides?.[p.name] ?? { ...options.providerFields },
   }));
   const services = raw.services.map((s: any) => {
     const actions: Record<string, unknown> = {};

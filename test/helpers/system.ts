@@ -43,6 +43,8 @@ export interface SystemOptions {
   clusters?: number;
   /** In-process provisioners (capacity 20 each, bundled plugins). @default 0 */
   provisioners?: number;
+  /** The provisioners also carry provider type `sim-secured` (a required password field). @default false */
+  simSecured?: boolean;
   /** Reconcile interval of the clusters service (ms). */
   reconcileIntervalMs?: number;
   /** Instances of the plugins service (tenant bootstrap calls it, so it is on by default). @default 1 */
@@ -169,7 +171,14 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
   const provisioners: RunningProvisioner[] = [];
   for (let i = 0; i < (options.provisioners ?? 0); i++) {
     provisioners.push(
-      await startProvisioner({ nc: await open(`provisioner-${i}`), log: silentLogger, id: `test-p${i}`, capacity: 20, workDir }),
+      await startProvisioner({
+        nc: await open(`provisioner-${i}`),
+        log: silentLogger,
+        id: `test-p${i}`,
+        capacity: 20,
+        workDir,
+        simSecured: options.simSecured ?? false,
+      }),
     );
   }
   const nc = await open("test");

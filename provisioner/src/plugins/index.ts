@@ -7,7 +7,7 @@ import { createChefSoloAutomator } from "./chef-solo.js";
 import { createDockerProvider } from "./docker/index.js";
 import { createHostpoolProvider } from "./hostpool/index.js";
 import { createShellAutomator } from "./shell.js";
-import { createSimProvider } from "./sim.js";
+import { createSimProvider, SIM_SECURED_SPEC } from "./sim.js";
 import type { Plugin } from "./types.js";
 
 /** What the bundled plugins share within one provisioner. */
@@ -20,11 +20,13 @@ export interface BundledPluginsOptions {
   maxSshConnections?: number;
   /** Options of the `docker` provider's orphan sweeps. */
   docker?: { reconcileIntervalMs?: number; orphanGraceMs?: number };
+  /** Also carry provider `sim-secured` (`sim` with a required password field, for tests). @default false */
+  simSecured?: boolean;
 }
 
 /**
  * The plugins a provisioner carries unless told otherwise: providers `sim` (and, with a NATS connection,
- * `hostpool` and `docker`), automators `shell` and `chef-solo`. Automators run actions of real machines over
+ * `hostpool` and `docker`; `sim-secured` when asked), automators `shell` and `chef-solo`. Automators run actions of real machines over
  * one shared SSH pool, which every plugin using it closes in its `close` (closing is idempotent).
  */
 export function bundledPlugins(options: BundledPluginsOptions = {}): Plugin[] {
@@ -32,6 +34,7 @@ export function bundledPlugins(options: BundledPluginsOptions = {}): Plugin[] {
   const clusterKeys = options.nc ? new ClusterKeys(options.nc) : undefined;
   const access: RemoteAccess = { pool, credentials: { workDir: options.workDir ?? "", clusterKeys } };
   const plugins: Plugin[] = [createSimProvider(), createShellAutomator({ remote: access }), createChefSoloAutomator({ remote: access })];
+  if (options.simSecured) plugins.push(createSimProvider({ spec: SIM_SECURED_SPEC }));
   if (options.nc && clusterKeys) {
     const log = options.log ?? silentLogger;
     plugins.push(

@@ -31,6 +31,21 @@ export const SIM_SPEC: PluginSpec = {
       },
       required: [],
     },
+    user: { fields: {}, required: [] },
+  },
+};
+
+/**
+ * `sim-secured`: `sim` with a required, sensitive user field `sim_password` (any value; never used), so that
+ * missing provider fields and the hiding of secret fields can be exercised. Carried only when a provisioner is
+ * told to (`CORRAL_PROVISIONER_SIM_SECURED=true`), so plain `sim` users need no password.
+ */
+export const SIM_SECURED_SPEC: PluginSpec = {
+  ...SIM_SPEC,
+  name: "sim-secured",
+  description: "Simulated machines that require a password provider field (tests of missing and secret fields)",
+  parameters: {
+    ...SIM_SPEC.parameters,
     user: {
       fields: {
         sim_password: {
@@ -49,6 +64,8 @@ export const SIM_SPEC: PluginSpec = {
 export interface SimProviderOptions {
   /** Random source in [0, 1) for `failure_probability`. @default Math.random */
   random?: () => number;
+  /** The specification announced (its name is the provider type). @default SIM_SPEC */
+  spec?: PluginSpec;
 }
 
 /**
@@ -86,7 +103,7 @@ export function createSimProvider(options: SimProviderOptions = {}): ProviderPlu
   };
   return {
     kind: "providertypes",
-    spec: SIM_SPEC,
+    spec: options.spec ?? SIM_SPEC,
     create: (ctx) =>
       run(ctx, "create", () => ({
         status: 0,

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Json, JsonObject, TaskMessage } from "@corral/shared";
 import type { ClusterKeys } from "../cluster-keys.js";
 import { pathSegment, resourceDir } from "../paths.js";
+import { SIM_SECURED_SPEC, SIM_SPEC } from "../plugins/sim.js";
 import { pinnedHostKeys } from "./host-keys.js";
 import type { SshTarget } from "./pool.js";
 
@@ -31,8 +32,8 @@ export interface CredentialSources {
   clusterKeys: ClusterKeys | undefined;
 }
 
-/** The `sim` provider's machines do not exist: their actions run on the provisioner host. */
-export const LOCAL_PROVIDER_TYPES: ReadonlySet<string> = new Set(["sim"]);
+/** The `sim` (and `sim-secured`) provider's machines do not exist: their actions run on the provisioner host. */
+export const LOCAL_PROVIDER_TYPES: ReadonlySet<string> = new Set([SIM_SPEC.name, SIM_SECURED_SPEC.name]);
 
 /** Whether the task's node is a real machine reached over SSH (anything but a `sim` node). */
 export function isRemoteNode(task: TaskMessage): boolean {

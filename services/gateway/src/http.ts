@@ -11,11 +11,19 @@ const STATUS_TEXT: Record<number, string> = {
   409: "409 Conflict",
   413: "413 Payload Too Large",
   500: "500 Internal Server Error",
+  501: "501 Not Implemented",
   503: "503 Service Unavailable",
   504: "504 Gateway Timeout",
 };
 
 const statusLine = (status: number) => STATUS_TEXT[status] ?? `${status} Error`;
+
+/**
+ * Resolves once uWS has parsed all of the read the current request came in (setImmediate runs after the event
+ * loop's poll phase, where uWS parses). uWS closes a connection when it parses a request while an earlier one on
+ * it is unanswered, so by then a request pipelined behind a waiting one has aborted it.
+ */
+const afterCurrentRead = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** One HTTP exchange: remembers whether the client went away, and writes with backpressure. */
 export class Exchange {
@@ -42,20 +50,49 @@ export class Exchange {
     return this.aborted || this.done;
   }
 
-  /** Sends a complete response; a slow reader gets the rest as it drains (onWritable). */
+  /**
+   * True once uWS has parsed the rest of the read this request came in and the client still waits for the
+   * answer. Awaited before carrying out a change: a request pipelined behind this one in the same write makes
+   * uWS close the connection unanswered, and then neither is carried out.
+   */
+  async awaitedAfterCurrentRead(): Promise<boolean> {
+    await afterCurrentRead();
+    return !this.finished;
+  }
+
+  /**
+   * Refuses the request with `err` and closes the connection, but only after uWS has parsed the rest of the
+   * current read: answering at once would let uWS go on to serve the bytes behind this request (a smuggled
+   * request); left unanswered until then, any request among them makes uWS close the connection instead.
+   */
+  refuseAfterCurrentRead(err: CorralError): void {
+    void afterCurrentRead().then(() => this.error(err.status, err.code, err.message, err.details, { connection: "close" }));
+  }
+
+  /**
+   * Sends a complete response; a slow reader gets the rest as it drains (onWritable). A `connection: close`
+   * header closes the connection after the answer (uWS writes the header itself).
+   */
   send(status: number, body: Buffer | undefined, headers: Record<string, string> = {}): void {
     if (this.finished) return;
     this.done = true;
     const res = this.res;
+    const { connection, ...otherHeaders } = headers;
+    const closeConnection = connection === "close";
     res.cork(() => {
       res.writeStatus(statusLine(status));
-      for (const [k, v] of Object.entries(headers)) res.writeHeader(k, v);
+      for (const [k, v] of Object.entries(otherHeaders)) res.writeHeader(k, v);
       // A body after a HEAD answer would be read by a keep-alive client as the start of the next response.
       if (!body || body.length === 0 || this.isHead) {
-        res.end();
+        res.end(undefined, closeConnection);
         return;
       }
       const bytes = body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength) as ArrayBuffer;
+      // uWS keeps what the socket cannot take yet; only answers that close the connection come here, all small.
+      if (closeConnection) {
+        res.end(bytes, true);
+        return;
+      }
       const total = bytes.byteLength;
       const startOffset = res.getWriteOffset();
       const [ok, finished] = res.tryEnd(bytes, total);

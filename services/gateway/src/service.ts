@@ -2,6 +2,7 @@ import uWS from "uWebSockets.js";
 import type { HttpRequest, HttpResponse, us_listen_socket } from "uWebSockets.js";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { BadRequestError, CorralError, ForbiddenError, UnauthorizedError, call, type Logger } from "@corral/shared";
+import { framingProblem } from "./framing.js";
 import { BodyTooLargeError, Exchange, readBody } from "./http.js";
 import { API_KEY_HEADER, TENANT_HEADER, USER_HEADER, isAllowed, resolveIdentity } from "./identity.js";
 import { createRouter } from "./router.js";
@@ -63,6 +64,9 @@ function readHead(req: HttpRequest): RequestHead {
     authorization: req.getHeader("authorization"),
   };
 }
+
+/** Methods whose calls change state: carried out only once no pipelined request can abort them unanswered. */
+const changesState = (method: string) => method !== "GET" && method !== "HEAD";
 
 function parseQuery(query: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -170,7 +174,7 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
     if (r.body === "upload") {
       if (head.contentLength !== undefined && head.contentLength > maxUploadBytes) throw new BodyTooLargeError(maxUploadBytes);
       const upload = await uploads.receive(res, ex, maxUploadBytes);
-      if (ex.finished || !r.subject) return void (await uploads.discard(upload.object));
+      if (!r.subject || !(await ex.awaitedAfterCurrentRead())) return void (await uploads.discard(upload.object));
       const request = { identity, params: match.params, query: parseQuery(head.query), upload };
       // The service copies the bytes before answering: allow for that at a conservative 10 MB/s.
       const timeoutMs = requestTimeoutMs + Math.ceil(upload.size / 10_000);
@@ -187,6 +191,7 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
       body = parseJson(await readBody(res, ex, maxBodyBytes), r.body);
     }
     if (ex.finished || !r.subject) return;
+    if (changesState(head.method) && !(await ex.awaitedAfterCurrentRead())) return;
     const value = await call(nc, r.subject, { identity, params: match.params, query: parseQuery(head.query), body }, {
       timeoutMs: requestTimeoutMs,
     });
@@ -196,6 +201,8 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
   const app = uWS.App().any("/*", (res, req) => {
     const head = readHead(req);
     const ex = new Exchange(res, head.method === "HEAD");
+    const framing = framingProblem(req);
+    if (framing) return ex.refuseAfterCurrentRead(framing);
     handle(res, head, ex).catch((err: unknown) => {
       if (ex.finished) return;
       if (err instanceof BodyTooLargeError) {

@@ -1,26 +1,77 @@
-import { kvKey, encode, readValue, type JsonObject, type KV } from "@corral/shared";
+import { fromKeyToken, kvKey, listKeys, putValue, readValue, type JsonObject, type KV } from "@corral/shared";
+
+/** One plan's provider fields as stored (key `<cluster>.<plan>`). */
+interface StoredFields {
+  clusterId: string;
+  planId: string;
+  fields: JsonObject;
+  /** ms */
+  writtenAt: number;
+}
+
+/** A stored entry as the sweep sees it; `planId` is absent for entries of the older per-cluster layout. */
+export interface StoredFieldsEntry {
+  clusterId: string;
+  planId?: string;
+  /** ms; 0 for entries of the older layout. */
+  writtenAt: number;
+}
 
 /**
- * Provider fields a user gave for a cluster (they may be secrets): kept apart from the cluster record, handed
- * to provisioners inside tasks, and wiped when the cluster is terminated.
+ * Provider fields a request gave for one operation (they may be secrets): kept apart from the cluster record in a
+ * bucket with no history, one key per plan, handed to provisioners inside that plan's tasks, and purged when the
+ * plan ends. Nothing outlives the plan: the next operation brings its own fields.
  */
 export interface CredentialStore {
-  get(clusterId: string): Promise<JsonObject>;
-  /** Merges new fields over the stored ones. */
-  merge(clusterId: string, fields: JsonObject): Promise<void>;
+  /** The fields the request of a plan gave; `{}` when it gave none or they were purged. */
+  get(clusterId: string, planId: string): Promise<JsonObject>;
+  /** Keeps a plan's fields until they are purged; writes nothing for none. */
+  put(clusterId: string, planId: string, fields: JsonObject, now: number): Promise<void>;
+  /** Removes a plan's fields. Idempotent. */
+  purge(clusterId: string, planId: string): Promise<void>;
+  /** Removes the fields of every plan of a cluster. Idempotent. */
   wipe(clusterId: string): Promise<void>;
+  /** Every stored entry, for the sweep that removes what no running plan needs. */
+  entries(): Promise<StoredFieldsEntry[]>;
+  /** Removes one entry {@link entries} listed. Idempotent. */
+  remove(entry: StoredFieldsEntry): Promise<void>;
 }
 
 export function createCredentialStore(kv: KV): CredentialStore {
-  const get = async (clusterId: string) => (await readValue<JsonObject>(kv, kvKey(clusterId)))?.value ?? {};
+  const keyOf = (clusterId: string, planId: string) => kvKey(clusterId, planId);
+  // The older layout kept one entry per cluster, under the cluster id alone, until the cluster was terminated.
+  const legacyKeyOf = (clusterId: string) => kvKey(clusterId);
+  const purgeKey = async (key: string) => {
+    // A purge leaves a marker without a value; the bucket keeps no history, so no earlier value survives.
+    if (await readValue(kv, key)) await kv.purge(key);
+  };
   return {
-    get,
-    async merge(clusterId, fields) {
+    async get(clusterId, planId) {
+      return (await readValue<StoredFields>(kv, keyOf(clusterId, planId)))?.value.fields ?? {};
+    },
+    async put(clusterId, planId, fields, now) {
       if (Object.keys(fields).length === 0) return;
-      await kv.put(kvKey(clusterId), encode({ ...(await get(clusterId)), ...fields }));
+      await putValue<StoredFields>(kv, keyOf(clusterId, planId), { clusterId, planId, fields, writtenAt: now });
     },
+    purge: (clusterId, planId) => purgeKey(keyOf(clusterId, planId)),
     async wipe(clusterId) {
-      await kv.purge(kvKey(clusterId));
+      const keys = await listKeys(kv, `${legacyKeyOf(clusterId)}.*`);
+      await Promise.all([...keys, legacyKeyOf(clusterId)].map(purgeKey));
     },
+    async entries() {
+      const out: StoredFieldsEntry[] = [];
+      for (const key of await listKeys(kv)) {
+        const value = (await readValue<StoredFields | JsonObject>(kv, key))?.value;
+        if (!value) continue;
+        if (!key.includes(".")) {
+          out.push({ clusterId: fromKeyToken(key), writtenAt: 0 });
+          continue;
+        }
+        const stored = value as StoredFields;
+        out.push({ clusterId: stored.clusterId, planId: stored.planId, writtenAt: stored.writtenAt });
+      }
+      return out;
+    },
+    remove: (entry) => purgeKey(entry.planId === undefined ? legacyKeyOf(entry.clusterId) : keyOf(entry.clusterId, entry.planId)),
   };
 }

@@ -122,7 +122,7 @@ export async function createCluster(deps: EngineDeps, engine: Engine, identity: 
         services: serviceDefs,
       }),
       deps.nodes.putMany(nodes),
-      deps.credentials.merge(id, req.providerFields ?? {}),
+      deps.credentials.put(id, planId, req.providerFields ?? {}, now),
     ]);
     if (!(await deps.clusters.create(draft))) throw new Error(`cluster id ${id} is already taken`);
     await engine.runPlanActions(plan, startActorActions(plan).actions, {

@@ -15,7 +15,7 @@ export interface DispatchFailure {
   message: string;
 }
 
-/** State the caller has just written and need not be read back (a new cluster's record, nodes and fields). */
+/** State the caller has just written and need not be read back (a new cluster's record, nodes and its plan's fields). */
 export interface KnownState {
   cluster: ClusterRecord;
   nodes: ClusterNode[];
@@ -67,7 +67,7 @@ export function createDispatcher(deps: EngineDeps, memory: DispatchMemory): Disp
         known?.nodes ??
           (memo?.nodesCurrentAt === applied ? deps.nodes.cachedMany(cluster.id, nodeIds) : undefined) ??
           deps.nodes.getMany(cluster.id, nodeIds),
-        known?.credentials ?? memo?.credentials ?? deps.credentials.get(cluster.id),
+        known?.credentials ?? memo?.credentials ?? deps.credentials.get(cluster.id, plan.id),
       ]);
       memory.remember(plan, { cluster, credentials, nodesCurrentAt: applied });
       const nodes = new Map(nodeList.map((n) => [n.id, n]));

@@ -1,5 +1,5 @@
 import { planAction, type PlanRequest } from "@corral/solver";
-import { ConflictError, NotFoundError, type Identity, type Service } from "@corral/shared";
+import { ConflictError, NotFoundError, type Identity, type JsonObject, type Service } from "@corral/shared";
 import { accepts, applyEvents, startActor, type ActorAction } from "../domain/actors.js";
 import {
   clusterMachine,
@@ -35,6 +35,8 @@ export interface JobRequest {
   nodeServices?: Record<string, string[]>;
   /** Changes made to the cluster record in the same write that starts the job (config, services). */
   mutate?: (cluster: ClusterRecord) => ClusterRecord;
+  /** Provider fields the request gave: kept for this job's tasks until its plan ends. */
+  providerFields?: JsonObject;
 }
 
 export interface Engine {
@@ -83,6 +85,8 @@ export function createEngine(deps: EngineDeps): Engine {
     for (const a of actions) {
       if (a.type === "planFinished") {
         memory.forget(plan);
+        // No task of the plan runs any more: its provider fields go (a crash here leaves them to the reconciler).
+        await deps.credentials.purge(plan.clusterId, plan.id);
         await engine.finishJob(plan.clusterId, plan.id, (a.params as { outcome: "succeeded" | "failed" }).outcome, stepsOf(plan));
       }
     }
@@ -188,16 +192,24 @@ export function createEngine(deps: EngineDeps): Engine {
         request.nodeServices ? { nodeServices: request.nodeServices } : {},
       );
       const event = { type: "job.started" as const, action: request.action, planId };
-      await deps.clusters.modify(cluster.id, (current) => {
-        if (!current) throw new NotFoundError("cluster", cluster.id);
-        // Another operation may have started since the caller read the cluster.
-        if (!accepts(clusterMachine, current.value.actor, event)) {
-          throw conflictFor(current.value, request.action);
-        }
-        const base = request.mutate ? request.mutate(current.value) : current.value;
-        const r = applyEvents<ClusterContext, typeof event>(clusterMachine, base.actor, [event]);
-        return { put: { ...base, actor: r.persisted, jobs: [...base.jobs, planId] } };
-      });
+      // Before the write that makes the plan reachable, so its tasks find them; a plan never started leaves them
+      // to the reconciler's sweep when the removal below does not happen.
+      await deps.credentials.put(cluster.id, planId, request.providerFields ?? {}, deps.now());
+      try {
+        await deps.clusters.modify(cluster.id, (current) => {
+          if (!current) throw new NotFoundError("cluster", cluster.id);
+          // Another operation may have started since the caller read the cluster.
+          if (!accepts(clusterMachine, current.value.actor, event)) {
+            throw conflictFor(current.value, request.action);
+          }
+          const base = request.mutate ? request.mutate(current.value) : current.value;
+          const r = applyEvents<ClusterContext, typeof event>(clusterMachine, base.actor, [event]);
+          return { put: { ...base, actor: r.persisted, jobs: [...base.jobs, planId] } };
+        });
+      } catch (err) {
+        await deps.credentials.purge(cluster.id, planId).catch(() => {});
+        throw err;
+      }
       const { actions } = startActorActions(plan);
       await runPlanActions(plan, actions);
       return planId;

@@ -8,6 +8,8 @@ export interface ReconcilerOptions {
   republishAfterMs?: number;
   /** Every this many runs, tenant usage is recounted from the clusters. @default 12 */
   recountEvery?: number;
+  /** Provider fields stored this long ago without a running plan are removed. @default 60000 */
+  fieldsGraceMs?: number;
 }
 
 /**
@@ -16,11 +18,14 @@ export interface ReconcilerOptions {
  *   duplicates);
  * - a plan that ended while its cluster still says pending (killed between the two writes) finishes the job;
  * - clusters whose lease ended are deleted;
- * - tenant usage is recounted; a difference seen twice in a row is a leaked reservation and is repaired.
+ * - tenant usage is recounted; a difference seen twice in a row is a leaked reservation and is repaired;
+ * - provider fields no running plan needs (its plan ended, or was never started) are removed.
  */
 export function createReconciler(deps: EngineDeps, engine: Engine, options: ReconcilerOptions = {}) {
   const republishAfterMs = options.republishAfterMs ?? 10_000;
   const recountEvery = options.recountEvery ?? 12;
+  // Longer than any request takes between storing a plan's fields and starting the plan.
+  const fieldsGraceMs = options.fieldsGraceMs ?? 60_000;
   let runs = 0;
   let lastRecount = new Map<string, string>();
 
@@ -44,6 +49,24 @@ export function createReconciler(deps: EngineDeps, engine: Engine, options: Reco
     await engine.startJob(cluster, { action: "cluster_delete" }).catch((err: unknown) => {
       deps.log.warn("could not delete an expired cluster", { cluster: cluster.id, err });
     });
+  };
+
+  const isRunningPlan = async (cluster: ClusterRecord | undefined, planId: string) => {
+    if (!cluster || statusOf(cluster) !== "pending" || cluster.actor.context.planId !== planId) return false;
+    const plan = (await deps.plans.get(cluster.id, planId))?.value;
+    return plan !== undefined && !isPlanEnded(plan.actor);
+  };
+
+  const sweepProviderFields = async (clusters: ClusterRecord[], now: number) => {
+    const byId = new Map(clusters.map((c) => [c.id, c]));
+    for (const entry of await deps.credentials.entries()) {
+      if (entry.planId !== undefined) {
+        if (now - entry.writtenAt < fieldsGraceMs) continue;
+        if (await isRunningPlan(byId.get(entry.clusterId), entry.planId)) continue;
+      }
+      deps.log.info("removing provider fields no running plan needs", { cluster: entry.clusterId, plan: entry.planId });
+      await deps.credentials.remove(entry);
+    }
   };
 
   const recount = async (clusters: ClusterRecord[]) => {
@@ -82,6 +105,7 @@ export function createReconciler(deps: EngineDeps, engine: Engine, options: Reco
           deps.log.warn("reconcile failed", { cluster: cluster.id, err });
         }
       }
+      await sweepProviderFields(clusters, now).catch((err: unknown) => deps.log.warn("sweeping provider fields failed", { err }));
       if (runs % recountEvery === 0) await recount(clusters);
     },
   };

@@ -1,10 +1,11 @@
-import { jetstream, type JsMsg } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
 import { RESULTS_ACK_WAIT_MS, decode, ensureResultsConsumer, streams, type TaskResult } from "@corral/shared";
 import { mapLimit } from "../adapters/buckets.js";
 import { taskIndexOf } from "../domain/ids.js";
 import { applyResultToNode } from "../domain/node-results.js";
 import { stagePositionOf, type PlanEvent } from "../domain/plan-machine.js";
 import type { PlanRecord } from "../domain/records.js";
+import { outputWithoutSecrets, secretsOf } from "../domain/secrets.js";
 import type { EngineDeps } from "./deps.js";
 import type { Engine } from "./engine.js";
 
@@ -35,15 +36,43 @@ export async function startResultsConsumer(deps: EngineDeps, engine: Engine): Pr
     const progress = setInterval(() => {
       for (const m of messages) m.working();
     }, RESULTS_ACK_WAIT_MS / 3);
+    let showedSecrets: Set<number>;
     try {
-      await applyBatch(messages.map((m) => decode<TaskResult>(m.data)));
+      showedSecrets = await applyBatch(messages.map((m) => decode<TaskResult>(m.data)));
       for (const m of messages) m.ack();
     } finally {
       clearInterval(progress);
     }
+    // The stored copy has them redacted; the raw result would otherwise keep them on the stream for days.
+    if (showedSecrets.size > 0) {
+      const jsm = await jetstreamManager(deps.nc);
+      for (const i of showedSecrets) {
+        const seq = messages[i]?.seq;
+        if (seq !== undefined) await jsm.streams.deleteMessage(streams.results, seq, false).catch(() => {});
+      }
+    }
   };
 
-  const applyBatch = async (results: TaskResult[]) => {
+  /** A failed task's output is kept: without the provider fields its request gave, which are not kept. */
+  const withoutRequestSecrets = async (r: TaskResult): Promise<TaskResult> => {
+    if (r.status === 0 || (!r.stdout && !r.stderr)) return r;
+    const fields = await deps.credentials.get(r.clusterId, r.planId);
+    if (Object.keys(fields).length === 0) return r;
+    const cluster = await deps.clusters.fixedPartsOf(r.clusterId);
+    const spec = cluster ? await deps.tenancy.providerType(cluster.provider.providertype) : undefined;
+    return outputWithoutSecrets(r, secretsOf(fields, spec));
+  };
+
+  /** Applies a batch; answers the positions of results whose output showed such fields. */
+  const applyBatch = async (batch: TaskResult[]): Promise<Set<number>> => {
+    const showedSecrets = new Set<number>();
+    const results = await Promise.all(
+      batch.map(async (raw, i) => {
+        const r = await withoutRequestSecrets(raw);
+        if (r !== raw) showedSecrets.add(i);
+        return r;
+      }),
+    );
     // Only the parts of plans and clusters that never change are needed here: mostly served from memory,
     // and looked up once per batch.
     const plans = new Map<string, Promise<PlanRecord | undefined>>();
@@ -90,6 +119,7 @@ export async function startResultsConsumer(deps: EngineDeps, engine: Engine): Pr
       group.events.push(event);
     });
     await mapLimit([...byPlan.values()], 16, (g) => engine.applyPlanEvents(g.clusterId, g.planId, g.events));
+    return showedSecrets;
   };
 
   // consume() streams messages as they come; batches are whatever has arrived while the last batch ran.

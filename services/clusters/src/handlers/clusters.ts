@@ -1,8 +1,9 @@
-import { BadRequestError, ConflictError, subjects, type ApiRequest, type Handler } from "@corral/shared";
+import { BadRequestError, ConflictError, seesSecrets, subjects, type ApiRequest, type Handler } from "@corral/shared";
 import { CLUSTER_STATUSES, type ClusterStatus } from "../domain/cluster-machine.js";
 import { nodeIdsOf } from "../domain/ids.js";
 import { checkLeaseExtension } from "../domain/lease.js";
 import { parseCreateCluster, parseLeaseExtension, parseProviderFieldsBody } from "../domain/requests.js";
+import { withoutProviderSecrets } from "../domain/secrets.js";
 import { clusterDetails, clusterStatus, clusterSummary } from "../domain/views.js";
 import { checkProviderFields, createCluster } from "../engine/create-cluster.js";
 import { statusOf } from "../engine/engine.js";
@@ -38,7 +39,10 @@ export function clusterHandlers(h: HandlerDeps): Record<string, Handler> {
     [s.get]: async (req: ApiRequest) => {
       const cluster = await clusterFor(h, req);
       const nodes = await deps.nodes.getMany(cluster.id, nodeIdsOf(cluster.id, cluster.numNodes));
-      return clusterDetails(cluster, nodes, await liveProgress(h, cluster));
+      const shown = seesSecrets(req.identity)
+        ? { cluster, nodes }
+        : withoutProviderSecrets(cluster, nodes, await deps.tenancy.providerType(cluster.provider.providertype));
+      return clusterDetails(shown.cluster, shown.nodes, await liveProgress(h, cluster));
     },
 
     [s.status]: async (req: ApiRequest) => {
@@ -49,9 +53,8 @@ export function clusterHandlers(h: HandlerDeps): Record<string, Handler> {
     [s.delete]: async (req: ApiRequest) => {
       const fields = parseProviderFieldsBody(req.body);
       const cluster = await clusterFor(h, req);
-      await checkProviderFields(deps, cluster.provider, { ...(await deps.credentials.get(cluster.id)), ...fields });
-      await deps.credentials.merge(cluster.id, fields);
-      await engine.startJob(cluster, { action: "cluster_delete" });
+      await checkProviderFields(deps, cluster.provider, fields);
+      await engine.startJob(cluster, { action: "cluster_delete", providerFields: fields });
       return undefined;
     },
 

@@ -13,11 +13,11 @@ export function configHandlers(h: HandlerDeps): Record<string, Handler> {
       const { config, restart, providerFields } = parseConfigUpdate(req.body);
       validateMacros(config as Json);
       const cluster = await clusterFor(h, req);
-      await checkProviderFields(deps, cluster.provider, { ...(await deps.credentials.get(cluster.id)), ...providerFields });
-      await deps.credentials.merge(cluster.id, providerFields);
+      await checkProviderFields(deps, cluster.provider, providerFields);
       await engine.startJob(cluster, {
         action: restart ? "cluster_configure_with_restart" : "cluster_configure",
         mutate: (c) => ({ ...c, config }),
+        providerFields,
       });
       return undefined;
     },

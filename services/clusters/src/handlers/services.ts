@@ -11,11 +11,11 @@ export function serviceHandlers(h: HandlerDeps): Record<string, Handler> {
   const s = subjects.clusters;
   const { deps, engine } = h;
 
-  /** Provider fields of a service operation: checked against what the cluster already has, then kept. */
+  /** Provider fields of a service operation (each operation brings its own): 400 `{missingFields}` when short. */
   const acceptFields = async (cluster: ClusterRecord, body: unknown) => {
     const fields = parseProviderFieldsBody(body);
-    await checkProviderFields(deps, cluster.provider, { ...(await deps.credentials.get(cluster.id)), ...fields });
-    await deps.credentials.merge(cluster.id, fields);
+    await checkProviderFields(deps, cluster.provider, fields);
+    return fields;
   };
 
   /** start/stop/restart of all services, or of `params.service` (which must be on the cluster: 404). */
@@ -25,8 +25,8 @@ export function serviceHandlers(h: HandlerDeps): Record<string, Handler> {
     if (service !== undefined && !cluster.services.includes(service)) {
       throw new NotFoundError(`service ${service} on cluster`, cluster.id);
     }
-    await acceptFields(cluster, req.body);
-    await engine.startJob(cluster, { action, ...(service !== undefined ? { service } : {}) });
+    const providerFields = await acceptFields(cluster, req.body);
+    await engine.startJob(cluster, { action, providerFields, ...(service !== undefined ? { service } : {}) });
     return undefined;
   };
 
@@ -71,13 +71,14 @@ export function serviceHandlers(h: HandlerDeps): Record<string, Handler> {
         clusterServices: cluster.services,
         services,
       });
-      await acceptFields(cluster, req.body);
+      const providerFields = await acceptFields(cluster, req.body);
       const serviceDefs = result.services.map((name) => defs.get(name)).filter((d): d is Service => d !== undefined);
       await engine.startJob(cluster, {
         action: "add_services",
         addedServices: services,
         nodeServices: Object.fromEntries(result.changedNodes.map((n) => [n.id, n.services])),
         mutate: (c) => ({ ...c, services: result.services, serviceDefs }),
+        providerFields,
       });
       return undefined;
     },

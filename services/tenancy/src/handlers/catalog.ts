@@ -18,7 +18,8 @@ import {
 } from "@corral/shared";
 import type { CatalogStore } from "../adapters/catalog-store.js";
 import type { RegistryStore } from "../adapters/registry-store.js";
-import { loadValidationContext } from "../validation-context.js";
+import { providersSeenBy, withStoredSecrets } from "../provider-secrets.js";
+import { loadValidationContext, type CatalogWriteContext } from "../validation-context.js";
 
 /** How each kind is parsed and named in messages. */
 const KINDS: Record<CatalogKind, { noun: string; parse: (body: unknown, ctx: ValidationContext) => CatalogEntity }> = {
@@ -58,21 +59,31 @@ export function catalogHandlers(kind: CatalogKind, deps: CatalogHandlerDeps): Re
   const { noun, parse } = KINDS[kind];
   const s = subjects.tenancy.catalog[kind];
   const needsContext = kind === "providers" || kind === "services";
-  const context = async (): Promise<ValidationContext> =>
-    needsContext ? loadValidationContext(registry) : { isProviderType: () => false, automatorType: () => undefined };
+  const context = async (): Promise<CatalogWriteContext> =>
+    needsContext
+      ? loadValidationContext(registry)
+      : { isProviderType: () => false, automatorType: () => undefined, providerSpecs: new Map() };
+  /** Entities as the caller may see them: providers' secret fields only for the tenant admin. */
+  const shown = async (req: ApiRequest, entities: CatalogEntity[]): Promise<CatalogEntity[]> =>
+    kind === "providers" ? providersSeenBy(req.identity, entities as Provider[], registry) : entities;
+  /** A parsed write: a provider's secret fields given back redacted keep their stored values. */
+  const parseWrite = (body: unknown, ctx: CatalogWriteContext, stored: CatalogEntity | undefined): CatalogEntity => {
+    const entity = parse(body, ctx);
+    return kind === "providers" ? withStoredSecrets(entity as Provider, stored as Provider | undefined, ctx.providerSpecs) : entity;
+  };
 
   return {
-    [s.list]: async (req: ApiRequest) => catalog.list(req.identity.tenant, kind),
+    [s.list]: async (req: ApiRequest) => shown(req, await catalog.list(req.identity.tenant, kind)),
 
     [s.get]: async (req: ApiRequest) => {
       const name = parseName(req.params["name"], "name");
       const found = await catalog.get(req.identity.tenant, kind, name);
       if (!found) throw new NotFoundError(noun, name);
-      return found.value;
+      return (await shown(req, [found.value]))[0];
     },
 
     [s.create]: async (req: ApiRequest) => {
-      const entity = parse(req.body, await context());
+      const entity = parseWrite(req.body, await context(), undefined);
       if (!(await catalog.create(req.identity.tenant, kind, entity))) {
         throw new BadRequestError(`${noun} ${entity.name} already exists`, { field: "name" }, "already_exists");
       }
@@ -86,7 +97,7 @@ export function catalogHandlers(kind: CatalogKind, deps: CatalogHandlerDeps): Re
       const updated = await catalog.modify(req.identity.tenant, kind, name, (current) => {
         if (!current) throw new BadRequestError(`${noun} ${name} does not exist`, undefined, "not_found");
         const merged = kind === "providers" ? mergeProviderUpdate(current.value as Provider, body) : body;
-        return { put: parse(merged, ctx) };
+        return { put: parseWrite(merged, ctx, current.value) };
       });
       return updated;
     },

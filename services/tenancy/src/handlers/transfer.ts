@@ -5,10 +5,12 @@ import {
   type ApiRequest,
   type CatalogSnapshot,
   type Handler,
+  type Provider,
 } from "@corral/shared";
 import type { CatalogStore } from "../adapters/catalog-store.js";
 import type { RegistryStore } from "../adapters/registry-store.js";
 import type { CatalogReplacer } from "../catalog-replacer.js";
+import { providersSeenBy, withStoredSecrets } from "../provider-secrets.js";
 import { loadValidationContext } from "../validation-context.js";
 
 /** The tenant's whole catalog, each list sorted by name (spec 4.10). */
@@ -27,11 +29,22 @@ export function transferHandlers(deps: TransferHandlerDeps): Record<string, Hand
   const { catalog, registry, replacer } = deps;
   const s = subjects.tenancy;
   return {
-    [s.export]: (req: ApiRequest) => exportCatalog(catalog, req.identity.tenant),
+    [s.export]: async (req: ApiRequest) => {
+      const snapshot = await exportCatalog(catalog, req.identity.tenant);
+      return { ...snapshot, providers: await providersSeenBy(req.identity, snapshot.providers, registry) };
+    },
+    // Internal (clusters, bootstrap): never redacted.
     [s.snapshot]: (req: { tenant: string }) => exportCatalog(catalog, req.tenant),
     [s.import]: async (req: ApiRequest) => {
-      const snapshot = parseCatalogSnapshot(req.body, await loadValidationContext(registry));
-      await replacer.replace(req.identity.tenant, snapshot);
+      const ctx = await loadValidationContext(registry);
+      const parsed = parseCatalogSnapshot(req.body, ctx);
+      // An export read redacted and imported back keeps the stored secrets of providers of the same name.
+      const stored = new Map(((await catalog.list(req.identity.tenant, "providers")) as Provider[]).map((p) => [p.name, p]));
+      // Validated above: `providers` is absent or an array of objects with names.
+      const given = (req.body as { providers?: Array<{ name: unknown }> }).providers ?? [];
+      const at = (name: string) => `providers[${given.findIndex((p) => p.name === name)}].`;
+      const providers = parsed.providers.map((p) => withStoredSecrets(p, stored.get(p.name), ctx.providerSpecs, at(p.name)));
+      await replacer.replace(req.identity.tenant, { ...parsed, providers });
       return undefined;
     },
   };
