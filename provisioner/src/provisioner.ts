@@ -10,6 +10,7 @@ import { bundledPlugins } from "./plugins/index.js";
 import type { Plugin } from "./plugins/types.js";
 import { createRegistration } from "./registry.js";
 import { createResourceSync } from "./resource-sync.js";
+import { defaultSandbox, type LocalSandbox } from "./sandbox/index.js";
 import { retryUntil } from "./retry.js";
 import { createWorkerPool } from "./worker-pool.js";
 import { createTaskFeed, type TaskFeed } from "./task-feed.js";
@@ -28,6 +29,8 @@ export interface ProvisionerOptions {
   capacity: number;
   /** Root of every tenant's files: node directories, synced plugin resources. */
   workDir: string;
+  /** Where actions of `sim` nodes run, one sandbox per tenant (bundled plugins), and whose users synced resources are readable by. @default defaultSandbox() */
+  sandbox?: LocalSandbox;
   /** @default bundledPlugins(): providers `sim`, `hostpool`, `docker`, automators `shell` and `chef-solo` */
   plugins?: Plugin[];
   /** Most SSH connections the bundled plugins open at once (ignored with `plugins`). @default 256 */
@@ -90,7 +93,9 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
   check(opts.pullExpiresMs >= 1000, "pullExpiresMs", "must be at least 1000");
   const workDir = resolve(opts.workDir);
   const log = opts.log.child({ provisioner: opts.id });
-  const plugins = opts.plugins ?? bundledPlugins({ nc: opts.nc, log, workDir, maxSshConnections: opts.maxSshConnections, simSecured: opts.simSecured });
+  const sandbox = opts.sandbox ?? defaultSandbox();
+  const plugins =
+    opts.plugins ?? bundledPlugins({ nc: opts.nc, log, workDir, maxSshConnections: opts.maxSshConnections, simSecured: opts.simSecured, sandbox });
   const pluginSet = createPluginSet(plugins);
   const hardStop = new AbortController();
   // Every running task listens for the hard stop: as many listeners as tasks run at once is expected.
@@ -134,7 +139,7 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
     now: opts.now,
     heartbeatMs: opts.heartbeatMs,
   });
-  const resources = createResourceSync({ nc: opts.nc, log, workDir, now: opts.now });
+  const resources = createResourceSync({ nc: opts.nc, log, workDir, now: opts.now, sandbox });
   let applying: Promise<void> = Promise.resolve();
   let isStopping = false;
   /** Plugin resources first (bounded wait), so a tenant's first tasks already see its synced resources. */
@@ -162,7 +167,11 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
     await closePlugins(plugins, log);
     throw err;
   }
-  log.info("provisioner started", { capacity: opts.capacity, workDir, plugins: pluginSet.names });
+  const isolation = await sandbox.isolation();
+  log.info("provisioner started", { capacity: opts.capacity, workDir, plugins: pluginSet.names, sandbox: isolation });
+  if (isolation.mode === "unsandboxed") {
+    log.warn("local actions (sim nodes) cannot be sandboxed here: not root, and no user namespaces; only one tenant may run them");
+  }
 
   let stopping: Promise<void> | undefined;
   return {

@@ -35,6 +35,8 @@ export interface InstallOptions {
   now: () => number;
   /** How long a version no longer in use stays on disk (renamed aside) for tasks that still read it, ms. */
   retainMs: number;
+  /** Makes a staged version readable by the tenant's sandboxed actions, before it is put in place. */
+  shareWithTenant?: (dir: string) => Promise<void>;
 }
 
 export interface InstallReport {
@@ -151,6 +153,7 @@ async function ensureVersion(o: InstallOptions, root: string, d: DesiredResource
       await rename(download, file);
       await chmod(file, fileMode(d));
     }
+    await o.shareWithTenant?.(staged);
     await rm(target, { recursive: true, force: true }); // a partial leftover of an interrupted install
     try {
       await rename(staged, target);

@@ -6,6 +6,7 @@ import { buckets, decode, fromKeyToken, kvKey, objectStores, openBucket, type Lo
 import { downloadObject } from "./resource-fetch.js";
 import { installResources, type DesiredResource, type ResourceKind } from "./resource-install.js";
 import { backoffMs, sleep } from "./retry.js";
+import { defaultSandbox, type LocalSandbox } from "./sandbox/index.js";
 
 /**
  * What the plugins service publishes per tenant at every sync (bucket `corral_plugin_active`, key = tenant):
@@ -34,6 +35,8 @@ export interface ResourceSyncOptions {
   firstSyncWaitMs?: number;
   /** How long replaced versions stay on disk for tasks still reading them, ms. @default 600000 */
   retainMs?: number;
+  /** Whose actions must be able to read a tenant's resources. @default defaultSandbox() */
+  sandbox?: LocalSandbox;
 }
 
 /** Keeps the installed plugin resources of the tenants this provisioner works for equal to their active sets. */
@@ -65,6 +68,7 @@ export function createResourceSync(options: ResourceSyncOptions): ResourceSync {
   const pollMs = options.pollMs ?? 30_000;
   const firstSyncWaitMs = options.firstSyncWaitMs ?? 15_000;
   const retainMs = options.retainMs ?? 600_000;
+  const sandbox = options.sandbox ?? defaultSandbox();
   const stopping = new AbortController();
   const followed = new Map<string, TenantState>();
   const js = jetstream(nc);
@@ -92,6 +96,7 @@ export function createResourceSync(options: ResourceSyncOptions): ResourceSync {
         now: options.now,
         retainMs,
         fetch: (object, file) => downloadObject(js, os, object, file),
+        shareWithTenant: await sandbox.forResources(options.workDir, tenant),
       },
       desired,
     );

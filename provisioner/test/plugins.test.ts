@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import anyTest, { type TestFn } from "ava";
@@ -89,8 +89,10 @@ test("chef-solo - without chef-solo on the PATH every task fails clearly", async
 });
 
 test("chef-solo - with chef-solo on the PATH an action runs it with the run-list and attributes", async (t) => {
-  const bin = join(t.context.dir, "bin");
-  await mkdir(bin, { recursive: true });
+  // Outside the work directory (which the sandbox hides) and searchable by the tenant's sandbox user.
+  const bin = await mkdtemp(join(tmpdir(), "corral-prov-chef-bin-"));
+  t.teardown(() => rm(bin, { recursive: true, force: true }));
+  await chmod(bin, 0o755);
   const fake = join(bin, "chef-solo");
   // Records its arguments, its config file and the attributes (-c <config> -j <json> -o <run_list>).
   await writeFile(fake, '#!/bin/sh\necho "args: $*"\ncp "$3" solo.rb\ncp "$5" attributes.json\n');

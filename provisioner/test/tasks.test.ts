@@ -208,16 +208,15 @@ test("shell - the task is in the environment and in CORRAL_TASK_FILE, in the nod
 });
 
 test("shell - timeout_s kills the process group", async (t) => {
-  const marker = join(t.context.workDir, `${uniqueName("late")}`);
-  const { result } = await run(
-    t,
-    shellAction({ script: `(sleep 3; touch ${marker}) & sleep 30`, timeout_s: "1" }),
-  );
+  // In the node's directory: the sandboxed action may write nowhere else under the work directory.
+  const { task, result } = await run(t, shellAction({ script: "touch started; (sleep 3; touch late) & sleep 30", timeout_s: "1" }));
   t.is(result.status, 1);
   t.regex(result.stderr!, /timed out after 1 s/);
   t.true(result.endTime - result.startTime < 10_000);
+  const dir = nodeDir(t.context.workDir, t.context.tenant, task.clusterId, task.nodeId);
+  await stat(join(dir, "started"));
   await new Promise((r) => setTimeout(r, 3_000));
-  await t.throwsAsync(stat(marker), undefined, "the background child was killed too");
+  await t.throwsAsync(stat(join(dir, "late")), undefined, "the background child was killed too");
 });
 
 test("shell - a missing script or a bad timeout_s fails with a clear message", async (t) => {

@@ -3,8 +3,8 @@ import type { PluginContext, ServiceActionCall } from "./types.js";
 
 /**
  * The variables an automator action sees, wherever it runs: the task file, the task's identity and the node's
- * address. Local actions get them on top of the provisioner's environment; remote ones in the script sent to the
- * node.
+ * address. Local actions get them on top of the sandbox's minimal environment (never the provisioner's own);
+ * remote ones in the script sent to the node.
  */
 export function actionVariables(ctx: PluginContext, action: ServiceActionCall, taskFile: string): Record<string, string> {
   const { task } = ctx;

@@ -1,13 +1,14 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { JsonObject, PluginSpec } from "@corral/shared";
-import { nodeDir, resourceDir } from "../paths.js";
+import { resourceDir } from "../paths.js";
+import { defaultSandbox, type LocalSandbox } from "../sandbox/index.js";
 import { isRemoteNode } from "../ssh/node-target.js";
 import { remoteStatus } from "../ssh/remote-exec.js";
 import { runChecked, syncDirectory } from "../ssh/remote-files.js";
 import { prepareWorkDirs, REMOTE_RUN_DIR, REMOTE_WORK_DIR, remoteResourceDir, withRemoteNode, type RemoteAccess } from "../ssh/remote-node.js";
 import { taskFileName } from "./action-env.js";
-import { isOnPath, runShell } from "./process.js";
+import { exitStatus, isOnPath } from "./process.js";
 import { remoteActionScript, removeFilesCommand } from "./remote-script.js";
 import type { AutomatorPlugin, PluginContext, PluginOutcome, ServiceActionCall } from "./types.js";
 
@@ -45,6 +46,8 @@ export interface ChefSoloAutomatorOptions {
   pathEnv?: string;
   /** How real nodes are reached. Without it, actions of nodes that are not `sim` nodes fail. */
   remote?: RemoteAccess;
+  /** Where actions of `sim` nodes run. @default defaultSandbox() */
+  sandbox?: LocalSandbox;
 }
 
 const UNAVAILABLE = "chef-solo is not available on this provisioner";
@@ -56,18 +59,22 @@ const UNAVAILABLE = "chef-solo is not available on this provisioner";
  * - On a real node it runs over SSH; BOOTSTRAP checks that chef-solo is installed there and copies the synced
  *   resources to `/var/lib/corral/resources/chef-solo/` (only what changed). Nothing is installed from the
  *   internet: the node's image must carry Chef.
- * - On a `sim` node it runs on the provisioner host (status 1 with a clear message when chef-solo is missing).
+ * - On a `sim` node it runs on the provisioner host, in the tenant's sandbox (`LocalSandbox`); status 1 with a
+ *   clear message when chef-solo is missing.
  */
 export function createChefSoloAutomator(options: ChefSoloAutomatorOptions = {}): AutomatorPlugin {
   const pathEnv = () => options.pathEnv ?? process.env["PATH"];
   const remote = options.remote;
+  const sandbox = options.sandbox ?? defaultSandbox();
   return {
     kind: "automatortypes",
     spec: CHEF_SOLO_SPEC,
     async bootstrap(ctx) {
       if (isRemoteNode(ctx.task)) return remote ? remoteBootstrap(ctx, remote) : noRemote(ctx);
       if (!(await isOnPath("chef-solo", pathEnv()))) return { status: 1, stderr: UNAVAILABLE };
-      await mkdir(localWorkDir(ctx), { recursive: true });
+      const box = await sandbox.forActions(ctx.workDir, ctx.tenant);
+      if ("refused" in box) return refused(box.refused);
+      await box.nodeDir(ctx.task.clusterId, ctx.task.nodeId);
       return { status: 0 };
     },
     async runAction(ctx, action) {
@@ -75,7 +82,7 @@ export function createChefSoloAutomator(options: ChefSoloAutomatorOptions = {}):
       if ("error" in prepared) return { status: 1, stderr: prepared.error };
       if (isRemoteNode(ctx.task)) return remote ? remoteAction(ctx, prepared, remote) : noRemote(ctx);
       if (!(await isOnPath("chef-solo", pathEnv()))) return { status: 1, stderr: UNAVAILABLE };
-      return localAction(ctx, prepared, pathEnv());
+      return localAction(ctx, prepared, pathEnv(), sandbox);
     },
     ...(remote ? { close: () => remote.pool.close() } : {}),
   };
@@ -86,7 +93,7 @@ const noRemote = (ctx: PluginContext): PluginOutcome => ({
   stderr: `chef-solo: node ${ctx.task.config.hostname} is a real machine, and this provisioner was started without SSH access\n`,
 });
 
-const localWorkDir = (ctx: PluginContext) => nodeDir(ctx.workDir, ctx.tenant, ctx.task.clusterId, ctx.task.nodeId);
+const refused = (reason: string): PluginOutcome => ({ status: 1, stderr: `chef-solo: ${reason}\n` });
 const localResources = (ctx: PluginContext, type: ChefResourceType) =>
   resourceDir(ctx.workDir, ctx.tenant, "automatortypes", CHEF_SOLO_SPEC.name, type);
 
@@ -182,22 +189,23 @@ function remoteAction(ctx: PluginContext, run: PreparedRun, remote: RemoteAccess
   });
 }
 
-async function localAction(ctx: PluginContext, run: PreparedRun, pathEnv: string | undefined): Promise<PluginOutcome> {
-  const workDir = localWorkDir(ctx);
-  await mkdir(workDir, { recursive: true });
+async function localAction(ctx: PluginContext, run: PreparedRun, pathEnv: string | undefined, sandbox: LocalSandbox): Promise<PluginOutcome> {
+  const box = await sandbox.forActions(ctx.workDir, ctx.tenant);
+  if ("refused" in box) return refused(box.refused);
+  const workDir = await box.nodeDir(ctx.task.clusterId, ctx.task.nodeId);
   const file = join(workDir, taskFileName(ctx.task, "chef", "json"));
   const configFile = join(workDir, taskFileName(ctx.task, "chef", "rb"));
-  await writeFile(file, run.attributes, { mode: 0o600 });
-  await writeFile(configFile, soloConfig((type) => localResources(ctx, type), workDir), { mode: 0o600 });
+  await box.writeFile(file, run.attributes);
+  await box.writeFile(configFile, soloConfig((type) => localResources(ctx, type), workDir));
   try {
-    const ran = await runShell({
+    const ran = await box.run({
       command: CHEF_COMMAND,
       cwd: workDir,
-      env: { ...process.env, PATH: pathEnv, CORRAL_CHEF_CONFIG: configFile, CORRAL_CHEF_JSON: file, CORRAL_CHEF_RUN_LIST: run.runList },
+      env: { PATH: pathEnv, CORRAL_CHEF_CONFIG: configFile, CORRAL_CHEF_JSON: file, CORRAL_CHEF_RUN_LIST: run.runList },
       timeoutMs: ACTION_TIMEOUT_S * 1000,
       signal: ctx.signal,
     });
-    const status = ran.exitCode === 0 && !ran.isTimedOut ? 0 : ran.exitCode || 1;
+    const status = exitStatus(ran);
     return { status, stdout: ran.stdout, stderr: ran.stderr };
   } finally {
     await rm(file, { force: true });

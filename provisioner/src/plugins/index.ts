@@ -8,6 +8,7 @@ import { createDockerProvider } from "./docker/index.js";
 import { createHostpoolProvider } from "./hostpool/index.js";
 import { createShellAutomator } from "./shell.js";
 import { createSimProvider, SIM_SECURED_SPEC } from "./sim.js";
+import type { LocalSandbox } from "../sandbox/index.js";
 import type { Plugin } from "./types.js";
 
 /** What the bundled plugins share within one provisioner. */
@@ -20,6 +21,8 @@ export interface BundledPluginsOptions {
   maxSshConnections?: number;
   /** Options of the `docker` provider's orphan sweeps. */
   docker?: { reconcileIntervalMs?: number; orphanGraceMs?: number };
+  /** Where `shell` and `chef-solo` run actions of `sim` nodes. @default defaultSandbox() */
+  sandbox?: LocalSandbox;
   /** Also carry provider `sim-secured` (`sim` with a required password field, for tests). @default false */
   simSecured?: boolean;
 }
@@ -33,7 +36,8 @@ export function bundledPlugins(options: BundledPluginsOptions = {}): Plugin[] {
   const pool = new SshPool({ log: options.log ?? silentLogger, maxConnections: options.maxSshConnections ?? 256 });
   const clusterKeys = options.nc ? new ClusterKeys(options.nc) : undefined;
   const access: RemoteAccess = { pool, credentials: { workDir: options.workDir ?? "", clusterKeys } };
-  const plugins: Plugin[] = [createSimProvider(), createShellAutomator({ remote: access }), createChefSoloAutomator({ remote: access })];
+  const automators = { remote: access, sandbox: options.sandbox };
+  const plugins: Plugin[] = [createSimProvider(), createShellAutomator(automators), createChefSoloAutomator(automators)];
   if (options.simSecured) plugins.push(createSimProvider({ spec: SIM_SECURED_SPEC }));
   if (options.nc && clusterKeys) {
     const log = options.log ?? silentLogger;

@@ -24,6 +24,11 @@ export interface RunShellOptions {
   signal: AbortSignal;
   /** Between SIGTERM and SIGKILL of the group. @default 2000 */
   killGraceMs?: number;
+  /** Argv run before `/bin/sh -c command` that ends by exec'ing it, in the same process group (a sandbox). */
+  launcher?: readonly string[];
+  /** User and group to spawn as (a sandbox without a launcher). */
+  uid?: number;
+  gid?: number;
 }
 
 /** Output kept in memory per stream; results keep far less (`MAX_LOG_CHARS`). */
@@ -32,17 +37,20 @@ const KEEP_CHARS = 64 * 1024;
 const CLOSE_GRACE_MS = 1000;
 
 /**
- * Runs `/bin/sh -c command` in its own process group, collecting the tail of stdout and stderr. A timeout or an
- * abort sends SIGTERM to the whole group, then SIGKILL after a grace period. Never rejects for the command's
- * own failures (only for a failure to spawn).
+ * Runs `/bin/sh -c command` (through `launcher`, when given) in its own process group, collecting the tail of
+ * stdout and stderr. A timeout or an abort sends SIGTERM to the whole group, then SIGKILL after a grace period.
+ * Never rejects for the command's own failures (only for a failure to spawn).
  */
 export function runShell(options: RunShellOptions): Promise<ProcessOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn("/bin/sh", ["-c", options.command], {
+    const [file = "/bin/sh", ...args] = [...(options.launcher ?? []), "/bin/sh", "-c", options.command];
+    const child = spawn(file, args, {
       cwd: options.cwd,
       env: options.env,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
+      ...(options.uid !== undefined ? { uid: options.uid } : {}),
+      ...(options.gid !== undefined ? { gid: options.gid } : {}),
     });
     let stdout = "";
     let stderr = "";
@@ -116,6 +124,15 @@ export function runShell(options: RunShellOptions): Promise<ProcessOutcome> {
       }, CLOSE_GRACE_MS).unref();
     });
   });
+}
+
+/**
+ * An action's status: 0 when it exited 0 in time; 1 when it timed out, was aborted or killed by a signal (even
+ * when a sandbox's first process reports the killed command's 128 + signal as its exit code); else its exit code.
+ */
+export function exitStatus(outcome: ProcessOutcome): number {
+  if (outcome.isTimedOut || outcome.isAborted || outcome.signal) return 1;
+  return outcome.exitCode ?? 1;
 }
 
 /** True when an executable named `name` is on `pathEnv` (a PATH string). */

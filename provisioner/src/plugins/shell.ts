@@ -1,13 +1,14 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { PluginSpec } from "@corral/shared";
-import { nodeDir, resourceDir } from "../paths.js";
+import { resourceDir } from "../paths.js";
+import { defaultSandbox, type LocalSandbox } from "../sandbox/index.js";
 import { isRemoteNode } from "../ssh/node-target.js";
 import { remoteStatus } from "../ssh/remote-exec.js";
 import { runChecked, syncDirectory } from "../ssh/remote-files.js";
 import { prepareWorkDirs, REMOTE_RUN_DIR, REMOTE_WORK_DIR, remoteResourceDir, withRemoteNode, type RemoteAccess } from "../ssh/remote-node.js";
 import { actionTimeoutSeconds, actionVariables, taskFileName } from "./action-env.js";
-import { runShell } from "./process.js";
+import { exitStatus } from "./process.js";
 import { remoteActionScript, removeFilesCommand } from "./remote-script.js";
 import type { AutomatorPlugin, PluginContext, PluginOutcome, ServiceActionCall } from "./types.js";
 
@@ -42,6 +43,8 @@ export interface ShellAutomatorOptions {
   defaultTimeoutSeconds?: number;
   /** How real nodes are reached. Without it, actions of nodes that are not `sim` nodes fail. */
   remote?: RemoteAccess;
+  /** Where actions of `sim` nodes run. @default defaultSandbox() */
+  sandbox?: LocalSandbox;
 }
 
 /**
@@ -51,18 +54,21 @@ export interface ShellAutomatorOptions {
  *
  * - On a real node (see `isRemoteNode`) it runs over SSH as root in `/var/lib/corral/work`; BOOTSTRAP copies the
  *   tenant's `scripts` and `archives` to `/var/lib/corral/resources/shell/` (only what changed).
- * - On a `sim` node it runs on the provisioner host in `<workDir>/<tenant>/nodes/<clusterId>/<nodeId>`.
+ * - On a `sim` node it runs on the provisioner host in `<workDir>/<tenant>/nodes/<clusterId>/<nodeId>`, in the
+ *   tenant's sandbox (`LocalSandbox`).
  */
 export function createShellAutomator(options: ShellAutomatorOptions = {}): AutomatorPlugin {
   const defaultTimeoutSeconds = options.defaultTimeoutSeconds ?? 600;
   const remote = options.remote;
+  const sandbox = options.sandbox ?? defaultSandbox();
   return {
     kind: "automatortypes",
     spec: SHELL_SPEC,
     async bootstrap(ctx) {
       if (isRemoteNode(ctx.task)) return remote ? remoteBootstrap(ctx, remote) : noRemote(ctx);
-      const dir = taskNodeDir(ctx);
-      await mkdir(dir, { recursive: true });
+      const box = await sandbox.forActions(ctx.workDir, ctx.tenant);
+      if ("refused" in box) return refused(box.refused);
+      const dir = await box.nodeDir(ctx.task.clusterId, ctx.task.nodeId);
       return { status: 0, stdout: `node directory ${dir} ready\n` };
     },
     async runAction(ctx, action) {
@@ -73,7 +79,7 @@ export function createShellAutomator(options: ShellAutomatorOptions = {}): Autom
       if (typeof timeout === "string") return { status: 1, stderr: `shell: ${timeout}` };
       const call: ShellCall = { command: args ? `${script} ${args}` : script, timeoutSeconds: timeout };
       if (isRemoteNode(ctx.task)) return remote ? remoteAction(ctx, action, call, remote) : noRemote(ctx);
-      return localAction(ctx, action, call);
+      return localAction(ctx, action, call, sandbox);
     },
     ...(remote ? { close: () => remote.pool.close() } : {}),
   };
@@ -89,9 +95,7 @@ const noRemote = (ctx: PluginContext): PluginOutcome => ({
   stderr: `shell: node ${ctx.task.config.hostname} is a real machine, and this provisioner was started without SSH access\n`,
 });
 
-function taskNodeDir(ctx: PluginContext): string {
-  return nodeDir(ctx.workDir, ctx.tenant, ctx.task.clusterId, ctx.task.nodeId);
-}
+const refused = (reason: string): PluginOutcome => ({ status: 1, stderr: `shell: ${reason}\n` });
 
 const localResources = (ctx: PluginContext, type: string) => resourceDir(ctx.workDir, ctx.tenant, "automatortypes", SHELL_SPEC.name, type);
 
@@ -131,23 +135,23 @@ function remoteAction(ctx: PluginContext, action: ServiceActionCall, call: Shell
   });
 }
 
-async function localAction(ctx: PluginContext, action: ServiceActionCall, call: ShellCall): Promise<PluginOutcome> {
-  const dir = taskNodeDir(ctx);
-  await mkdir(dir, { recursive: true });
+async function localAction(ctx: PluginContext, action: ServiceActionCall, call: ShellCall, sandbox: LocalSandbox): Promise<PluginOutcome> {
+  const box = await sandbox.forActions(ctx.workDir, ctx.tenant);
+  if ("refused" in box) return refused(box.refused);
+  const dir = await box.nodeDir(ctx.task.clusterId, ctx.task.nodeId);
   const taskFile = join(dir, taskFileName(ctx.task, "task", "json"));
-  await writeFile(taskFile, JSON.stringify(ctx.task), { mode: 0o600 });
+  await box.writeFile(taskFile, JSON.stringify(ctx.task));
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
     ...actionVariables(ctx, action, taskFile),
     CORRAL_ARCHIVES: localResources(ctx, "archives"),
     PATH: [localResources(ctx, "scripts"), process.env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"].join(":"),
   };
   try {
-    const ran = await runShell({ command: call.command, cwd: dir, env, timeoutMs: call.timeoutSeconds * 1000, signal: ctx.signal });
+    const ran = await box.run({ command: call.command, cwd: dir, env, timeoutMs: call.timeoutSeconds * 1000, signal: ctx.signal });
     let stderr = ran.stderr;
     if (ran.isTimedOut) stderr += `\n[corral] shell: timed out after ${call.timeoutSeconds} s; its process group was killed\n`;
     else if (ran.signal) stderr += `\n[corral] shell: killed by ${ran.signal}\n`;
-    const status = ran.exitCode === 0 && !ran.isTimedOut ? 0 : ran.exitCode || 1;
+    const status = exitStatus(ran);
     return { status, stdout: ran.stdout, stderr };
   } finally {
     await rm(taskFile, { force: true });

@@ -1,0 +1,162 @@
+import { lstat, mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { nodeDir, pathSegment, tenantDir } from "../paths.js";
+import { runShell, type ProcessOutcome, type RunShellOptions } from "../plugins/process.js";
+import { detectIsolation } from "./detect.js";
+import { ensureDir, giveTree, ROOT, shareTreeWithGroup, writeActionFile, type Owner } from "./files.js";
+import { hiddenPaths, launchFor, type Isolation } from "./launch.js";
+import { privatePaths } from "./private-paths.js";
+import { sandboxStateDir, TenantIds } from "./tenant-ids.js";
+
+export type { Isolation, SandboxMode } from "./launch.js";
+
+/**
+ * Where actions of `sim` nodes run on the provisioner host: one sandbox per tenant, so a tenant's action never
+ * reads another tenant's files or the provisioner's own (see `Isolation` for the modes and README "Local actions").
+ */
+export interface LocalSandbox {
+  /** How actions are isolated on this machine (found once). */
+  isolation(): Promise<Isolation>;
+  /** The sandbox of one tenant's actions, or why this tenant may run none here. */
+  forActions(workDir: string, tenant: string): Promise<TenantSandbox | { refused: string }>;
+  /** Readies a tenant's directory for a resource install; what it answers makes a staged tree readable by the tenant's actions. */
+  forResources(workDir: string, tenant: string): Promise<ShareTree>;
+}
+
+/** Makes a staged resource tree (not yet visible under its final name) readable by the tenant's actions. */
+export type ShareTree = (dir: string) => Promise<void>;
+
+/** One tenant's local actions. */
+export interface TenantSandbox {
+  /** `<workDir>/<tenant>/nodes/<clusterId>/<nodeId>`, created and owned by the tenant's user. */
+  nodeDir(clusterId: string, nodeId: string): Promise<string>;
+  /** Writes a file an action reads (mode 0600, the tenant's user's), never through a link found in the way. */
+  writeFile(path: string, content: string): Promise<void>;
+  /**
+   * Runs `/bin/sh -c command` in the sandbox. The environment is exactly `env` on top of a minimal base (`PATH`,
+   * `HOME` = `cwd`, `LANG`, `LC_ALL`, `TZ`): never the provisioner's own, which may hold credentials.
+   */
+  run(options: SandboxRunOptions): Promise<ProcessOutcome>;
+}
+
+export type SandboxRunOptions = Omit<RunShellOptions, "launcher" | "uid" | "gid">;
+
+export interface LocalSandboxOptions {
+  /** @default what `detectIsolation` finds */
+  isolation?: Isolation;
+  /** Paths besides the work directory that actions must not see. @default privatePaths(process.env) */
+  privatePaths?: readonly string[];
+}
+
+const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+const UNSANDBOXED_OWNER = "unsandboxed-tenant";
+
+/** A sandbox for the actions of every tenant under any work directory. */
+export function createLocalSandbox(options: LocalSandboxOptions = {}): LocalSandbox {
+  let detected: Promise<Isolation> | undefined;
+  const isolation = () => (detected ??= options.isolation ? Promise.resolve(options.isolation) : detectIsolation());
+  let hidden: readonly string[] | undefined;
+  const privateOnes = () => (hidden ??= options.privatePaths ?? privatePaths(process.env));
+  const ids = new Map<string, TenantIds>();
+  const idsOf = (workDir: string) => {
+    let found = ids.get(workDir);
+    if (!found) ids.set(workDir, (found = new TenantIds(workDir)));
+    return found;
+  };
+
+  /** The tenant's directory, ready; its owner when tenants have users of their own. */
+  const prepareTenant = async (workDir: string, tenant: string): Promise<{ dir: string; owner?: Owner }> => {
+    const mode = await isolation();
+    const dir = tenantDir(workDir, tenant);
+    if (mode.mode !== "tenant-user") {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      return { dir };
+    }
+    await mkdir(workDir, { recursive: true });
+    // Others may pass through the work directory to their own, never list it.
+    await ensureDir(workDir, ROOT, 0o711);
+    await ensureDir(sandboxStateDir(workDir), ROOT, 0o700);
+    const id = await idsOf(workDir).of(tenant);
+    // Root's, the tenant's group may read: the provisioner alone changes resources it later reads or copies as root.
+    await ensureDir(dir, { uid: 0, gid: id }, 0o750);
+    return { dir, owner: { uid: id, gid: id } };
+  };
+
+  const refusal = async (workDir: string, tenant: string): Promise<string | undefined> => {
+    const state = sandboxStateDir(workDir);
+    await mkdir(state, { recursive: true, mode: 0o700 });
+    const file = join(state, UNSANDBOXED_OWNER);
+    const segment = pathSegment(tenant);
+    try {
+      await writeFile(file, segment, { flag: "wx", mode: 0o600 });
+      return undefined;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    const owner = (await readFile(file, "utf8")).trim();
+    if (owner === segment) return undefined;
+    return (
+      `local actions cannot be sandboxed on this provisioner (it does not run as root and user namespaces are not ` +
+      `available), so only the tenant that ran the first one (${owner}, recorded in ${file}) may run them; run the ` +
+      `provisioner as root or allow unprivileged user namespaces`
+    );
+  };
+
+  return {
+    isolation,
+    async forActions(workDir, tenant) {
+      const mode = await isolation();
+      if (mode.mode === "unsandboxed") {
+        const refused = await refusal(workDir, tenant);
+        if (refused) return { refused };
+      }
+      const { dir, owner } = await prepareTenant(workDir, tenant);
+      return {
+        nodeDir: (clusterId, nodeId) => prepareNodeDir(workDir, tenant, clusterId, nodeId, owner),
+        writeFile: (path, content) => writeActionFile(path, content, owner),
+        run(run) {
+          const view = { tenantDir: dir, cwd: run.cwd, hidden: hiddenPaths(workDir, privateOnes()) };
+          const env = { ...baseEnvironment(run.cwd), ...Object.fromEntries(Object.entries(run.env).filter(([, v]) => v !== undefined)) };
+          return runShell({ ...run, env, ...launchFor(mode, owner?.uid, view) });
+        },
+      };
+    },
+    async forResources(workDir, tenant) {
+      const { owner } = await prepareTenant(workDir, tenant);
+      return owner ? (dir) => shareTreeWithGroup(dir, owner.gid) : async () => {};
+    },
+  };
+}
+
+/** The node's directory; with tenant users, `nodes/` and the cluster's directory are root's (the tenant may only read). */
+async function prepareNodeDir(workDir: string, tenant: string, clusterId: string, nodeId: string, owner: Owner | undefined): Promise<string> {
+  const dir = nodeDir(workDir, tenant, clusterId, nodeId);
+  if (!owner) {
+    await mkdir(dir, { recursive: true });
+    return dir;
+  }
+  const readable: Owner = { uid: 0, gid: owner.gid };
+  await ensureDir(join(tenantDir(workDir, tenant), "nodes"), readable, 0o750);
+  await ensureDir(dirname(dir), readable, 0o750);
+  const existing = await lstat(dir).catch(() => undefined);
+  // Made before actions were sandboxed (root's): hand over everything in it once.
+  if (existing?.isDirectory() && existing.uid !== owner.uid) await giveTree(dir, owner);
+  await ensureDir(dir, owner, 0o700);
+  return dir;
+}
+
+function baseEnvironment(cwd: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env["PATH"] ?? DEFAULT_PATH, HOME: cwd };
+  for (const name of ["LANG", "LC_ALL", "TZ"]) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+let shared: LocalSandbox | undefined;
+
+/** The sandbox every plugin and resource sync of this process uses unless given another. */
+export function defaultSandbox(): LocalSandbox {
+  return (shared ??= createLocalSandbox());
+}
