@@ -3,11 +3,11 @@
  * trip keeps every entity, a bad import changes nothing, an import replaces the whole catalog.
  */
 import anyTest, { type ExecutionContext, type TestFn } from "ava";
-import type { CatalogKind } from "@corral/shared";
+import { REDACTED, type CatalogKind } from "@corral/shared";
 import { api, SUPERADMIN } from "../helpers/api.js";
 import { assertError, assertOk } from "../helpers/assertions.js";
 import { createTenant, emptyCatalog, exportCatalog, KINDS, sample, type TestTenant } from "../helpers/catalog.js";
-import { rawFixtureCatalog } from "../helpers/fixture-catalog.js";
+import { asSeenByUsers, rawFixtureCatalog } from "../helpers/fixture-catalog.js";
 import { registerFixturePluginTypes } from "../helpers/registry.js";
 import { startSystem, type TestSystem } from "../helpers/system.js";
 
@@ -76,10 +76,13 @@ test("transfer - the fixture catalog imports and exports back unchanged, numbers
   t.deepEqual(Object.keys(exported).sort(), [...KINDS].sort(), "exactly the five kinds");
   for (const kind of KINDS) t.deepEqual(exported[kind], expected[kind], `export of ${kind}`);
 
-  // The same entities through the single-entity API, also for an ordinary user.
+  // The same entities through the single-entity API, also for an ordinary user (who sees no secret fields).
+  const seenByUsers: Catalog = { ...expected, providers: asSeenByUsers(expected.providers) };
+  t.is(seenByUsers.providers.find((p) => p.name === "rackspace")?.provisioner.api_password, REDACTED, "rackspace's api_password is hidden");
   for (const kind of KINDS) {
-    t.deepEqual((await api(base, "GET", `/${kind}`, who.user)).body, expected[kind], `list of ${kind}`);
-    for (const entity of expected[kind]) {
+    t.deepEqual((await api(base, "GET", `/${kind}`, who.admin)).body, expected[kind], `list of ${kind} (admin)`);
+    t.deepEqual((await api(base, "GET", `/${kind}`, who.user)).body, seenByUsers[kind], `list of ${kind}`);
+    for (const entity of seenByUsers[kind]) {
       t.deepEqual((await api(base, "GET", `/${kind}/${entity.name}`, who.user)).body, entity, `${kind}/${entity.name}`);
     }
   }
@@ -193,7 +196,7 @@ test("transfer - import by a non-admin is 403 and changes nothing, export is ope
   const before = await exportCatalog(base, who.admin);
   const userExport = await api(base, "GET", "/export", who.user);
   assertOk(t, userExport, "export as an ordinary user");
-  t.deepEqual(userExport.body, before);
+  t.deepEqual(userExport.body, { ...before, providers: asSeenByUsers(before.providers) }, "the same catalog, secret fields hidden");
 
   const res = await api(base, "POST", "/import", { ...who.user, body: {} });
   assertError(t, res, 403, "import as an ordinary user");

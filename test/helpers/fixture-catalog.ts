@@ -14,6 +14,8 @@ import { fileURLToPath } from "node:url";
 import {
   CATALOG_KINDS,
   parseCatalogSnapshot,
+  redactProvider,
+  sensitiveFieldsOf,
   type CatalogKind,
   type CatalogSnapshot,
   type ClusterTemplate,
@@ -79,6 +81,15 @@ export function fixtureAutomatorSpecs(): PluginSpec[] {
 export function fixtureProviderSpecs(): PluginSpec[] {
   providerTypes ??= readFixtureDir<PluginSpec>("plugins/providertypes");
   return structuredClone([...providerTypes]);
+}
+
+/**
+ * Providers as an ordinary user sees them once the fixture's provider types are registered: the fields those
+ * types mark sensitive or of type password (rackspace's `api_password`, ...) redacted.
+ */
+export function asSeenByUsers<P extends Provider>(providers: P[]): P[] {
+  const specs = fixtureProviderSpecs();
+  return providers.map((p) => redactProvider(p, sensitiveFieldsOf(specs.find((s) => s.name === p.providertype) ?? { name: p.providertype })) as P);
 }
 
 /** The canonical catalog, validated once; never handed out without a copy. */
