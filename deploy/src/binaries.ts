@@ -31,11 +31,12 @@ let slapdCache: Promise<SlapdBinaries> | undefined;
  * `/usr/sbin/nats-server`) when new enough, else `<dataDir>/bin/nats-server`, downloading Debian
  * trixie's package and unpacking it there (under a lock, so concurrent processes install once).
  * @param dataDir where the binary cache lives. @default `<repo>/.corral` or `CORRAL_DATA_DIR`
+ * @param log receives a line when it fetches
  */
-export function ensureNatsServer(dataDir: string = defaultStateDir()): Promise<string> {
+export function ensureNatsServer(dataDir: string = defaultStateDir(), log: (line: string) => void = () => {}): Promise<string> {
   let found = natsCache.get(dataDir);
   if (!found) {
-    found = findOrInstallNats(dataDir);
+    found = findOrInstallNats(dataDir, log);
     natsCache.set(dataDir, found);
     found.catch(() => natsCache.delete(dataDir));
   }
@@ -45,12 +46,18 @@ export function ensureNatsServer(dataDir: string = defaultStateDir()): Promise<s
 /**
  * Makes sure `redis-server` is installed (apt-get when missing) and returns its path.
  * @param dataDir where the install lock lives. @default `<repo>/.corral` or `CORRAL_DATA_DIR`
+ * @param log receives a line when it installs
  */
-export function ensureRedisServer(dataDir: string = defaultStateDir()): Promise<string> {
-  redisCache ??= ensureInstalled(dataDir, ["redis-server"], async () => {
-    const path = await which("redis-server");
-    return path ? path : undefined;
-  });
+export function ensureRedisServer(dataDir: string = defaultStateDir(), log: (line: string) => void = () => {}): Promise<string> {
+  redisCache ??= ensureInstalled(
+    dataDir,
+    ["redis-server"],
+    async () => {
+      const path = await which("redis-server");
+      return path ? path : undefined;
+    },
+    log,
+  );
   redisCache.catch(() => (redisCache = undefined));
   return redisCache;
 }
@@ -100,7 +107,7 @@ export async function ensureInstalled<T>(
   });
 }
 
-async function findOrInstallNats(dataDir: string): Promise<string> {
+async function findOrInstallNats(dataDir: string, log: (line: string) => void): Promise<string> {
   const system = await which("nats-server");
   if (system && (await isNewEnough(system))) {
     return system;
@@ -113,6 +120,10 @@ async function findOrInstallNats(dataDir: string): Promise<string> {
     if (await isNewEnough(cached)) {
       return cached; // another process installed it while we waited
     }
+    log(
+      `fetching nats-server ${MIN_NATS.slice(0, 2).join(".")}+ (Debian ${NATS_SUITE}'s package) into ${cached}` +
+        (system ? `: ${system} is older than ${MIN_NATS.join(".")}` : ""),
+    );
     await installNatsFromDebian(cached);
     const version = await natsVersion(cached);
     if (!version || compare(version, MIN_NATS) < 0) {

@@ -1,6 +1,10 @@
 import { createWriteStream, mkdirSync } from "node:fs";
 import type { WriteStream } from "node:fs";
 import { join } from "node:path";
+import { redactUrls, withUrlCredentials } from "@corral/shared";
+import type { BusCredentials } from "./bus-credentials.js";
+import { loadOrCreateBusCredentials } from "./bus-credentials.js";
+import { natsUsers } from "./bus-permissions.js";
 import type { LauncherConfig } from "./launcher-config.js";
 import { isPortFree } from "./ports.js";
 import type { ServerHandle } from "./servers.js";
@@ -8,7 +12,11 @@ import { startNats, startRedis } from "./servers.js";
 
 /** The NATS and Redis the launcher's services use: embedded child processes or configured URLs. */
 export interface EmbeddedServers {
+  /** NATS URL of the services: with the services user's credentials when the server is embedded. */
   natsUrl: string;
+  /** NATS URL of provisioners: with the provisioner user's credentials when embedded; else `natsUrl`. */
+  provisionerNatsUrl: string;
+  /** Redis URL: with the password when the server is embedded. */
   redisUrl: string;
   /** Resolves with the server's name if an embedded server dies while not being stopped. */
   crashed: Promise<string>;
@@ -16,15 +24,15 @@ export interface EmbeddedServers {
   stop(): Promise<void>;
 }
 
-const NATS_PORT = 4222;
-const REDIS_PORT = 6379;
-
 /**
  * Starts nats-server (JetStream, store in `<dataDir>/nats`, port 4222 when free) and redis-server
- * (append-only file in `<dataDir>/redis`, port 6379 when free) unless their URLs are configured.
- * Server logs go to `<dataDir>/logs/`; nats errors are also echoed through `notice`.
+ * (append-only file in `<dataDir>/redis`, port 6379 when free) unless their URLs are configured. Both require
+ * the installation's credentials (bus-credentials.ts, made at the first start). Server logs go to
+ * `<dataDir>/logs/`; nats errors are also echoed through `notice`, and so is each step, one line each.
  */
 export async function startEmbeddedServers(config: LauncherConfig, notice: (msg: string) => void): Promise<EmbeddedServers> {
+  let loading: Promise<BusCredentials> | undefined;
+  const credentials = (): Promise<BusCredentials> => (loading ??= credentialsOf(config.dataDir, notice));
   const logDir = join(config.dataDir, "logs");
   mkdirSync(logDir, { recursive: true });
   const logs: WriteStream[] = [];
@@ -51,36 +59,50 @@ export async function startEmbeddedServers(config: LauncherConfig, notice: (msg:
   let stopped: Promise<void> | undefined;
 
   try {
-    let natsUrl = config.natsUrl;
-    if (!natsUrl) {
+    let natsUrl: string;
+    let provisionerNatsUrl: string;
+    if (config.natsUrl) {
+      natsUrl = provisionerNatsUrl = config.natsUrl;
+      notice(`using NATS at ${redactUrls(natsUrl)}`);
+    } else {
+      const { services, provisioner } = await credentials();
+      const port = await portIfFree(config.natsPort);
+      notice(`starting nats-server on 127.0.0.1:${port ?? "<any free port>"} (JetStream store ${join(config.dataDir, "nats")}; log ${join(logDir, "nats.log")})`);
       const nats = await startNats({
         jetstream: true,
         storeDir: join(config.dataDir, "nats"),
-        port: (await isPortFree(NATS_PORT)) ? NATS_PORT : undefined,
+        port,
         syncAlways: config.jetstreamSyncAlways,
         detached: true,
+        users: natsUsers(await credentials()),
         onLine: logTo("nats.log", (line) => /\[(ERR|FTL)\]/.test(line)),
+        onProgress: notice,
       });
       started.push({ name: "nats-server", handle: nats });
-      natsUrl = nats.url;
-      notice(`nats-server ${nats.url} (JetStream store ${nats.storeDir}, sync ${config.jetstreamSyncAlways ? "always" : "every 2 min"}; log ${join(logDir, "nats.log")})`);
-    } else {
-      notice(`using NATS at ${natsUrl}`);
+      natsUrl = withUrlCredentials(nats.url, services);
+      provisionerNatsUrl = withUrlCredentials(nats.url, provisioner);
+      const sync = config.jetstreamSyncAlways ? "always" : "every 2 min";
+      notice(`nats-server ready at ${nats.url} (users ${services.user} and ${provisioner.user}; JetStream sync ${sync})`);
     }
-    let redisUrl = config.redisUrl;
-    if (!redisUrl) {
+    let redisUrl: string;
+    if (config.redisUrl) {
+      redisUrl = config.redisUrl;
+      notice(`using Redis at ${redactUrls(redisUrl)}`);
+    } else {
+      const port = await portIfFree(config.redisPort);
+      notice(`starting redis-server on 127.0.0.1:${port ?? "<any free port>"} (data ${join(config.dataDir, "redis")}; log ${join(logDir, "redis.log")})`);
       const redis = await startRedis({
         dir: join(config.dataDir, "redis"),
         persist: true,
-        port: (await isPortFree(REDIS_PORT)) ? REDIS_PORT : undefined,
+        port,
         detached: true,
+        password: (await credentials()).redisPassword,
         onLine: logTo("redis.log"),
+        onProgress: notice,
       });
       started.push({ name: "redis-server", handle: redis });
       redisUrl = redis.url;
-      notice(`redis-server ${redis.url} (data ${join(config.dataDir, "redis")}; log ${join(logDir, "redis.log")})`);
-    } else {
-      notice(`using Redis at ${redisUrl}`);
+      notice(`redis-server ready at ${redactUrls(redis.url)} (password required)`);
     }
     const crashed = new Promise<string>((resolve) => {
       for (const { name, handle } of started) {
@@ -91,9 +113,20 @@ export async function startEmbeddedServers(config: LauncherConfig, notice: (msg:
         });
       }
     });
-    return { natsUrl, redisUrl, crashed, stop: () => (stopped ??= stop()) };
+    return { natsUrl, provisionerNatsUrl, redisUrl, crashed, stop: () => (stopped ??= stop()) };
   } catch (err) {
     await stop();
     throw err;
   }
+}
+
+async function credentialsOf(dataDir: string, notice: (msg: string) => void): Promise<BusCredentials> {
+  const { credentials, path, created } = await loadOrCreateBusCredentials(dataDir);
+  notice(`${created ? "made new" : "using the"} bus credentials in ${path} (mode 0600)`);
+  return credentials;
+}
+
+/** `port` when it is free; undefined (any free port) otherwise. */
+async function portIfFree(port: number | undefined): Promise<number | undefined> {
+  return port !== undefined && (await isPortFree(port)) ? port : undefined;
 }

@@ -8,8 +8,12 @@ export interface LauncherConfig {
   natsUrl?: string;
   /** External Redis instead of the embedded redis-server (`redis.url`, `CORRAL_REDIS_URL`), when set. */
   redisUrl?: string;
-  /** Server data, kept across restarts (`data.dir`, `CORRAL_DATA_DIR`). @default `<repo>/.corral/data` */
+  /** Server data and the bus credentials, kept across restarts (`data.dir`, `CORRAL_DATA_DIR`). @default `<repo>/.corral/data` */
   dataDir: string;
+  /** Port of the embedded nats-server; undefined: any free port (`nats.embedded.port`, 0). @default 4222 */
+  natsPort: number | undefined;
+  /** Port of the embedded redis-server; undefined: any free port (`redis.embedded.port`, 0). @default 6379 */
+  redisPort: number | undefined;
   /** Port of the REST API (`server.port`). @default 55054 */
   serverPort: number;
   /** JetStream `sync_interval: always` (`nats.syncAlways`). @default true */
@@ -22,15 +26,28 @@ export interface LauncherConfig {
 export function loadLauncherConfig(env: NodeJS.ProcessEnv = process.env): LauncherConfig {
   const config = loadConfig({ env });
   const port = config.get("server.port");
-  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+  if (!isPort(port)) {
     throw new Error(`server.port must be a port number from 1 to 65535, got ${port}`);
   }
+  const embeddedPort = (key: "nats.embedded.port" | "redis.embedded.port"): number | undefined => {
+    const value = config.get(key);
+    if (value !== 0 && !isPort(value)) {
+      throw new Error(`${key} must be 0 (any free port) or a port number from 1 to 65535, got ${value}`);
+    }
+    return value === 0 ? undefined : value;
+  };
   return {
     ...(config.isSet("nats.url") && config.get("nats.url") ? { natsUrl: config.get("nats.url") } : {}),
     ...(config.isSet("redis.url") && config.get("redis.url") ? { redisUrl: config.get("redis.url") } : {}),
     dataDir: resolve(repoRoot, config.get("data.dir")),
+    natsPort: embeddedPort("nats.embedded.port"),
+    redisPort: embeddedPort("redis.embedded.port"),
     serverPort: port,
     jetstreamSyncAlways: config.get("nats.syncAlways"),
     localProvisioner: config.get("provisioner.local.enabled"),
   };
+}
+
+function isPort(value: number): boolean {
+  return Number.isInteger(value) && value >= 1 && value <= 65_535;
 }

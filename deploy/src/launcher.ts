@@ -1,11 +1,15 @@
 /**
  * `npm start`: runs Corral on this machine. Starts the embedded nats-server and redis-server
- * (unless `CORRAL_NATS_URL` / `CORRAL_REDIS_URL` point elsewhere), then every service and the
- * provisioner as supervised child processes. Ctrl-C or SIGTERM stops the services first, then
- * redis and nats, and exits 0.
+ * (unless `CORRAL_NATS_URL` / `CORRAL_REDIS_URL` point elsewhere) with the installation's credentials,
+ * creates the streams and buckets, then starts every service and the provisioner as supervised child
+ * processes. Each step prints one line. Ctrl-C or SIGTERM stops the services first, then redis and nats,
+ * and exits 0.
  */
 import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { connectNats } from "@corral/shared";
+import { prepareBus } from "./bus-setup.js";
+import { writeConnectionFiles } from "./connection-files.js";
 import { isDockerAvailable } from "./docker.js";
 import type { EmbeddedServers } from "./embedded-servers.js";
 import { startEmbeddedServers } from "./embedded-servers.js";
@@ -52,11 +56,26 @@ async function main(): Promise<void> {
   const config = loadLauncherConfig();
   notice(`data dir ${config.dataDir}`);
   servers = startEmbeddedServers(config, notice);
-  const { natsUrl, redisUrl, crashed } = await servers;
+  const { natsUrl, provisionerNatsUrl, redisUrl, crashed } = await servers;
   if (exiting) {
     return;
   }
   void crashed.then((name) => shutdown(1, `${name} died unexpectedly; stopping everything`));
+  const files = await writeConnectionFiles(config.dataDir, {
+    services: { natsUrl, redisUrl },
+    provisioner: { natsUrl: provisionerNatsUrl },
+  });
+  notice(`connection settings for services and provisioners started by hand: ${files.services}, ${files.provisioner}`);
+  notice("creating the JetStream streams, buckets and object stores");
+  const nc = await connectNats({ url: natsUrl, name: "corral-launcher" });
+  try {
+    await prepareBus(nc);
+  } finally {
+    await nc.close();
+  }
+  if (exiting) {
+    return;
+  }
   const services = await discoverServices(repoRoot);
   supervisor = createSupervisor({
     onOutput: prefixedOutput(services),
@@ -72,17 +91,20 @@ async function main(): Promise<void> {
     // With the local provisioner on, the superadmin tenant gets workers so a fresh install can create a cluster.
     ...(config.localProvisioner && !process.env["CORRAL_TENANCY_SUPERADMIN_WORKERS"] ? { CORRAL_TENANCY_SUPERADMIN_WORKERS: "4" } : {}),
   };
-  for (const service of services) {
-    if (service.name === "provisioner" && !config.localProvisioner) continue;
+  // The provisioner logs in as the provisioner user and has no business with Redis.
+  const provisionerEnv: NodeJS.ProcessEnv = { ...env, CORRAL_NATS_URL: provisionerNatsUrl };
+  delete provisionerEnv["CORRAL_REDIS_URL"];
+  const toStart = services.filter((s) => s.name !== "provisioner" || config.localProvisioner);
+  notice(toStart.length ? `starting ${toStart.map((s) => s.name).join(", ")}` : "no services to start yet");
+  for (const service of toStart) {
     supervisor.start({
       name: service.name,
       command: process.execPath,
       args: ["--import=tsx", service.entry],
       cwd: repoRoot,
-      env,
+      env: service.name === "provisioner" ? provisionerEnv : env,
     });
   }
-  notice(services.length ? `started ${services.map((s) => s.name).join(", ")}` : "no services to start yet");
   announceApi(config, services);
 }
 
@@ -93,11 +115,10 @@ function announceApi(config: LauncherConfig, services: ServiceEntry[]): void {
     notice(`API: ${url} (no gateway service yet, so nothing listens there)`);
     return;
   }
-  notice(`API: ${url}`);
   void (async () => {
     for (let i = 0; i < 600 && !exiting; i++) {
       if (await acceptsConnections(config.serverPort)) {
-        notice(`API is up at ${url}`);
+        notice(`ready: the API is up at ${url}`);
         notice(
           (await isDockerAvailable())
             ? "Docker is available: `npm run quickstart` creates a real three-node cluster of containers"

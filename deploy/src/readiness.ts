@@ -43,8 +43,20 @@ export class ServerStartError extends Error {
   }
 }
 
-/** Sends a raw RESP `PING` and resolves true on `+PONG` (false on any other answer or error). */
-export function redisPing(port: number, timeoutMs = 1_000): Promise<boolean> {
+/** Options for {@link redisPing}. */
+export interface RedisPingOptions {
+  /** Sent with `AUTH` before the `PING`. @default none */
+  password?: string;
+  /** @default 1_000 ms */
+  timeoutMs?: number;
+}
+
+/**
+ * Sends raw RESP (`AUTH` when given a password, then `PING`) and resolves true when the `PING` is answered
+ * `+PONG` (false on any other answer or error).
+ */
+export function redisPing(port: number, options: RedisPingOptions = {}): Promise<boolean> {
+  const commands = [...(options.password === undefined ? [] : [["AUTH", options.password]]), ["PING"]];
   return new Promise((resolve) => {
     const socket = connect({ host: "127.0.0.1", port });
     let answer = "";
@@ -52,14 +64,20 @@ export function redisPing(port: number, timeoutMs = 1_000): Promise<boolean> {
       socket.destroy();
       resolve(ok);
     };
-    socket.setTimeout(timeoutMs, () => finish(false));
+    socket.setTimeout(options.timeoutMs ?? 1_000, () => finish(false));
     socket.once("error", () => finish(false));
-    socket.once("connect", () => socket.write("PING\r\n"));
+    socket.once("connect", () => socket.write(commands.map(respCommand).join("")));
     socket.on("data", (chunk) => {
       answer += chunk.toString("utf8");
-      if (answer.includes("\r\n")) {
-        finish(answer.startsWith("+PONG"));
+      const lines = answer.split("\r\n");
+      if (lines.length > commands.length) {
+        finish(lines[commands.length - 1]?.startsWith("+PONG") ?? false);
       }
     });
   });
+}
+
+/** A command as a RESP array of bulk strings (any bytes, unlike an inline command). */
+function respCommand(args: string[]): string {
+  return `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join("")}`;
 }

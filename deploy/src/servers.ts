@@ -1,7 +1,9 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { withUrlCredentials } from "@corral/shared";
 import { ensureNatsServer, ensureRedisServer } from "./binaries.js";
+import type { NatsPermissions } from "./bus-permissions.js";
 import { freePort } from "./ports.js";
 import { redisPing, ServerStartError, waitUntilReady } from "./readiness.js";
 import type { ServerProcess } from "./server-process.js";
@@ -36,6 +38,8 @@ export interface CommonServerOptions {
   detached?: boolean;
   /** Receives every line the server prints. */
   onLine?: (line: string) => void;
+  /** Receives a line for each slow preparation step (fetching or installing the server). */
+  onProgress?: (line: string) => void;
   /** Give up when the server is not ready after this long. @default 30_000 ms */
   startTimeoutMs?: number;
 }
@@ -52,6 +56,15 @@ export interface NatsOptions extends CommonServerOptions {
   syncAlways?: boolean;
   /** Largest message the server accepts, in bytes. @default 8 MiB */
   maxPayloadBytes?: number;
+  /** Users clients must log in as (`authorization { users }`); none: any client is let in. @default none */
+  users?: NatsUser[];
+}
+
+/** A nats-server user; without `permissions` it may do anything. */
+export interface NatsUser {
+  user: string;
+  password: string;
+  permissions?: NatsPermissions;
 }
 
 /** Options for {@link startRedis}. */
@@ -62,6 +75,11 @@ export interface RedisOptions extends CommonServerOptions {
   dir?: string;
   /** Keep data in an append-only file under `dir`; otherwise no persistence at all. @default false */
   persist?: boolean;
+  /**
+   * Clients must `AUTH` with this (`requirepass`, given in a mode-0600 config file so no process listing shows
+   * it); the handle's `url` then carries it (`redis://:<password>@127.0.0.1:<port>`). @default none
+   */
+  password?: string;
 }
 
 const STOP_GRACE_MS = 10_000;
@@ -71,7 +89,7 @@ const STOP_GRACE_MS = 10_000;
  * clients (and, with JetStream, until `/healthz?js-enabled-only=true` answers 200).
  */
 export async function startNats(opts: NatsOptions = {}): Promise<NatsHandle> {
-  const binary = await ensureNatsServer(opts.stateDir);
+  const binary = await ensureNatsServer(opts.stateDir, opts.onProgress);
   const work = await mkdtemp(join(tmpdir(), "corral-nats-"));
   const storeDir = opts.jetstream ? resolve(opts.storeDir ?? join(work, "jetstream")) : undefined;
   try {
@@ -79,7 +97,7 @@ export async function startNats(opts: NatsOptions = {}): Promise<NatsHandle> {
       await mkdir(storeDir, { recursive: true });
     }
     const confPath = join(work, "nats.conf");
-    await writeFile(confPath, natsConfig(opts, work, storeDir));
+    await writeFile(confPath, natsConfig(opts, work, storeDir), { mode: 0o600 });
     const server = spawnServer(binary, ["-c", confPath], { detached: opts.detached, onLine: opts.onLine });
     const timeoutMs = opts.startTimeoutMs ?? 30_000;
     try {
@@ -110,21 +128,29 @@ export async function startNats(opts: NatsOptions = {}): Promise<NatsHandle> {
  * picks a free one and retries once with another when the port was taken meanwhile.
  */
 export async function startRedis(opts: RedisOptions = {}): Promise<ServerHandle> {
-  const binary = await ensureRedisServer(opts.stateDir);
+  const binary = await ensureRedisServer(opts.stateDir, opts.onProgress);
   const tempDir = opts.dir ? undefined : await mkdtemp(join(tmpdir(), "corral-redis-"));
   const dir = resolve(opts.dir ?? tempDir ?? ".");
+  // mkdtemp makes the directory 0700: only this user reads the password in it.
+  const confDir = opts.password === undefined ? undefined : await mkdtemp(join(tmpdir(), "corral-redis-conf-"));
   const cleanup = async (): Promise<void> => {
-    if (tempDir) {
-      await rm(tempDir, { recursive: true, force: true });
+    for (const d of [tempDir, confDir]) {
+      if (d) {
+        await rm(d, { recursive: true, force: true });
+      }
     }
   };
   try {
     await mkdir(dir, { recursive: true });
+    const confPath = confDir ? join(confDir, "redis.conf") : undefined;
+    if (confPath) {
+      await writeFile(confPath, `requirepass ${redisConfString(opts.password ?? "")}\n`, { mode: 0o600 });
+    }
     const attempts = opts.port === undefined ? 2 : 1;
     for (let attempt = 1; ; attempt++) {
       const port = opts.port ?? (await freePort());
       try {
-        return await startRedisOnce(binary, port, dir, opts, cleanup);
+        return await startRedisOnce(binary, { port, dir, confPath }, opts, cleanup);
       } catch (err) {
         const clash = err instanceof ServerStartError && /address already in use/i.test(err.output);
         if (!clash || attempt >= attempts) {
@@ -140,21 +166,28 @@ export async function startRedis(opts: RedisOptions = {}): Promise<ServerHandle>
 
 async function startRedisOnce(
   binary: string,
-  port: number,
-  dir: string,
+  where: { port: number; dir: string; confPath: string | undefined },
   opts: RedisOptions,
   cleanup: () => Promise<void>,
 ): Promise<ServerHandle> {
+  const { port, dir, confPath } = where;
   const persistence = opts.persist ? ["--appendonly", "yes"] : ["--save", "", "--appendonly", "no"];
-  const args = ["--bind", "127.0.0.1", "--port", String(port), "--dir", dir, ...persistence];
+  const args = [...(confPath ? [confPath] : []), "--bind", "127.0.0.1", "--port", String(port), "--dir", dir, ...persistence];
   const server = spawnServer(binary, args, { detached: opts.detached, onLine: opts.onLine });
   try {
-    await waitUntilReady(server, "redis-server", async () => ((await redisPing(port)) ? true : undefined), opts.startTimeoutMs ?? 30_000);
+    const ready = async () => ((await redisPing(port, { password: opts.password })) ? true : undefined);
+    await waitUntilReady(server, "redis-server", ready, opts.startTimeoutMs ?? 30_000);
   } catch (err) {
     await server.terminate(STOP_GRACE_MS);
     throw err;
   }
-  return makeHandle(server, `redis://127.0.0.1:${port}`, cleanup);
+  const url = `redis://127.0.0.1:${port}`;
+  return makeHandle(server, opts.password === undefined ? url : withUrlCredentials(url, { user: "", password: opts.password }), cleanup);
+}
+
+/** A redis.conf argument in double quotes (`\` and `"` escaped), so any password stays one argument. */
+function redisConfString(value: string): string {
+  return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }
 
 function makeHandle(server: ServerProcess, url: string, cleanup: () => Promise<void>): ServerHandle {
@@ -181,6 +214,10 @@ function natsConfig(opts: NatsOptions, portsDir: string, storeDir: string | unde
       lines.push(`  sync_interval: always`);
     }
     lines.push(`}`);
+  }
+  if (opts.users?.length) {
+    // The config format reads JSON; quoted strings are never taken for `$variables` (subjects start with `$`).
+    lines.push(`authorization {`, `  users = [`, ...opts.users.map((u) => `    ${JSON.stringify(u)}`), `  ]`, `}`);
   }
   return `${lines.join("\n")}\n`;
 }

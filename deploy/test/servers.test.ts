@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Kvm } from "@nats-io/kv";
 import { connect } from "@nats-io/transport-node";
 import test from "ava";
 import { createClient } from "redis";
+import { rawRedisAnswer } from "../../test/helpers/raw-redis.js";
 import { startNats, startRedis } from "../../test/helpers/servers.js";
 
 function isAlive(pid: number): boolean {
@@ -84,4 +85,33 @@ test("servers - a persistent JetStream store keeps a KV value across a restart",
   } finally {
     await nc.close();
   }
+});
+
+test("servers - nats with users refuses a client without credentials or with a wrong password, and lets a user in", async (t) => {
+  await using nats = await startNats({ users: [{ user: "alice", password: "s3cret" }] });
+  const refused = await t.throwsAsync(connect({ servers: nats.url, reconnect: false }));
+  t.regex(refused?.message ?? "", /authorization violation/i, "no credentials: refused");
+  const wrong = await t.throwsAsync(connect({ servers: nats.url, user: "alice", pass: "guess", reconnect: false }));
+  t.regex(wrong?.message ?? "", /authorization violation/i, "wrong password: refused");
+  const nc = await connect({ servers: nats.url, user: "alice", pass: "s3cret" });
+  await nc.flush();
+  t.is(nc.info?.auth_required, true);
+  await nc.close();
+});
+
+test("servers - redis with a password answers NOAUTH without it, serves with it, and no process listing shows it", async (t) => {
+  const password = `pw-${randomUUID()}`;
+  await using redis = await startRedis({ password });
+  t.true(redis.url.includes(`:${password}@`), "the handle's URL carries the password");
+  t.regex(await rawRedisAnswer(redis.port, "GET x"), /^-NOAUTH/);
+  const client = createClient({ url: redis.url });
+  await client.connect();
+  try {
+    await client.set("k", "v");
+    t.is(await client.get("k"), "v");
+  } finally {
+    await client.close();
+  }
+  const cmdline = (await readFile(`/proc/${redis.pid}/cmdline`, "utf8")).replaceAll("\0", " ");
+  t.false(cmdline.includes(password), `redis-server's command line is ${cmdline}`);
 });

@@ -1,4 +1,4 @@
-import { runServiceProcess } from "@corral/shared";
+import { PROVISIONER_INBOX_PREFIX, runServiceProcess } from "@corral/shared";
 import { loadProvisionerConfig } from "./config.js";
 import { defaultProvisionerId, startProvisioner } from "./provisioner.js";
 
@@ -8,6 +8,8 @@ const id = config.id ?? defaultProvisionerId();
 await runServiceProcess({
   name: "provisioner",
   connectionName: `corral-provisioner-${id}`,
+  // The provisioner NATS user may only subscribe under this prefix (deploy/src/bus-permissions.ts).
+  inboxPrefix: PROVISIONER_INBOX_PREFIX,
   env: process.env,
   exit: process.exit,
   start: ({ nc, log }) =>

@@ -1,5 +1,5 @@
-import { createInbox, type Msg, type NatsConnection, type Subscription } from "@nats-io/transport-node";
-import { ensureTaskConsumer, streams, type Logger } from "@corral/shared";
+import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
+import { ensureTaskConsumer, newInbox, streams, type Logger } from "@corral/shared";
 
 /**
  * A task pulled from a tenant's work queue, with the acknowledgements the worker sends for it. A task is only
@@ -39,6 +39,8 @@ export interface TaskFeedOptions {
 /** A pull the server never answered (lost in a reconnect) is written off this long after it expired. */
 const LOST_PULL_GRACE_MS = 5_000;
 const RETRY_MS = 1_000;
+/** Waiting for the consumer this long is no longer the usual wait for a fresh installation's streams: warn once. */
+const CONSUMER_WAIT_WARN_MS = 30_000;
 
 interface Waiter {
   resolve(delivery: TaskDelivery | undefined): void;
@@ -53,7 +55,7 @@ interface Waiter {
  */
 export function createTaskFeed(options: TaskFeedOptions): TaskFeed {
   const { nc, tenant, log } = options;
-  const inbox = createInbox();
+  const inbox = newInbox(nc);
   const waiters: Waiter[] = [];
   /** Deadlines of our pull requests still waiting at the server, oldest first. */
   const pulls: number[] = [];
@@ -61,12 +63,16 @@ export function createTaskFeed(options: TaskFeedOptions): TaskFeed {
   let ensuring: Promise<void> | undefined;
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
   let closed = false;
+  const consumerWait = quietWait(log, tenant);
 
   const ensureConsumer = () => {
     ensuring ??= ensureTaskConsumer(nc, tenant)
-      .then((name) => void (consumer = name))
+      .then((name) => {
+        consumer = name;
+        consumerWait.ended();
+      })
       .catch((err: unknown) => {
-        log.warn("task consumer unavailable; retrying", { err, tenant });
+        consumerWait.failed(err);
         retryLater();
       })
       .finally(() => {
@@ -164,6 +170,36 @@ export function createTaskFeed(options: TaskFeedOptions): TaskFeed {
       if (retryTimer) clearTimeout(retryTimer);
       sub.unsubscribe();
       for (const w of waiters.splice(0)) w.resolve(undefined);
+    },
+  };
+}
+
+/**
+ * Logs the wait for a tenant's task consumer without stack traces: on a fresh installation the task stream appears
+ * a moment after the provisioner starts (the clusters service creates it), so the first failure is an info line,
+ * retries are debug lines, a wait past {@link CONSUMER_WAIT_WARN_MS} is one warning, and the end of a wait is noted.
+ */
+function quietWait(log: Logger, tenant: string): { failed(err: unknown): void; ended(): void } {
+  let since: number | undefined;
+  let warned = false;
+  return {
+    failed(err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      if (since === undefined) {
+        since = Date.now();
+        log.info("waiting for the task consumer; retrying every second", { tenant, reason });
+      } else if (!warned && Date.now() - since >= CONSUMER_WAIT_WARN_MS) {
+        warned = true;
+        log.warn("task consumer still unavailable; retrying", { tenant, reason, waitedMs: Date.now() - since });
+      } else {
+        log.debug("task consumer unavailable; retrying", { tenant, reason });
+      }
+    },
+    ended() {
+      if (since === undefined) return;
+      log.info("task consumer ready", { tenant, waitedMs: Date.now() - since });
+      since = undefined;
+      warned = false;
     },
   };
 }

@@ -1,5 +1,6 @@
-import { createInbox, headers as newHeaders, type Msg, type NatsConnection } from "@nats-io/transport-node";
+import { headers as newHeaders, type Msg, type NatsConnection } from "@nats-io/transport-node";
 import { UnavailableError } from "./errors.js";
+import { newInbox } from "./nats.js";
 
 /**
  * The JetStream requests of the hot paths (acknowledged publishes, compare-and-set writes, direct gets), over
@@ -63,7 +64,7 @@ export function jsRequests(nc: NatsConnection): JsRequests {
 }
 
 function createJsRequests(nc: NatsConnection): JsRequests {
-  const prefix = createInbox();
+  const prefix = newInbox(nc);
   const pending = new Map<string, Pending>();
   let next = 0;
   let sweeper: ReturnType<typeof setInterval> | undefined;

@@ -1,23 +1,38 @@
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { connect, createInbox, type NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "./log.js";
+import { splitServerList } from "./url-credentials.js";
 
 export interface ConnectOptions {
-  /** Comma-separated NATS URLs. */
+  /** Comma-separated NATS URLs; `nats://user:password@host:port` logs in as that user. */
   url: string;
   /** Connection name shown by the server's monitoring. */
   name: string;
   log?: Logger;
   /** @default 10000 */
   timeoutMs?: number;
+  /**
+   * First token of every reply subject of this connection. A user whose permissions let it subscribe only to its
+   * own prefix (provisioners: {@link PROVISIONER_INBOX_PREFIX}) cannot listen to other users' replies.
+   * @default "_INBOX"
+   */
+  inboxPrefix?: string;
 }
+
+/** Reply subjects of provisioner connections: the provisioner NATS user may subscribe to `<prefix>.>` only. */
+export const PROVISIONER_INBOX_PREFIX = "_INBOX_PROVISIONER";
+
+const inboxPrefixes = new WeakMap<NatsConnection, string>();
 
 /**
  * Opens a NATS connection that reconnects forever. `noAsyncTraces` is on: the default builds a
  * stack trace per request, which costs about 30% of request throughput (DESIGN.md "Runtime").
  */
 export async function connectNats(options: ConnectOptions): Promise<NatsConnection> {
+  const { servers, credentials } = splitServerList(options.url);
   const nc = await connect({
-    servers: options.url.split(",").map((s) => s.trim()).filter(Boolean),
+    servers,
+    ...(credentials ? { user: credentials.user, pass: credentials.password } : {}),
+    ...(options.inboxPrefix ? { inboxPrefix: options.inboxPrefix } : {}),
     name: options.name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
@@ -25,6 +40,7 @@ export async function connectNats(options: ConnectOptions): Promise<NatsConnecti
     timeout: options.timeoutMs ?? 10000,
     noAsyncTraces: true,
   });
+  if (options.inboxPrefix) inboxPrefixes.set(nc, options.inboxPrefix);
   const log = options.log;
   if (log) {
     void (async () => {
@@ -36,4 +52,9 @@ export async function connectNats(options: ConnectOptions): Promise<NatsConnecti
     })().catch(() => {});
   }
   return nc;
+}
+
+/** A fresh reply subject under the connection's inbox prefix (what nats.js itself uses for its requests). */
+export function newInbox(nc: NatsConnection): string {
+  return createInbox(inboxPrefixes.get(nc));
 }

@@ -2,6 +2,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { loadConfig, type CorralConfig } from "./config.js";
 import { createLogger, type Logger, type LogLevel } from "./log.js";
 import { connectNats } from "./nats.js";
+import { redactUrls } from "./url-credentials.js";
 
 export interface ServiceContext {
   config: CorralConfig;
@@ -14,6 +15,8 @@ export interface ServiceProcessOptions {
   name: string;
   /** NATS connection name when it should say more than the service (a provisioner's id). @default `corral-<name>` */
   connectionName?: string;
+  /** Reply subjects' first token (`ConnectOptions.inboxPrefix`). @default "_INBOX" */
+  inboxPrefix?: string;
   /** The process environment (only entry files read `process.env`). */
   env: Record<string, string | undefined>;
   /** Ends the process (entry files pass `process.exit`). */
@@ -30,9 +33,14 @@ export async function runServiceProcess(options: ServiceProcessOptions): Promise
   const config = loadConfig({ env: options.env });
   const log = createLogger({ service: options.name }, { level: config.get("log.level") as LogLevel });
   try {
-    const nc = await connectNats({ url: config.get("nats.url"), name: options.connectionName ?? `corral-${options.name}`, log });
+    const nc = await connectNats({
+      url: config.get("nats.url"),
+      name: options.connectionName ?? `corral-${options.name}`,
+      log,
+      ...(options.inboxPrefix ? { inboxPrefix: options.inboxPrefix } : {}),
+    });
     const service = await options.start({ config, log, nc });
-    log.info(`${options.name} service started`, { nats: config.get("nats.url") });
+    log.info(`${options.name} service started`, { nats: redactUrls(config.get("nats.url")) });
     let stopping = false;
     const shutdown = async (signal: string) => {
       if (stopping) return;

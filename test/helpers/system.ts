@@ -1,6 +1,13 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { startNats, type NatsHandle } from "@corral/deploy";
-import { connectNats, loadConfig, silentLogger, type CorralConfig } from "@corral/shared";
+import { generateBusCredentials, natsUsers, prepareBus, startNats, type BusCredentials, type NatsHandle } from "@corral/deploy";
+import {
+  connectNats,
+  loadConfig,
+  PROVISIONER_INBOX_PREFIX,
+  silentLogger,
+  withUrlCredentials,
+  type CorralConfig,
+} from "@corral/shared";
 import { startGateway, type Gateway } from "@corral/gateway";
 import { startTenancyService, type TenancyService } from "@corral/tenancy";
 import { startClustersService, type ClustersService } from "@corral/clusters";
@@ -30,6 +37,11 @@ export interface SystemSecurityOptions {
 }
 
 export interface SystemOptions {
+  /**
+   * nats-server and redis-server require credentials as under `npm start`: services log in as the services user,
+   * in-process provisioners as the provisioner user with its narrower permissions. @default true
+   */
+  credentials?: boolean;
   /** Turn `security.enabled` on: every gateway request needs a Bearer token. @default off */
   security?: SystemSecurityOptions;
   /** Instances of each service to run side by side. @default 1 */
@@ -57,7 +69,12 @@ export interface SystemOptions {
 
 /** A running Corral: its own nats-server (JetStream), services in-process, gateways on free ports. */
 export interface TestSystem {
+  /** The nats-server; `url` carries the services user's credentials (when `credentials` is on). */
   nats: NatsHandle;
+  /** URL a provisioner connects with (the provisioner user's credentials; `nats.url` without `credentials`). */
+  provisionerNatsUrl: string;
+  /** The generated credentials (when `credentials` is on). */
+  credentials?: BusCredentials;
   /** A connection for the test's own use (writing registries, reading KV). */
   nc: NatsConnection;
   /** Base URLs including the version segment, one per gateway. */
@@ -76,13 +93,23 @@ export interface TestSystem {
 }
 
 export async function startSystem(options: SystemOptions = {}): Promise<TestSystem> {
-  const nats = await startNats({ jetstream: true, syncAlways: false });
+  const credentials = (options.credentials ?? true) ? generateBusCredentials() : undefined;
+  const server = await startNats({ jetstream: true, syncAlways: false, ...(credentials ? { users: natsUsers(credentials) } : {}) });
+  const nats: NatsHandle = { ...server, url: credentials ? withUrlCredentials(server.url, credentials.services) : server.url };
+  const provisionerNatsUrl = credentials ? withUrlCredentials(server.url, credentials.provisioner) : server.url;
   const connections: NatsConnection[] = [];
   const open = async (name: string) => {
     const nc = await connectNats({ url: nats.url, name });
     connections.push(nc);
     return nc;
   };
+  const openAsProvisioner = async (name: string) => {
+    const nc = await connectNats({ url: provisionerNatsUrl, name, inboxPrefix: PROVISIONER_INBOX_PREFIX });
+    connections.push(nc);
+    return nc;
+  };
+  // As the launcher does: streams and the buckets provisioners read exist before anything else runs.
+  await prepareBus(await open("prepare"));
   const tenancies: TenancyService[] = [];
   for (let i = 0; i < (options.tenancies ?? 1); i++) {
     tenancies.push(await startTenancyService({ nc: await open(`tenancy-${i}`), log: silentLogger }));
@@ -95,8 +122,9 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
   let auth: AuthService | undefined;
   let securityConfig: CorralConfig | undefined;
   const securities: GatewaySecurity[] = [];
+  const redisPassword = credentials ? { password: credentials.redisPassword } : {};
   if (options.security) {
-    redis = await startRedis();
+    redis = await startRedis(redisPassword);
     securityConfig = loadConfig({
       overrides: {
         "security.enabled": true,
@@ -117,7 +145,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
   }
   const metricsServices: MetricsService[] = [];
   if ((options.metrics ?? 0) > 0) {
-    redis ??= await startRedis();
+    redis ??= await startRedis(redisPassword);
     for (let i = 0; i < (options.metrics ?? 0); i++) {
       metricsServices.push(
         await startMetricsService({
@@ -172,7 +200,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
   for (let i = 0; i < (options.provisioners ?? 0); i++) {
     provisioners.push(
       await startProvisioner({
-        nc: await open(`provisioner-${i}`),
+        nc: await openAsProvisioner(`provisioner-${i}`),
         log: silentLogger,
         id: `test-p${i}`,
         capacity: 20,
@@ -186,6 +214,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
   let stopping: Promise<void> | undefined;
   return {
     nats,
+    provisionerNatsUrl,
+    ...(credentials ? { credentials } : {}),
     nc,
     baseUrls,
     baseUrl: baseUrls[0] ?? "",
