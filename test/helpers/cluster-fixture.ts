@@ -13,6 +13,8 @@ export interface ClusterCatalogOptions {
   workers: number;
   /** Admin fields of the `sim` provider (`delay_ms`, `delay_create_ms`, ...), as strings. @default {} */
   sim?: Record<string, string>;
+  /** Provider type of `sim1` (`sim-secured` needs provisioners that carry it). @default "sim" */
+  providerType?: string;
   /**
    * Services of the template, each with shell actions: name -> action -> script. A service listed later requires
    * the ones before it (runtime and install dependencies), so stages follow the list.
@@ -46,7 +48,7 @@ export async function createClusterCatalog(baseUrl: string, options: ClusterCata
   const admin: Caller = { user: "admin", tenant };
   const services = options.services ?? [];
   const entities: Array<[string, unknown]> = [
-    ["/providers", { name: "sim1", providertype: "sim", provisioner: { ...options.sim } }],
+    ["/providers", { name: "sim1", providertype: options.providerType ?? "sim", provisioner: { ...options.sim } }],
     ["/hardwaretypes", { name: "small", providermap: { sim1: { flavor: "s1" } } }],
     ["/imagetypes", { name: "img", providermap: { sim1: { image: "i1" } } }],
   ];
