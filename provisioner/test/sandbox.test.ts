@@ -50,6 +50,8 @@ interface Context {
   /** Stands for the provisioner's data directory (credentials) and its config file: world-readable on purpose. */
   privateDir: string;
   configFile: string;
+  /** World-writable: A's scripts named like the sandbox's tools record here who ran them. */
+  trapDir: string;
   sandbox: LocalSandbox;
   provisioner: RunningProvisioner;
   a: string;
@@ -74,9 +76,11 @@ test.before(async (t) => {
   t.context.configFile = join(configDir, "corral.properties");
   await writeFile(t.context.configFile, `secret=${SECRETS.config}\n`, { mode: 0o644 });
   t.context.sandbox = createLocalSandbox({ privatePaths: [t.context.privateDir, t.context.configFile] });
+  t.context.trapDir = await mkdtemp(join(tmpdir(), "corral-prov-trap-"));
+  await chmod(t.context.trapDir, 0o777);
   t.context.a = uniqueName("tenant-a");
   t.context.b = uniqueName("tenant-b");
-  await publishResources(t.context.nc, t.context.a);
+  await publishResources(t.context.nc, t.context.a, t.context.trapDir);
   t.context.provisioner = await startProvisioner({
     nc: t.context.nc,
     log: silentLogger,
@@ -99,11 +103,18 @@ test.after.always(async (t) => {
   await t.context.nats?.stop();
   await rm(t.context.workDir, { recursive: true, force: true });
   await rm(t.context.privateDir, { recursive: true, force: true });
+  await rm(t.context.trapDir, { recursive: true, force: true });
   if (t.context.configFile) await rm(join(t.context.configFile, ".."), { recursive: true, force: true });
 });
 
-/** Tenant A's active set: a script (`scripts`, 0755) and an archive whose only file is mode 0600. */
-async function publishResources(nc: NatsConnection, tenant: string): Promise<void> {
+/** Scripts named like the tools the sandbox itself runs: on the action's PATH, they must never run in its place. */
+const TRAPS = ["mount", "mkdir", "setpriv", "unshare", "sh"];
+
+/**
+ * Tenant A's active set: a script (`scripts`, 0755), the trap scripts, and an archive whose only file is mode
+ * 0600.
+ */
+async function publishResources(nc: NatsConnection, tenant: string, trapDir: string): Promise<void> {
   const staging = await mkdtemp(join(tmpdir(), "corral-prov-archive-"));
   try {
     await mkdir(join(staging, "a-data"));
@@ -114,11 +125,17 @@ async function publishResources(nc: NatsConnection, tenant: string): Promise<voi
     const archive = `obj-${uniqueName("archive")}`;
     await store.putBlob({ name: script }, new TextEncoder().encode(`#!/bin/sh\necho ${SECRETS.script}\n`));
     await store.putBlob({ name: archive }, await readFile(join(staging, "a-data.tar")));
+    const traps = [];
+    for (const name of TRAPS) {
+      const object = `obj-${uniqueName(name)}`;
+      await store.putBlob({ name: object }, new TextEncoder().encode(`#!/bin/sh\nid -u > ${trapDir}/${name}-ran-as\nexec /usr/bin/${name} "$@"\n`));
+      traps.push({ name, version: 1, object });
+    }
     await putValue(await openBucket(nc, buckets.pluginActive), kvKey(tenant), {
       generation: 1,
       automatortypes: {
         shell: {
-          scripts: { format: "file", permissions: "0755", active: [{ name: "a-tool.sh", version: 1, object: script }] },
+          scripts: { format: "file", permissions: "0755", active: [{ name: "a-tool.sh", version: 1, object: script }, ...traps] },
           archives: { format: "archive", active: [{ name: "a-data", version: 1, object: archive }] },
         },
       },
@@ -229,6 +246,7 @@ test.serial("tenant A's own action reads its synced resources (a 0600 archive fi
   const { clusterId, nodeId } = await aRan(t);
   const dir = nodeDir(t.context.workDir, t.context.a, clusterId, nodeId);
   t.is((await readFile(join(dir, "work.txt"), "utf8")).trim(), SECRETS.work);
+  t.deepEqual(await readdir(t.context.trapDir), [], "the sandbox ran a tool from the tenant's scripts");
   if (!isRoot) return t.pass("not root: no tenant users to check");
   const node = await stat(dir);
   t.true(node.uid >= SANDBOX_ID_BASE && node.uid < SANDBOX_ID_BASE + SANDBOX_ID_COUNT, `node directory owned by ${node.uid}`);

@@ -1,4 +1,5 @@
-import { dirname, resolve, sep } from "node:path";
+import { accessSync, constants } from "node:fs";
+import { dirname, join, resolve, sep } from "node:path";
 
 /**
  * How actions are isolated, from strongest to weakest (see `detectIsolation`):
@@ -28,12 +29,34 @@ export interface NamespaceView {
 }
 
 /**
+ * Where the sandbox finds its own tools, never through the action's PATH: that starts with the tenant's synced
+ * scripts, and a script named `mount` or `setpriv` would otherwise run as root.
+ */
+const SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin";
+
+/** Absolute path of a system tool (a missing one fails the spawn, so detection picks a weaker mode). */
+function systemTool(name: string): string {
+  for (const dir of SYSTEM_PATH.split(":")) {
+    try {
+      accessSync(join(dir, name), constants.X_OK);
+      return join(dir, name);
+    } catch {
+      // next
+    }
+  }
+  return join("/usr/bin", name);
+}
+
+/**
  * Runs in the new mount namespace, as root of it: keeps the tenant's directory open, covers every hidden path,
  * binds the tenant's directory back at its own path (through the open descriptor: its path may be covered by
- * then), and execs the rest of its arguments in the same process (so in the same process group).
- * Arguments: tenant dir, cwd, number of hidden paths, the hidden paths, then the command.
+ * then), and execs the rest of its arguments (an absolute path) in the same process, so in the same process
+ * group, with the action's PATH back. Arguments: tenant dir, cwd, number of hidden paths, the hidden paths, then
+ * the command.
  */
 const SETUP_SCRIPT = `set -e
+action_path=$PATH
+PATH=${SYSTEM_PATH}
 tenant_dir=$1 cwd=$2 n=$3
 shift 3
 exec 3<"$tenant_dir"
@@ -49,20 +72,21 @@ mount --no-canonicalize --bind /proc/self/fd/3 "$tenant_dir"
 exec 3<&-
 cd "$cwd"
 umask 077
+PATH=$action_path
 exec "$@"`;
 
-const UNSHARE_AS_ROOT = ["unshare", "--mount", "--propagation", "private"];
+const UNSHARE_AS_ROOT = [systemTool("unshare"), "--mount", "--propagation", "private"];
 /**
  * The PID namespace and its own /proc keep the action away from /proc/<provisioner>/root and .../environ, which
  * the same uid could otherwise read. The namespace's first process dies with `unshare`, and everything in the
  * namespace with it.
  */
-const UNSHARE_AS_USER = ["unshare", "--user", "--map-root-user", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc", "--propagation", "private"];
+const UNSHARE_AS_USER = [systemTool("unshare"), "--user", "--map-root-user", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc", "--propagation", "private"];
 
 /** Becomes the tenant's user: no supplementary groups, no capabilities, no gain through setuid binaries. */
-const becomeTenant = (id: number) => ["setpriv", `--reuid=${id}`, `--regid=${id}`, "--clear-groups", "--no-new-privs", "--"];
+const becomeTenant = (id: number) => [systemTool("setpriv"), `--reuid=${id}`, `--regid=${id}`, "--clear-groups", "--no-new-privs", "--"];
 /** Stays root of the user namespace without any capability, so the hiding mounts cannot be undone. */
-const dropCapabilities = ["setpriv", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"];
+const dropCapabilities = [systemTool("setpriv"), "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"];
 
 /** How runShell starts an action: an argv put before `/bin/sh -c command`, or a uid/gid to spawn with. */
 export interface Launch {
