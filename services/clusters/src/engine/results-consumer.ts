@@ -43,32 +43,37 @@ export async function startResultsConsumer(deps: EngineDeps, engine: Engine): Pr
     } finally {
       clearInterval(progress);
     }
-    // The stored copy has them redacted; the raw result would otherwise keep them on the stream for days.
+    // The stored copy has them redacted; the raw result would otherwise keep them on the stream for days
+    // (erased: overwritten on disk, not only marked deleted).
     if (showedSecrets.size > 0) {
       const jsm = await jetstreamManager(deps.nc);
       for (const i of showedSecrets) {
         const seq = messages[i]?.seq;
-        if (seq !== undefined) await jsm.streams.deleteMessage(streams.results, seq, false).catch(() => {});
+        if (seq !== undefined) await jsm.streams.deleteMessage(streams.results, seq, true).catch(() => {});
       }
     }
   };
 
-  /** A failed task's output is kept: without the provider fields its request gave, which are not kept. */
-  const withoutRequestSecrets = async (r: TaskResult): Promise<TaskResult> => {
-    if (r.status === 0 || (!r.stdout && !r.stderr)) return r;
-    const fields = await deps.credentials.get(r.clusterId, r.planId);
-    if (Object.keys(fields).length === 0) return r;
-    const cluster = await deps.clusters.fixedPartsOf(r.clusterId);
-    const spec = cluster ? await deps.tenancy.providerType(cluster.provider.providertype) : undefined;
-    return outputWithoutSecrets(r, secretsOf(fields, spec));
+  /** The secret values among the provider fields a plan's request gave (read once per plan and batch). */
+  const requestSecretsOf = async (clusterId: string, planId: string): Promise<string[]> => {
+    const fields = await deps.credentials.get(clusterId, planId);
+    if (Object.keys(fields).length === 0) return [];
+    const cluster = await deps.clusters.fixedPartsOf(clusterId);
+    return secretsOf(fields, cluster ? await deps.tenancy.providerType(cluster.provider.providertype) : undefined);
   };
 
   /** Applies a batch; answers the positions of results whose output showed such fields. */
   const applyBatch = async (batch: TaskResult[]): Promise<Set<number>> => {
+    // A failed task's output is kept: without the request's provider fields, which are not kept.
+    const secrets = new Map<string, Promise<string[]>>();
     const showedSecrets = new Set<number>();
     const results = await Promise.all(
       batch.map(async (raw, i) => {
-        const r = await withoutRequestSecrets(raw);
+        if (raw.status === 0 || (!raw.stdout && !raw.stderr)) return raw;
+        const key = `${raw.clusterId}/${raw.planId}`;
+        let found = secrets.get(key);
+        if (!found) secrets.set(key, (found = requestSecretsOf(raw.clusterId, raw.planId)));
+        const r = outputWithoutSecrets(raw, await found);
         if (r !== raw) showedSecrets.add(i);
         return r;
       }),
