@@ -69,6 +69,7 @@ export {
   modifyValue,
   listKeys,
   listValues,
+  purgeKeys,
   RevisionCache,
 } from "./kv.js";
 export type { KV, Versioned, Modification, ModifyOptions } from "./kv.js";
@@ -89,6 +90,8 @@ export {
 export type { HostEntry, HostState, HostAllocation } from "./hostpool.js";
 export { subjects, queues, buckets, objectStores, SUPERADMIN_TENANT, ADMIN_USER } from "./subjects.js";
 export type { CrudSubjects } from "./subjects.js";
+export { liveTenantRecord } from "./tenant-record.js";
+export type { TenantDeletion, TenantRecordHead } from "./tenant-record.js";
 export {
   isValidName,
   parseId,
@@ -127,6 +130,7 @@ export {
   resultSubject,
   eventSubject,
   taskMessageId,
+  tenantStreamFilters,
   TASK_ACK_WAIT_MS,
   RESULTS_ACK_WAIT_MS,
   DUPLICATE_WINDOW_MS,

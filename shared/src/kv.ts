@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Kvm, type KV, type KvOptions } from "@nats-io/kv";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { decode, encode } from "./codec.js";
 import { BoundedCache } from "./bounded-cache.js";
 import { CorralError } from "./errors.js";
@@ -271,6 +272,18 @@ export async function listKeys(kv: KV, filter = ">"): Promise<string[]> {
   const keys: string[] = [];
   for await (const k of await kv.keys(filter)) keys.push(k);
   return keys;
+}
+
+/**
+ * Removes every key matching a filter (`>` and `*` wildcards) with its whole history, in one stream purge however
+ * many keys match. Leaves no delete markers: watchers of the bucket are not told, so use it only on buckets nobody
+ * mirrors through a watch. Answers how many stored revisions were removed.
+ */
+export async function purgeKeys(kv: KV, filter: string): Promise<number> {
+  const lean = leanBuckets.get(kv);
+  if (!lean) throw new Error("purgeKeys needs a bucket opened with openBucket");
+  const jsm = await jetstreamManager(lean.nc);
+  return (await jsm.streams.purge(lean.stream, { filter: lean.prefix + filter })).purged;
 }
 
 /** Reads every live value under a filter, with keys. */

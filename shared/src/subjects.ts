@@ -63,6 +63,11 @@ export const subjects = {
     stopServices: "corral.clusters.services.stop",
     restartServices: "corral.clusters.services.restart",
     nodeProperties: "corral.clusters.nodeProperties",
+    /**
+     * Internal (tenant deletion): `{tenant}` removes up to a batch of the tenant's clusters with everything kept
+     * for them, then its task queue, results, events and usage; answers `{done}`. Idempotent.
+     */
+    purgeTenant: "corral.clusters.purgeTenant",
   },
   plugins: {
     listTypes: "corral.plugins.types.list",
@@ -82,6 +87,8 @@ export const subjects = {
   metrics: {
     queues: "corral.metrics.queues",
     nodeUsage: "corral.metrics.nodes.usage",
+    /** Internal (tenant deletion): `{tenant}` removes the tenant's node-usage records. Idempotent. */
+    purgeTenant: "corral.metrics.purgeTenant",
   },
   auth: {
     /** Checks a Bearer token: `{token}` -> `{userId, tenant?, roles, expiresAt}` or 401. */

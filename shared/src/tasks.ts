@@ -134,6 +134,12 @@ export const resultSubject = (tenant: string, taskId: string, dispatch: number) 
   `corral.results.${keyToken(tenant)}.${keyToken(taskId)}.${dispatch}`;
 export const eventSubject = (tenant: string, kind: string) => `corral.events.${keyToken(tenant)}.${kind}`;
 export const taskMessageId = (taskId: string, dispatch: number) => `${taskId}.${dispatch}`;
+/** Subject filters of everything one tenant has in the three streams. */
+export const tenantStreamFilters = (tenant: string): Record<string, string> => ({
+  [streams.tasks]: taskSubject(tenant),
+  [streams.results]: `corral.results.${keyToken(tenant)}.>`,
+  [streams.events]: `corral.events.${keyToken(tenant)}.>`,
+});
 
 /** How long a worker may hold a task without an in-progress ack before it is redelivered elsewhere. */
 export const TASK_ACK_WAIT_MS = 15_000;

@@ -41,7 +41,8 @@ import { startTenantJanitor } from "../../services/plugins/src/tenant-janitor.js
 
 // One provisioner: it announces the bundled plugin types (sim; shell, chef-solo) and syncs resources.
 // A long gateway timeout: the 50 MB upload test forces garbage collections while it runs.
-const test = testWithSystem({ provisioners: 1, requestTimeoutMs: 60_000 });
+// Clusters and metrics too: a deleted tenant's name is free again once every service that keeps tenant state purged it.
+const test = testWithSystem({ provisioners: 1, clusters: 1, metrics: 1, requestTimeoutMs: 60_000 });
 type T = SystemTest;
 
 const SCRIPTS = "/plugins/automatortypes/shell/scripts";

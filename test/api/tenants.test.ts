@@ -13,7 +13,8 @@ import { startSystem, type TestSystem } from "../helpers/system.js";
 const test = anyTest as TestFn<{ sys: TestSystem }>;
 
 test.before(async (t) => {
-  t.context.sys = await startSystem();
+  // A deleted name is free again once every service that keeps tenant state purged it: clusters and metrics too.
+  t.context.sys = await startSystem({ clusters: 1, metrics: 1 });
   await registerFixturePluginTypes(t.context.sys.nc);
   // The superadmin catalog that bootstrap copies; tests only read it.
   for (const kind of KINDS) {

@@ -8,6 +8,7 @@ import { createNodeStore } from "./adapters/node-store.js";
 import { createPlanStore } from "./adapters/plan-store.js";
 import { createPublisher } from "./adapters/publisher.js";
 import { openTenancyClient } from "./adapters/tenancy-client.js";
+import { createTenantMessages } from "./adapters/tenant-messages.js";
 import { openUsageStore } from "./adapters/usage-store.js";
 import { createEngine } from "./engine/engine.js";
 import type { EngineDeps } from "./engine/deps.js";
@@ -18,6 +19,7 @@ import { configHandlers } from "./handlers/config.js";
 import { planHandlers } from "./handlers/plans.js";
 import { rpcHandlers } from "./handlers/rpc.js";
 import { serviceHandlers } from "./handlers/services.js";
+import { tenantPurgeHandlers } from "./handlers/tenant-purge.js";
 
 export interface ClustersServiceDeps {
   nc: NatsConnection;
@@ -65,6 +67,7 @@ export async function startClustersService(options: ClustersServiceDeps): Promis
       ...configHandlers(h),
       ...serviceHandlers(h),
       ...rpcHandlers(h),
+      ...tenantPurgeHandlers(h, createTenantMessages(nc)),
     },
   });
   const results = await startResultsConsumer(deps, engine);

@@ -1,7 +1,18 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { buckets, fromKeyToken, kvKey, openBucket, readValue, type KV, type Logger } from "@corral/shared";
+import {
+  buckets,
+  decode,
+  fromKeyToken,
+  kvKey,
+  liveTenantRecord,
+  openBucket,
+  readValue,
+  type KV,
+  type Logger,
+  type TenantRecordHead,
+} from "@corral/shared";
 
-/** Answers "does this tenant exist?" from a watched in-memory set, falling back to KV on a miss. */
+/** Answers "does this tenant exist?" from a watched in-memory set, falling back to KV on a miss. A tenant being deleted does not. */
 export interface TenantDirectory {
   exists(tenant: string): Promise<boolean>;
   stop(): void;
@@ -14,14 +25,14 @@ export async function openTenantDirectory(nc: NatsConnection, log: Logger): Prom
   void (async () => {
     for await (const e of watcher) {
       const name = fromKeyToken(e.key);
-      if (e.operation === "PUT") known.add(name);
+      if (e.operation === "PUT" && liveTenantRecord(decode<TenantRecordHead>(e.value))) known.add(name);
       else known.delete(name);
     }
   })().catch((err: unknown) => log.warn("tenant watch ended", { err }));
   return {
     async exists(tenant) {
       if (known.has(tenant)) return true;
-      const found = (await readValue(kv, kvKey(tenant))) !== undefined;
+      const found = liveTenantRecord((await readValue<TenantRecordHead>(kv, kvKey(tenant)))?.value) !== undefined;
       if (found) known.add(tenant);
       return found;
     },

@@ -6,6 +6,7 @@ import { openQueueStateReader } from "./adapters/queue-state.js";
 import { createRedisUsageStore, type RedisClient } from "./adapters/usage-store.js";
 import { nodeUsageHandlers } from "./handlers/node-usage.js";
 import { queueHandlers } from "./handlers/queues.js";
+import { tenantPurgeHandlers } from "./handlers/tenant-purge.js";
 
 export interface MetricsServiceDeps {
   nc: NatsConnection;
@@ -62,7 +63,7 @@ export async function startMetricsService(deps: MetricsServiceDeps): Promise<Met
       nc,
       queue: queues.metrics,
       log,
-      handlers: { ...queueHandlers(reader), ...nodeUsageHandlers(store, now) },
+      handlers: { ...queueHandlers(reader), ...nodeUsageHandlers(store, now), ...tenantPurgeHandlers(store, feed) },
     });
     // The subscriptions are registered at the server once start resolves: a request right after finds them.
     await nc.flush();

@@ -75,7 +75,7 @@ export function createCatalogReplacer(deps: CatalogReplacerDeps): CatalogReplace
     async replace(tenant, snapshot) {
       const pending = newPending(snapshot);
       await tenants.modify(tenant, (current) => {
-        if (!current) throw new NotFoundError("tenant", tenant);
+        if (!current || current.value.deleting) throw new NotFoundError("tenant", tenant);
         const running = current.value.pendingCatalog;
         if (running && !isStale(running)) {
           throw new ConflictError(`a catalog import for tenant ${tenant} is in progress, try again`);
@@ -87,7 +87,7 @@ export function createCatalogReplacer(deps: CatalogReplacerDeps): CatalogReplace
     async reconcile() {
       for (const record of await tenants.list()) {
         const running = record.pendingCatalog;
-        if (!running || !isStale(running)) continue;
+        if (!running || !isStale(running) || record.deleting) continue;
         const name = record.tenant.name;
         const claim = { ...running, startedAt: now(), token: randomUUID() };
         const claimed = await tenants.modify(name, (current) =>

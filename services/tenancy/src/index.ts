@@ -6,5 +6,10 @@ await runServiceProcess({
   env: process.env,
   exit: process.exit,
   start: ({ nc, log, config }) =>
-    startTenancyService({ nc, log, superadminWorkers: config.get("tenancy.superadmin.workers") }),
+    startTenancyService({
+      nc,
+      log,
+      superadminWorkers: config.get("tenancy.superadmin.workers"),
+      takeoverAfterMs: config.get("tenancy.takeoverAfterMs"),
+    }),
 });

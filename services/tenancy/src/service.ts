@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { CATALOG_KINDS, SUPERADMIN_TENANT, queues, serve, type Logger } from "@corral/shared";
 import { openCatalogStore } from "./adapters/catalog-store.js";
@@ -13,17 +14,18 @@ import { hostPoolHandlers } from "./handlers/hostpool.js";
 import { provisionerHandlers } from "./handlers/provisioners.js";
 import { tenantHandlers } from "./handlers/tenants.js";
 import { transferHandlers } from "./handlers/transfer.js";
+import { createTenantDeletions } from "./tenant-deletion.js";
 
 export interface TenancyServiceDeps {
   nc: NatsConnection;
   log: Logger;
   /** @default Date.now */
   now?: () => number;
-  /** How often abandoned catalog replacements are looked for. @default 15000 */
+  /** How often abandoned catalog replacements and tenant deletions are looked for. @default 15000 */
   reconcileIntervalMs?: number;
   /** Workers of the superadmin tenant when it is first created. @default 0 */
   superadminWorkers?: number;
-  /** Age after which another instance finishes an interrupted replacement. @default 30000 */
+  /** Age after which another instance finishes an interrupted replacement or tenant deletion. @default 30000 */
   takeoverAfterMs?: number;
   /** Worker balancing (balancer/balancer.ts): round interval and dead-record removal age. @default {} */
   balancer?: { intervalMs?: number; removeDeadAfterMs?: number };
@@ -46,13 +48,17 @@ export async function startTenancyService(deps: TenancyServiceDeps): Promise<Ten
     openHostPoolStore(nc),
   ]);
   const replacer = createCatalogReplacer({ tenants, catalog, log, now, takeoverAfterMs: deps.takeoverAfterMs });
+  const deletions = createTenantDeletions({ tenants, usage, replacer, hostPool, nc, log, now, takeoverAfterMs: deps.takeoverAfterMs });
 
   // The superadmin tenant exists from the first start; concurrent instances race on create, one wins.
-  await tenants.create({ tenant: { name: SUPERADMIN_TENANT, description: "super admin tenant", workers: deps.superadminWorkers ?? 0 } });
+  await tenants.create({
+    tenant: { name: SUPERADMIN_TENANT, description: "super admin tenant", workers: deps.superadminWorkers ?? 0 },
+    uid: randomUUID(),
+  });
 
   const handlers = Object.assign(
     {},
-    tenantHandlers({ tenants, catalog, usage, replacer, nc, log }),
+    tenantHandlers({ tenants, catalog, usage, replacer, deletions, nc, log }),
     provisionerHandlers(registry, now),
     transferHandlers({ catalog, registry, replacer }),
     ...CATALOG_KINDS.map((kind) => catalogHandlers(kind, { catalog, registry })),
@@ -63,7 +69,10 @@ export async function startTenancyService(deps: TenancyServiceDeps): Promise<Ten
   const served = serve({ nc, queue: queues.tenancy, log, handlers });
 
   const reconcile = () =>
-    replacer.reconcile().catch((err: unknown) => log.warn("catalog reconcile failed", { err }));
+    Promise.all([
+      replacer.reconcile().catch((err: unknown) => log.warn("catalog reconcile failed", { err })),
+      deletions.sweep().catch((err: unknown) => log.warn("tenant deletion sweep failed", { err })),
+    ]);
   void reconcile();
   const timer = setInterval(reconcile, deps.reconcileIntervalMs ?? 15000);
   timer.unref();
@@ -76,6 +85,7 @@ export async function startTenancyService(deps: TenancyServiceDeps): Promise<Ten
         await balancer.stop();
         balancerStore.stop();
         await served.stop();
+        await deletions.stop();
         catalog.stop();
       })();
       return stopping;

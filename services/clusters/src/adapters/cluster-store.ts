@@ -24,6 +24,8 @@ export interface ClusterStore {
     id: string,
     fn: (current: Versioned<ClusterRecord> | undefined) => Modification<ClusterRecord>,
   ): Promise<ClusterRecord | undefined>;
+  /** Removes a cluster record with its history (tenant deletion); the mirror learns it through the watch. */
+  remove(id: string): Promise<void>;
   /** Every cluster, as of a read that includes every write acknowledged before it started. */
   all(): Promise<ClusterRecord[]>;
   stop(): void;
@@ -66,6 +68,10 @@ export async function openClusterStore(kv: KV, log: Logger): Promise<ClusterStor
     },
     async modify(id, fn) {
       return (await modifyValue<ClusterRecord>(kv, kvKey(id), fn, { cache })).value;
+    },
+    async remove(id) {
+      cache.forget(kvKey(id));
+      await kv.purge(kvKey(id));
     },
     async all() {
       await caughtUp();

@@ -1,5 +1,8 @@
 import { modifyValue, RevisionCache, type KV } from "@corral/shared";
 
+/** The counter numbering a cluster's jobs after its create. */
+export const jobCounterName = (clusterId: string) => `plans.${clusterId}`;
+
 /** Monotonic counters (cluster ids, job numbers); a number handed out is never handed out again. */
 export interface Counters {
   /**
@@ -8,6 +11,8 @@ export interface Counters {
    * unused when the process stops) and of numbers from two processes interleaving.
    */
   next(name: string, options?: { block?: number }): Promise<number>;
+  /** Forgets a counter whose numbers are never needed again (a purged cluster's jobs). */
+  remove(name: string): Promise<void>;
 }
 
 export function createCounters(kv: KV): Counters {
@@ -36,6 +41,11 @@ export function createCounters(kv: KV): Counters {
         }
         await pending;
       }
+    },
+    async remove(name) {
+      blocks.delete(name);
+      cache.forget(name);
+      await kv.purge(name);
     },
   };
 }

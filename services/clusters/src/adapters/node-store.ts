@@ -1,4 +1,4 @@
-import { kvKey, modifyValue, putValue, readValue, RevisionCache, type KV, type Modification, type Versioned } from "@corral/shared";
+import { kvKey, modifyValue, purgeKeys, putValue, readValue, RevisionCache, type KV, type Modification, type Versioned } from "@corral/shared";
 import type { ClusterNode } from "../domain/records.js";
 import { mapLimit } from "./buckets.js";
 
@@ -17,6 +17,8 @@ export interface NodeStore {
     nodeId: string,
     fn: (current: Versioned<ClusterNode> | undefined) => Modification<ClusterNode>,
   ): Promise<ClusterNode | undefined>;
+  /** Removes every node of a cluster with its history (tenant deletion). */
+  removeCluster(clusterId: string): Promise<void>;
 }
 
 export function createNodeStore(kv: KV): NodeStore {
@@ -44,6 +46,9 @@ export function createNodeStore(kv: KV): NodeStore {
     },
     async modify(clusterId, nodeId, fn) {
       return (await modifyValue<ClusterNode>(kv, kvKey(clusterId, nodeId), fn, { cache })).value;
+    },
+    async removeCluster(clusterId) {
+      await purgeKeys(kv, `${kvKey(clusterId)}.>`);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { BoundedCache, encode, kvKey, modifyValue, putValue, readValue, RevisionCache, type KV, type Modification, type Versioned } from "@corral/shared";
+import { BoundedCache, encode, kvKey, modifyValue, purgeKeys, putValue, readValue, RevisionCache, type KV, type Modification, type Versioned } from "@corral/shared";
 import { TASKS_PER_PAGE, type PlanRecord, type StoredTask } from "../domain/records.js";
 import { mapLimit } from "./buckets.js";
 
@@ -21,6 +21,8 @@ export interface PlanStore {
   stageTasks(plan: PlanRecord, stage: number): Promise<StoredTask[]>;
   /** One task by its position in a stage (reads only its page). */
   stageTask(plan: PlanRecord, stage: number, position: number): Promise<StoredTask | undefined>;
+  /** Removes every plan of a cluster and its task pages, with their history (tenant deletion). */
+  removeCluster(clusterId: string): Promise<void>;
 }
 
 const pageKey = (plan: { clusterId: string; id: string }, stage: number, page: number) =>
@@ -83,6 +85,10 @@ export function createPlanStore(plans: KV, planTasks: KV): PlanStore {
       if (position < 0 || position >= (plan.stageSizes[stage] ?? 0)) return undefined;
       const page = await readPage(plan, stage, Math.floor(position / TASKS_PER_PAGE));
       return page[position % TASKS_PER_PAGE];
+    },
+    async removeCluster(clusterId) {
+      const under = `${kvKey(clusterId)}.>`;
+      await Promise.all([purgeKeys(plans, under), purgeKeys(planTasks, under)]);
     },
   };
 }

@@ -3,6 +3,7 @@ import {
   buckets,
   call,
   kvKey,
+  liveTenantRecord,
   openBucket,
   pluginTypeKey,
   readValue,
@@ -10,12 +11,13 @@ import {
   type CatalogSnapshot,
   type KV,
   type PluginSpec,
-  type Tenant,
+  type TenantRecordHead,
 } from "@corral/shared";
 
 /** What the clusters service reads from tenancy: tenants, a tenant's catalog, plugin types. */
 export interface TenancyClient {
-  tenant(name: string): Promise<Tenant | undefined>;
+  /** The tenant's record; undefined when there is none or the tenant is being deleted. */
+  tenant(name: string): Promise<TenantRecordHead | undefined>;
   catalog(tenant: string): Promise<CatalogSnapshot>;
   providerType(name: string): Promise<PluginSpec | undefined>;
 }
@@ -27,7 +29,7 @@ export async function openTenancyClient(nc: NatsConnection): Promise<TenancyClie
   ]);
   return {
     async tenant(name) {
-      return (await readValue<{ tenant: Tenant }>(tenants, kvKey(name)))?.value.tenant;
+      return liveTenantRecord((await readValue<TenantRecordHead>(tenants, kvKey(name)))?.value);
     },
     catalog: (tenant) => call<CatalogSnapshot>(nc, subjects.tenancy.snapshot, { tenant }),
     async providerType(name) {

@@ -15,6 +15,8 @@ export interface UsageStore {
   /** Sets the usage to a recount (repairs a reservation a crash left behind). */
   set(tenant: string, usage: TenantUsage): Promise<void>;
   get(tenant: string): Promise<TenantUsage>;
+  /** Forgets a deleted tenant's usage. */
+  remove(tenant: string): Promise<void>;
 }
 
 /** The 409 a reservation gets when `nodes` more in one more cluster would exceed the tenant's quotas. */
@@ -98,7 +100,9 @@ export async function openUsageStore(nc: NatsConnection): Promise<UsageStore> {
     },
     async release(tenant, nodes) {
       await modifyValue<TenantUsage>(kv, kvKey(tenant), (current) => {
-        const used = current?.value ?? zero;
+        // Nothing to take back from a usage already forgotten (its tenant was deleted meanwhile).
+        if (!current) return { keep: true };
+        const used = current.value;
         return { put: { clusters: Math.max(0, used.clusters - 1), nodes: Math.max(0, used.nodes - nodes) } };
       }, { cache });
     },
@@ -112,6 +116,10 @@ export async function openUsageStore(nc: NatsConnection): Promise<UsageStore> {
     },
     async get(tenant) {
       return (await readValue<TenantUsage>(kv, kvKey(tenant)))?.value ?? zero;
+    },
+    async remove(tenant) {
+      cache.forget(kvKey(tenant));
+      await kv.purge(kvKey(tenant));
     },
   };
 }

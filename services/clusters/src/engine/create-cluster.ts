@@ -50,8 +50,9 @@ export async function createCluster(deps: EngineDeps, engine: Engine, identity: 
   // Independent reads run side by side; the tenant's absence is reported before anything the catalog says.
   const catalogRead = deps.tenancy.catalog(identity.tenant);
   catalogRead.catch(() => {});
-  const tenant = await deps.tenancy.tenant(identity.tenant);
-  if (!tenant) throw new NotFoundError("tenant", identity.tenant);
+  const record = await deps.tenancy.tenant(identity.tenant);
+  if (!record) throw new NotFoundError("tenant", identity.tenant);
+  const { tenant } = record;
   const catalog = await catalogRead;
   const template: ClusterTemplate | undefined = findIn(catalog.clustertemplates, req.clusterTemplate);
   if (!template) throw new BadRequestError(`cluster template ${req.clusterTemplate} does not exist`, { field: "clusterTemplate" });
@@ -81,6 +82,9 @@ export async function createCluster(deps: EngineDeps, engine: Engine, identity: 
   });
   await deps.usage.reserve(tenant, solution.nodes.length);
   try {
+    // A tenant delete marks the tenant before it counts reservations: one it did not count sees the mark here.
+    const still = await deps.tenancy.tenant(tenant.name);
+    if (!still || still.uid !== record.uid) throw new NotFoundError("tenant", tenant.name);
     const nodes: ClusterNode[] = solution.nodes.map((n) => ({
       id: n.id,
       clusterId: id,

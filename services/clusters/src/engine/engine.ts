@@ -18,6 +18,7 @@ import {
   type PlanEvent,
 } from "../domain/plan-machine.js";
 import type { ClusterRecord, PlanRecord, StoredTask } from "../domain/records.js";
+import { jobCounterName } from "../adapters/counters.js";
 import type { EngineDeps } from "./deps.js";
 import { DispatchMemory } from "./dispatch-memory.js";
 import { createDispatcher, type Dispatcher, type KnownState } from "./dispatcher.js";
@@ -169,7 +170,7 @@ export function createEngine(deps: EngineDeps): Engine {
       if (!isActionAllowed(statusOf(cluster), request.action)) throw conflictFor(cluster, request.action);
       // A number of its own per attempt: racing requests never write to the same plan (only one wins below).
       // Plan 1 is the create's; the per-cluster counter numbers the jobs after it.
-      const planId = formatPlanId(cluster.id, 1 + (await deps.counters.next(`plans.${cluster.id}`)));
+      const planId = formatPlanId(cluster.id, 1 + (await deps.counters.next(jobCounterName(cluster.id))));
       const changed = request.mutate ? request.mutate(cluster) : cluster;
       const nodes = (await deps.nodes.getMany(cluster.id, nodeIdsOfCluster(cluster))).map((n) => ({
         id: n.id,

@@ -28,6 +28,11 @@ export interface EventFeedOptions {
 }
 
 export interface EventFeed {
+  /**
+   * Resolves once every node event the stream holds now has been recorded and acked (by any instance), so none
+   * of them can be recorded later; false when that did not happen within `timeoutMs`.
+   */
+  caughtUp(timeoutMs: number): Promise<boolean>;
   /** Ends the pull loop after the batch in hand. Idempotent. */
   stop(): Promise<void>;
 }
@@ -126,6 +131,17 @@ export async function startEventFeed(options: EventFeedOptions): Promise<EventFe
 
   let stopping: Promise<void> | undefined;
   return {
+    async caughtUp(timeoutMs) {
+      const target = (await jsm.streams.info(streams.events)).state.last_seq;
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const info = await jsm.consumers.info(streams.events, NODE_EVENTS_CONSUMER).catch(() => undefined);
+        // The ack floor passes purged and unfiltered messages too once everything before it is acked.
+        if (info && (info.ack_floor.stream_seq >= target || (info.num_pending === 0 && info.num_ack_pending === 0))) return true;
+        if (Date.now() >= deadline) return false;
+        await sleep(100);
+      }
+    },
     stop() {
       stopping ??= (async () => {
         running = false;

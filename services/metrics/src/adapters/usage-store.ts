@@ -24,6 +24,11 @@ export interface UsageStore {
    * none, never after `end`). Open nodes count until `nowSeconds`.
    */
   usage(scope: UsageScope, window: { start?: number; end: number }, nowSeconds: number): Promise<UsageFigure>;
+  /**
+   * Forgets a deleted tenant: its node records and the series of its tenant and tenant-user scopes. The all-tenants
+   * and user-across-tenants series (superadmin views) keep the node-seconds it used. Returns the keys removed.
+   */
+  purgeTenant(tenant: string): Promise<number>;
 }
 
 export interface UsageStoreOptions {
@@ -98,6 +103,17 @@ export function createRedisUsageStore(client: RedisClient, options: UsageStoreOp
       ])) as unknown[];
       const [start, end, value] = reply.map(Number);
       return { start: start ?? 0, end: end ?? window.end, value: value ?? 0 };
+    },
+    async purgeTenant(tenant) {
+      // Node records, then the `t:<T>` and `tu:<T>:<U>` series (usage-scripts.ts); a token holds no ':' and no glob character.
+      const t = keyToken(tenant);
+      let removed = 0;
+      for (const pattern of [`n:${t}:*`, `s:t:${t}:*`, `s:tu:${t}:*`]) {
+        for await (const keys of client.scanIterator({ MATCH: prefix + pattern, COUNT: 1000 })) {
+          if (keys.length > 0) removed += await client.unlink(keys);
+        }
+      }
+      return removed;
     },
   };
 }

@@ -3,9 +3,11 @@ import {
   buckets,
   hostAllocationFilter,
   hostAllocationKey,
+  kvKey,
   listValues,
   modifyValue,
   openBucket,
+  purgeKeys,
   type HostAllocation,
   type KV,
 } from "@corral/shared";
@@ -15,6 +17,8 @@ export interface HostPoolStore {
   list(tenant: string, provider: string): Promise<HostAllocation[]>;
   /** Deletes the host's key if it is quarantined (compare-and-set); false when it is not. */
   releaseQuarantined(tenant: string, provider: string, host: string): Promise<boolean>;
+  /** Forgets every allocation of a deleted tenant (of terminated clusters, and quarantines). */
+  purgeTenant(tenant: string): Promise<void>;
 }
 
 class KvHostPoolStore implements HostPoolStore {
@@ -29,6 +33,9 @@ class KvHostPoolStore implements HostPoolStore {
       return released ? { delete: true } : { keep: true };
     });
     return released;
+  }
+  async purgeTenant(tenant: string) {
+    await purgeKeys(this.kv, `${kvKey(tenant)}.>`);
   }
 }
 

@@ -2,7 +2,6 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import {
   buckets,
   createValue,
-  deleteValue,
   kvKey,
   listValues,
   modifyValue,
@@ -11,7 +10,7 @@ import {
   type CatalogSnapshot,
   type KV,
   type Modification,
-  type Tenant,
+  type TenantRecordHead,
   type Versioned,
 } from "@corral/shared";
 
@@ -24,9 +23,8 @@ export interface PendingCatalog {
   token: string;
 }
 
-/** What the tenants bucket holds per tenant. */
-export interface TenantRecord {
-  tenant: Tenant;
+/** What the tenants bucket holds per tenant: what every service reads, and tenancy's own marks. */
+export interface TenantRecord extends TenantRecordHead {
   pendingCatalog?: PendingCatalog;
 }
 
@@ -39,7 +37,6 @@ export interface TenantStore {
     name: string,
     fn: (current: Versioned<TenantRecord> | undefined) => Modification<TenantRecord>,
   ): Promise<TenantRecord | undefined>;
-  remove(name: string, revision: number): Promise<boolean>;
   list(): Promise<TenantRecord[]>;
 }
 
@@ -53,9 +50,6 @@ class KvTenantStore implements TenantStore {
   }
   async modify(name: string, fn: (current: Versioned<TenantRecord> | undefined) => Modification<TenantRecord>) {
     return (await modifyValue<TenantRecord>(this.kv, kvKey(name), fn)).value;
-  }
-  remove(name: string, revision: number) {
-    return deleteValue(this.kv, kvKey(name), revision);
   }
   async list() {
     return (await listValues<TenantRecord>(this.kv)).map((e) => e.value);

@@ -1,11 +1,12 @@
+import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
 import {
   BadRequestError,
   ConflictError,
-  ForbiddenError,
   NotFoundError,
   SUPERADMIN_TENANT,
   call,
+  liveTenantRecord,
   parseName,
   parseTenantWrite,
   subjects,
@@ -19,6 +20,7 @@ import type { TenantStore } from "../adapters/tenant-store.js";
 import type { UsageStore } from "../adapters/usage-store.js";
 import type { CatalogReplacer } from "../catalog-replacer.js";
 import { emptySnapshot } from "../domain/catalog-replacement.js";
+import type { TenantDeletions } from "../tenant-deletion.js";
 import { exportCatalog } from "./transfer.js";
 
 export interface TenantHandlerDeps {
@@ -26,6 +28,7 @@ export interface TenantHandlerDeps {
   catalog: CatalogStore;
   usage: UsageStore;
   replacer: CatalogReplacer;
+  deletions: TenantDeletions;
   /** For calls to other services (bootstrap copies plugin resources through the plugins service). */
   nc: NatsConnection;
   log: Logger;
@@ -55,44 +58,51 @@ function checkQuotas(tenant: Tenant, used: { clusters: number; nodes: number }):
 }
 
 export function tenantHandlers(deps: TenantHandlerDeps): Record<string, Handler> {
-  const { tenants, catalog, usage, replacer, log } = deps;
-  /**
-   * Best effort: a deleted tenant's plugin resources must not reach a new tenant of the same name. What this
-   * misses (no plugins service up) the plugins service's janitor removes later.
-   */
+  const { tenants, catalog, usage, replacer, deletions, log } = deps;
+  /** Best effort: clears plugin resources a tenant of this name may have got without ever being created (a failed bootstrap). */
   const purgePluginResources = (tenant: string) =>
     call(deps.nc, subjects.plugins.purgeTenant, { tenant }).catch((err: unknown) =>
       log.warn("could not purge the plugin resources of a tenant; the plugins service's sweep will", { tenant, err }),
     );
   const s = subjects.tenancy.tenants;
   return {
-    [s.list]: async () => (await tenants.list()).map((r) => r.tenant).sort(byName),
+    [s.list]: async () =>
+      (await tenants.list())
+        .filter((r) => liveTenantRecord(r))
+        .map((r) => r.tenant)
+        .sort(byName),
 
     [s.get]: async (req: ApiRequest) => {
       const name = parseName(req.params["id"], "id");
-      const found = await tenants.get(name);
+      const found = liveTenantRecord((await tenants.get(name))?.value);
       if (!found) throw new NotFoundError("tenant", name);
-      return found.value.tenant;
+      return found.tenant;
     },
 
     [s.create]: async (req: ApiRequest) => {
       const { tenant, bootstrap } = parseTenantWrite(req.body);
       const exists = () => new ConflictError(`tenant ${tenant.name} already exists`, { field: "name" }, "already_exists");
+      /** The name's previous tenant, if it is still being deleted, is finished first (or this is a 409). */
+      const ensureFree = async () => {
+        const found = await tenants.get(tenant.name);
+        if (found?.value.deleting) await deletions.clear(tenant.name);
+        else if (found) throw exists();
+      };
       const snapshot = bootstrap ? await exportCatalog(catalog, SUPERADMIN_TENANT) : emptySnapshot();
       if (bootstrap) {
         // Spec 4.1: bootstrap also copies plugin resources. Done before the tenant exists: the copy replaces whatever
         // the name holds and is idempotent, so when it fails no tenant is left behind and the request can be retried.
-        if (await tenants.get(tenant.name)) throw exists();
+        await ensureFree();
         await call(deps.nc, subjects.plugins.copyTenant, { from: SUPERADMIN_TENANT, to: tenant.name }, {
           timeoutMs: PLUGIN_COPY_TIMEOUT_MS,
         });
       }
       const pending = replacer.newPending(snapshot);
       if (!bootstrap) {
-        if (await tenants.get(tenant.name)) throw exists();
+        await ensureFree();
         await purgePluginResources(tenant.name);
       }
-      if (!(await tenants.create({ tenant, pendingCatalog: pending }))) throw exists();
+      if (!(await tenants.create({ tenant, uid: randomUUID(), pendingCatalog: pending }))) throw exists();
       // Also clears whatever a previously deleted tenant of this name may have left behind.
       await replacer.finish(tenant.name, pending);
       return tenant;
@@ -108,7 +118,7 @@ export function tenantHandlers(deps: TenantHandlerDeps): Record<string, Handler>
       }
       const used = await usage.get(name);
       await tenants.modify(name, (current) => {
-        if (!current) throw new NotFoundError("tenant", name);
+        if (!current || current.value.deleting) throw new NotFoundError("tenant", name);
         checkQuotas(tenant, used);
         return { put: { ...current.value, tenant } };
       });
@@ -116,23 +126,7 @@ export function tenantHandlers(deps: TenantHandlerDeps): Record<string, Handler>
     },
 
     [s.delete]: async (req: ApiRequest) => {
-      const name = parseName(req.params["id"], "id");
-      if (name === SUPERADMIN_TENANT) throw new ForbiddenError("the superadmin tenant cannot be deleted");
-      const found = await tenants.get(name);
-      if (!found) throw new NotFoundError("tenant", name);
-      if (found.value.tenant.workers > 0) {
-        throw new ConflictError(
-          `tenant ${name} still has ${found.value.tenant.workers} workers; set workers to 0 before deleting it`,
-          undefined,
-          "not_deletable",
-        );
-      }
-      if (!(await tenants.remove(name, found.revision))) {
-        throw new ConflictError(`tenant ${name} changed while being deleted, try again`);
-      }
-      // If this dies half-way, creating the name again clears the rest (tenant create replaces the catalog).
-      await replacer.purge(name);
-      await purgePluginResources(name);
+      await deletions.delete(parseName(req.params["id"], "id"));
       return undefined;
     },
   };

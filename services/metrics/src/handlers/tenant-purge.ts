@@ -1,0 +1,24 @@
+import { BadRequestError, SUPERADMIN_TENANT, UnavailableError, getOwn, parseName, requireObject, subjects } from "@corral/shared";
+import type { EventFeed } from "../adapters/event-feed.js";
+import type { UsageStore } from "../adapters/usage-store.js";
+
+/** How long a purge waits for the node events already in the stream to be recorded. */
+const CATCH_UP_MS = 10_000;
+
+/**
+ * Internal, called by tenancy while it deletes a tenant (after the clusters service removed the tenant's events
+ * from the stream): `{tenant}` -> `{removed}` Redis keys. It first waits until no event of the tenant can still be
+ * recorded, or a late one would bring a record back.
+ */
+export function tenantPurgeHandlers(store: UsageStore, feed: EventFeed) {
+  return {
+    [subjects.metrics.purgeTenant]: async (body: unknown): Promise<{ removed: number }> => {
+      const tenant = parseName(getOwn(requireObject(body, ""), "tenant"), "tenant");
+      if (tenant === SUPERADMIN_TENANT) throw new BadRequestError("the superadmin tenant is never purged");
+      if (!(await feed.caughtUp(CATCH_UP_MS))) {
+        throw new UnavailableError("node events are not all recorded yet; the tenant's node usage is purged later");
+      }
+      return { removed: await store.purgeTenant(tenant) };
+    },
+  };
+}
