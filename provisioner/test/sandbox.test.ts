@@ -319,6 +319,31 @@ test.serial("a link planted where the task file goes is replaced, never written 
   await t.throwsAsync(lstat(taskFile), { code: "ENOENT" }, "the task file is removed afterwards");
 });
 
+test.serial("a node directory made before sandboxing (root's) is handed to the tenant's user, links not followed", async (t) => {
+  if (!isRoot) return t.pass("not root: no tenant users");
+  const task = shellTask(t.context.b, "x");
+  const dir = nodeDir(t.context.workDir, t.context.b, task.clusterId, task.nodeId);
+  await mkdir(join(dir, "chef-cache", "deep"), { recursive: true });
+  await writeFile(join(dir, "chef-cache", "deep", "old.txt"), "old\n");
+  const outside = join(t.context.trapDir, "not-the-tenants");
+  await writeFile(outside, "root's");
+  await symlink(outside, join(dir, "link-out"));
+  const shell = createShellAutomator({ sandbox: t.context.sandbox });
+  const out = await shell.runAction(ctx(t.context.workDir, task), {
+    name: "INSTALL",
+    service: "web",
+    fields: { script: "echo new >> chef-cache/deep/old.txt && cat chef-cache/deep/old.txt" },
+  });
+  t.is(out.status, 0, out.stderr);
+  t.is(out.stdout, "old\nnew\n");
+  const uid = (await stat(dir)).uid;
+  t.not(uid, 0);
+  t.is((await stat(join(dir, "chef-cache", "deep"))).uid, uid);
+  t.is((await lstat(join(dir, "link-out"))).uid, uid);
+  t.is((await stat(outside)).uid, 0, "the link's target keeps its owner");
+  await rm(outside);
+});
+
 /** Pids of processes whose command line contains `token`. */
 async function processesWith(token: string): Promise<number[]> {
   const pids: number[] = [];
