@@ -97,7 +97,9 @@ test("tenant delete - a later tenant of the same name sees nothing of the delete
   await (await openBucket(sys.nc, buckets.clusterKeys)).put(kvKey(name, id), encode({ privateKey: "old", publicKey: "old", createdAt: 1 }));
   await eventually(async () => (await nodeSeconds(t, user)) > 0, { what: "node usage of the old cluster recorded" });
   await terminate(t, user, id);
-  await (await openBucket(sys.nc, clusterBuckets.credentials)).put(kvKey(id), encode({ secret: "old-secret" }));
+  // Provider fields a plan of the cluster was given, as the clusters service keeps them while the plan runs.
+  const fields = { clusterId: id, planId, fields: { secret: "old-secret" }, writtenAt: Date.now() };
+  await (await openBucket(sys.nc, clusterBuckets.credentials)).put(kvKey(id, planId), encode(fields));
 
   // The checks below are not vacuous: all of this exists before the delete (but done tasks, which the work queue drops).
   const { tasks: _none, ...before } = await tenantLeftovers(sys.nc, name, [id], sys.redis?.url);

@@ -171,6 +171,28 @@ export function startClustersProcess(options: ClustersProcessOptions): Promise<S
   });
 }
 
+export interface TenancyProcessOptions {
+  natsUrl: string;
+  /** `CORRAL_TENANCY_TAKEOVERAFTERMS`: when another instance finishes an interrupted import or deletion. */
+  takeoverAfterMs?: number;
+  onLine?: (line: string) => void;
+}
+
+/** The tenancy service (`services/tenancy/src/index.ts`) as a child process; ready once it logs that it started. */
+export function startTenancyProcess(options: TenancyProcessOptions): Promise<ServiceProcess> {
+  return startServiceProcess({
+    name: "tenancy",
+    entry: "services/tenancy/src/index.ts",
+    env: {
+      CORRAL_NATS_URL: options.natsUrl,
+      CORRAL_LOG_LEVEL: "info",
+      ...(options.takeoverAfterMs !== undefined ? { CORRAL_TENANCY_TAKEOVERAFTERMS: String(options.takeoverAfterMs) } : {}),
+    },
+    readyMsg: "tenancy service started",
+    ...(options.onLine ? { onLine: options.onLine } : {}),
+  });
+}
+
 export interface ProvisionerProcessOptions {
   natsUrl: string;
   /** `CORRAL_PROVISIONER_ID` */

@@ -98,7 +98,7 @@ export async function tenantLeftovers(
     plans: await perCluster(clusterBuckets.plans, (id) => `${kvKey(id)}.>`),
     planTasks: await perCluster(clusterBuckets.planTasks, (id) => `${kvKey(id)}.>`),
     jobCounters: await perCluster(clusterBuckets.counters, jobCounterName),
-    credentials: await perCluster(clusterBuckets.credentials, (id) => kvKey(id)),
+    credentials: (await perCluster(clusterBuckets.credentials, (id) => kvKey(id))) + (await perCluster(clusterBuckets.credentials, (id) => `${kvKey(id)}.>`)),
     clusterKeys: await under(nc, buckets.clusterKeys, tenantKeys),
     hostPool: await under(nc, buckets.hostPool, tenantKeys),
     usage: (await readValue(await openBucket(nc, buckets.usage), kvKey(tenant))) !== undefined,
