@@ -283,6 +283,23 @@ test.serial("the same attack fails in a user namespace (the mode of a provisione
   await assertContained(t, out, tg);
 });
 
+test("a provisioner not run as root finds user namespaces and keeps tenants apart with them", async (t) => {
+  const workDir = await mkdtemp(join(tmpdir(), "corral-prov-nonroot-"));
+  t.teardown(() => rm(workDir, { recursive: true, force: true }));
+  const fixture = join(import.meta.dirname, "fixtures", "sandbox-cross-read.ts");
+  const node = [process.execPath, "--import=tsx", fixture, workDir];
+  // As root, the fixture runs as nobody (65534), owning its work directory; otherwise as this user.
+  if (isRoot) await run("chown", ["65534:65534", workDir]);
+  const argv = isRoot ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", ...node] : node;
+  const { stdout } = await run(argv[0]!, argv.slice(1), { env: { ...process.env, HOME: workDir }, timeout: 60_000 });
+  const report = JSON.parse(stdout.trim().split("\n").pop()!);
+  t.not(report.uid, 0);
+  t.deepEqual(report.isolation, { mode: "user-namespace", namespace: true });
+  t.is(report.a.stdout, "A-SECRET-FROM-NON-ROOT\n", "A reads its own file");
+  t.false(`${report.b.stdout}${report.b.stderr}`.includes("A-SECRET"), "B does not");
+  t.deepEqual(report.b.stdout.split("\n").filter(Boolean).sort(), [".", "..", "b"], "B sees no other tenant in the work directory");
+});
+
 test.serial("control: without a sandbox the same script finds A's and the provisioner's secrets", async (t) => {
   const tg = targets(t, await aRan(t));
   const workDir = t.context.workDir;
