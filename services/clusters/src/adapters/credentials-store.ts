@@ -1,4 +1,4 @@
-import { fromKeyToken, kvKey, listKeys, putValue, readValue, type JsonObject, type KV } from "@corral/shared";
+import { fromKeyToken, kvKey, listKeys, purgeKeys, putValue, readValue, type JsonObject, type KV } from "@corral/shared";
 
 /** One plan's provider fields as stored (key `<cluster>.<plan>`). */
 interface StoredFields {
@@ -41,9 +41,9 @@ export function createCredentialStore(kv: KV): CredentialStore {
   const keyOf = (clusterId: string, planId: string) => kvKey(clusterId, planId);
   // The older layout kept one entry per cluster, under the cluster id alone, until the cluster was terminated.
   const legacyKeyOf = (clusterId: string) => kvKey(clusterId);
+  // Every revision goes, and no delete marker stays behind to pile up (nothing watches this bucket).
   const purgeKey = async (key: string) => {
-    // A purge leaves a marker without a value; the bucket keeps no history, so no earlier value survives.
-    if (await readValue(kv, key)) await kv.purge(key);
+    await purgeKeys(kv, key);
   };
   return {
     async get(clusterId, planId) {
@@ -55,20 +55,19 @@ export function createCredentialStore(kv: KV): CredentialStore {
     },
     purge: (clusterId, planId) => purgeKey(keyOf(clusterId, planId)),
     async wipe(clusterId) {
-      const keys = await listKeys(kv, `${legacyKeyOf(clusterId)}.*`);
-      await Promise.all([...keys, legacyKeyOf(clusterId)].map(purgeKey));
+      await Promise.all([purgeKey(`${legacyKeyOf(clusterId)}.*`), purgeKey(legacyKeyOf(clusterId))]);
     },
     async entries() {
       const out: StoredFieldsEntry[] = [];
       for (const key of await listKeys(kv)) {
-        const value = (await readValue<StoredFields | JsonObject>(kv, key))?.value;
-        if (!value) continue;
-        if (!key.includes(".")) {
-          out.push({ clusterId: fromKeyToken(key), writtenAt: 0 });
-          continue;
-        }
-        const stored = value as StoredFields;
-        out.push({ clusterId: stored.clusterId, planId: stored.planId, writtenAt: stored.writtenAt });
+        const [cluster, plan] = key.split(".");
+        if (cluster === undefined) continue;
+        const writtenAt = (await readValue<Partial<StoredFields>>(kv, key))?.value.writtenAt;
+        out.push({
+          clusterId: fromKeyToken(cluster),
+          ...(plan !== undefined ? { planId: fromKeyToken(plan) } : {}),
+          writtenAt: typeof writtenAt === "number" ? writtenAt : 0,
+        });
       }
       return out;
     },
