@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import anyTest, { type TestFn } from "ava";
@@ -32,6 +32,7 @@ test.before(async (t) => {
   t.context.nc = await connectNats({ url: t.context.nats.url, name: "provisioner-lifecycle-test" });
   await ensureStreams(t.context.nc);
   t.context.dir = await mkdtemp(join(tmpdir(), "corral-prov-lifecycle-"));
+  await chmod(t.context.dir, 0o1777); // actions run as their tenant's sandbox user and read the test's flags here
   t.context.started = [];
 });
 

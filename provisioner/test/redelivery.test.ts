@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import anyTest, { type TestFn } from "ava";
@@ -39,6 +39,7 @@ test.before(async (t) => {
   t.context.nc = await connectNats({ url: t.context.nats.url, name: "provisioner-redelivery-test" });
   await ensureStreams(t.context.nc);
   t.context.workDir = await mkdtemp(join(tmpdir(), "corral-prov-redelivery-"));
+  await chmod(t.context.workDir, 0o1777); // actions run as their tenant's sandbox user and leave markers here
   t.context.children = [];
   t.context.provisioner = await startProvisioner({
     nc: t.context.nc,
@@ -146,6 +147,7 @@ test("redelivery - a provisioner killed mid-task: the task is redelivered to ano
   const childId = uniqueName("child");
   const dir = join(t.context.workDir, uniqueName("kill"));
   await mkdir(dir, { recursive: true });
+  await chmod(dir, 0o777);
   const [slow, started, pidFile] = [join(dir, "slow"), join(dir, "started"), join(dir, "pid")];
   await writeFile(slow, "");
 
