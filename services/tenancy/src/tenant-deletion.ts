@@ -113,11 +113,8 @@ export function createTenantDeletions(deps: TenantDeletionDeps): TenantDeletions
     return outcome;
   };
 
-  async function renew(name: string): Promise<TenantRecord> {
-    const token = tokens.get(name) ?? "";
-    const claimed = await claim(name, token);
-    if (claimed.kind !== "mine") throw new StillDeletingError(name, "another instance took it over");
-    return claimed.record;
+  async function renew(name: string): Promise<void> {
+    if ((await claim(name, tokens.get(name) ?? "")).kind !== "mine") throw new StillDeletingError(name, "another instance took it over");
   }
 
   /** Changes this run's tombstone; false when the claim is no longer this run's. */
