@@ -5,7 +5,7 @@
  * actions appending a line per run to a file) and checked in the stored state.
  */
 import anyTest, { type ExecutionContext, type TestFn } from "ava";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RESULTS_CONSUMER, connectNats, decode, fromKeyToken, silentLogger, streams } from "@corral/shared";
@@ -46,6 +46,7 @@ test.before(async (t) => {
   t.context.sys = sys;
   t.context.procs = createProcessSet();
   t.context.dir = await mkdtemp(join(tmpdir(), "corral-crash-"));
+  await chmod(t.context.dir, 0o1777); // sandboxed actions (their tenant's uid) append their log here
   t.context.execLog = join(t.context.dir, "executions.log");
   t.context.log = createExecutionLog();
   t.context.provisionerNc = await connectNats({ url: sys.nats.url, name: "crash-provisioner" });

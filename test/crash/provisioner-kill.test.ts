@@ -4,7 +4,7 @@
  * active. The time from the kill to the task running elsewhere is measured from the task's own log lines.
  */
 import anyTest, { type TestFn } from "ava";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buckets, kvKey, openBucket, readValue, type ProvisionerRecord } from "@corral/shared";
@@ -19,6 +19,7 @@ const test = anyTest as TestFn<{ sys: TestSystem; procs: ProcessSet; dir: string
 test.before(async (t) => {
   t.context.procs = createProcessSet();
   t.context.dir = await mkdtemp(join(tmpdir(), "corral-crash-"));
+  await chmod(t.context.dir, 0o1777); // sandboxed actions (their tenant's uid) append their log here
   t.context.sys = await startSystem({ clusters: 1, provisioners: 1, reconcileIntervalMs: 500 });
 });
 
@@ -65,7 +66,8 @@ test("crash - a provisioner killed while it holds a long task: another provision
   const line = (what: string) => `echo "${what} $CORRAL_PROVISIONER_ID $CORRAL_TASK_ID $CORRAL_DISPATCH $(date +%s%3N)" >> ${log}`;
   const install = [
     line("start"),
-    `if [ "$CORRAL_PROVISIONER_ID" = "${childId}" ]; then i=0; while [ $i -lt 400 ] && kill -0 $PPID 2>/dev/null; do sleep 0.1; i=$((i+1)); done; kill -0 $PPID 2>/dev/null || exit 1; fi`,
+    // Whether the provisioner lives, by its /proc entry: a sandboxed action may not signal it (kill -0).
+    `if [ "$CORRAL_PROVISIONER_ID" = "${childId}" ]; then i=0; while [ $i -lt 400 ] && [ -d /proc/$PPID ]; do sleep 0.1; i=$((i+1)); done; [ -d /proc/$PPID ] || exit 1; fi`,
     line("end"),
   ].join("; ");
   // Two workers: the balancer spreads them, one on each provisioner.
