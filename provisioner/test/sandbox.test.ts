@@ -177,8 +177,14 @@ async function aRan(t: { context: Context }): Promise<{ clusterId: string; nodeI
   return (t.context.aNode = { clusterId: task.clusterId, nodeId: task.nodeId });
 }
 
-/** Everything of A's and of the provisioner's that B's script tries to read, list or write. */
-function targets(t: { context: Context }, aNode: { clusterId: string; nodeId: string }) {
+/** Everything of A's and of the provisioner's that B's script tries to read (what -> path), list or write. */
+interface Targets {
+  reads: Record<string, string>;
+  lists: string[];
+  writes: string[];
+}
+
+function targets(t: { context: Context }, aNode: { clusterId: string; nodeId: string }): Targets {
   const { workDir, a } = t.context;
   const aNodeDir = nodeDir(workDir, a, aNode.clusterId, aNode.nodeId);
   return {
@@ -209,7 +215,7 @@ const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
  * the environment of every process it can see is searched for the provisioner's secret. Error messages go to
  * /dev/null: results keep only the last 2048 characters of each stream.
  */
-function attackScript(tg: ReturnType<typeof targets>, configFile: string): string {
+function attackScript(tg: Targets, configFile: string): string {
   const lines = ["set +e", "exec 2>/dev/null"];
   for (const [what, path] of Object.entries(tg.reads)) {
     const read = `if [ -d ${q(path)} ]; then ls -la ${q(path)}; else cat ${q(path)}; fi`;
@@ -227,9 +233,14 @@ function attackScript(tg: ReturnType<typeof targets>, configFile: string): strin
 }
 
 /** What every attack must end with: nothing leaked, nothing written. */
-async function assertContained(t: ExecutionContext<Context>, out: { stdout?: string; stderr?: string }, tg: ReturnType<typeof targets>) {
+async function assertContained(
+  t: ExecutionContext<Context>,
+  out: { stdout?: string; stderr?: string },
+  tg: Targets,
+  secrets: readonly string[] = Object.values(SECRETS),
+) {
   const output = `${out.stdout ?? ""}\n${out.stderr ?? ""}`;
-  for (const [what, secret] of Object.entries(SECRETS)) t.false(output.includes(secret), `${what} leaked into B's output`);
+  for (const secret of secrets) t.false(output.includes(secret), `${secret} leaked into B's output`);
   for (const what of Object.keys(tg.reads)) t.true(out.stdout?.includes(`READ-DENIED ${what}`), `B could read ${what}:\n${out.stdout}`);
   const entries = (out.stdout ?? "").split("\n").filter((l) => l.startsWith("  entry: ")).map((l) => l.slice("  entry: ".length));
   t.false(entries.includes(t.context.a), "B listed tenant A's directory");
@@ -298,6 +309,22 @@ test("a provisioner not run as root finds user namespaces and keeps tenants apar
   t.is(report.a.stdout, "A-SECRET-FROM-NON-ROOT\n", "A reads its own file");
   t.false(`${report.b.stdout}${report.b.stderr}`.includes("A-SECRET"), "B does not");
   t.deepEqual(report.b.stdout.split("\n").filter(Boolean).sort(), [".", "..", "b"], "B sees no other tenant in the work directory");
+});
+
+test.serial("with tenant users alone (no mount namespace), file modes keep B from A's files", async (t) => {
+  if (!isRoot) return t.pass("not root: no tenant users");
+  const all = targets(t, await aRan(t));
+  // Nothing is hidden in this mode: the provisioner's own files are left to their modes (README), so only A's are tried.
+  const reads = Object.fromEntries(Object.entries(all.reads).filter(([what]) => what !== "provisioner credentials"));
+  const tg = { reads, lists: all.lists.filter((d) => d !== t.context.privateDir), writes: all.writes.filter((d) => d !== t.context.privateDir) };
+  const shell = createShellAutomator({ sandbox: createLocalSandbox({ isolation: { mode: "tenant-user", namespace: false } }) });
+  const out = await shell.runAction(ctx(t.context.workDir, shellTask(t.context.b, "x")), {
+    name: "INSTALL",
+    service: "web",
+    fields: { script: attackScript(tg, "/dev/null") },
+  });
+  t.is(out.status, 0, out.stderr);
+  await assertContained(t, out, tg, [SECRETS.script, SECRETS.archive, SECRETS.work, SECRETS.env]);
 });
 
 test.serial("control: without a sandbox the same script finds A's and the provisioner's secrets", async (t) => {
@@ -374,6 +401,7 @@ async function processesWith(token: string): Promise<number[]> {
 
 const isolations: Array<[string, () => LocalSandbox]> = [
   ["detected", () => createLocalSandbox()],
+  ...(isRoot ? [["tenant user without namespace", () => createLocalSandbox({ isolation: { mode: "tenant-user", namespace: false } })] as [string, () => LocalSandbox]] : []),
   ["user-namespace", () => createLocalSandbox({ isolation: { mode: "user-namespace", namespace: true } })],
 ];
 
