@@ -15,8 +15,8 @@ import type { NatsUser } from "./servers.js";
  * stream, every `corral.*` service subject (so it can neither ask as the gateway nor answer as a service), and
  * subscriptions outside its own reply prefix (other users' replies, KV reads of the signing keys included, go to
  * `_INBOX.*`). It may not create, update, delete or purge streams: a stream it could create or update could
- * source the signing keys' stream. The streams it reads are therefore created before it connects
- * ({@link prepareBus} in bus-setup.ts).
+ * source the signing keys' stream. The buckets it reads are therefore created before it connects
+ * (`createProvisionerStores` in bus-setup.ts).
  */
 
 /** The `corral_clusters` bucket (services/clusters `clusterBuckets.clusters`; provisioner `CLUSTERS_BUCKET`). */

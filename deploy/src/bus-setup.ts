@@ -7,13 +7,20 @@ import { CLUSTERS_BUCKET, PROVISIONER_READS_BUCKETS, PROVISIONER_READS_OBJECT_ST
 const BUCKET_OPTIONS: Readonly<Record<string, { history: number }>> = { [CLUSTERS_BUCKET]: { history: 5 } };
 
 /**
- * Creates the task, result and event streams and every bucket and object store a provisioner reads, as the
- * services would (idempotent; existing ones are kept as they are). Run with the services' credentials before
- * services and provisioners start: provisioners may not create streams (bus-permissions.ts), and a provisioner
- * that starts before the clusters service no longer waits for the task stream.
+ * What the launcher creates before anything else connects (idempotent; existing streams and buckets are kept as
+ * they are), with the services' credentials: the task, result and event streams, so a provisioner that starts
+ * before the clusters service does not wait for the task stream, and {@link createProvisionerStores}.
  */
 export async function prepareBus(nc: NatsConnection): Promise<void> {
   await ensureStreams(nc);
+  await createProvisionerStores(nc);
+}
+
+/**
+ * Creates every bucket and object store a provisioner reads, as the services would. Provisioners may not create
+ * streams (bus-permissions.ts), so these must exist before the first one connects.
+ */
+export async function createProvisionerStores(nc: NatsConnection): Promise<void> {
   await Promise.all(PROVISIONER_READS_BUCKETS.map((name) => openBucket(nc, name, BUCKET_OPTIONS[name] ?? {})));
   const objm = new Objm(nc);
   await Promise.all(PROVISIONER_READS_OBJECT_STORES.map((name) => objm.create(name)));

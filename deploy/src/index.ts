@@ -9,7 +9,7 @@ export { generateBusCredentials } from "./bus-credentials.js";
 export type { BusCredentials, NatsLogin } from "./bus-credentials.js";
 export { natsUsers, provisionerPermissions } from "./bus-permissions.js";
 export type { NatsPermissions } from "./bus-permissions.js";
-export { prepareBus } from "./bus-setup.js";
+export { createProvisionerStores, prepareBus } from "./bus-setup.js";
 export { ensureDocker, isDockerAvailable } from "./docker.js";
 export { ensureNodeImage, NODE_IMAGE } from "./node-image.js";
 export type { DockerOptions } from "./docker.js";

@@ -66,19 +66,20 @@ export function createTaskFeed(options: TaskFeedOptions): TaskFeed {
   const consumerWait = quietWait(log, tenant);
 
   const ensureConsumer = () => {
-    ensuring ??= ensureTaskConsumer(nc, tenant)
-      .then((name) => {
+    ensuring ??= ensureTaskConsumer(nc, tenant).then(
+      (name) => {
+        ensuring = undefined;
         consumer = name;
         consumerWait.ended();
-      })
-      .catch((err: unknown) => {
+        pump();
+      },
+      (err: unknown) => {
+        // Only the retry timer tries again: pumping here would ask the server again at once, in a tight loop.
+        ensuring = undefined;
         consumerWait.failed(err);
         retryLater();
-      })
-      .finally(() => {
-        ensuring = undefined;
-        pump();
-      });
+      },
+    );
   };
 
   const retryLater = () => {

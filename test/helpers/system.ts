@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { generateBusCredentials, natsUsers, prepareBus, startNats, type BusCredentials, type NatsHandle } from "@corral/deploy";
+import { createProvisionerStores, generateBusCredentials, natsUsers, startNats, type BusCredentials, type NatsHandle } from "@corral/deploy";
 import {
   connectNats,
   loadConfig,
@@ -108,8 +108,9 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
     connections.push(nc);
     return nc;
   };
-  // As the launcher does: streams and the buckets provisioners read exist before anything else runs.
-  await prepareBus(await open("prepare"));
+  // As the launcher does, the buckets provisioners read exist before a provisioner connects (the streams are left
+  // to the clusters service: some tests make them first, with settings of their own).
+  await createProvisionerStores(await open("prepare"));
   const tenancies: TenancyService[] = [];
   for (let i = 0; i < (options.tenancies ?? 1); i++) {
     tenancies.push(await startTenancyService({ nc: await open(`tenancy-${i}`), log: silentLogger }));

@@ -1,0 +1,198 @@
+/**
+ * `npm start` as a newcomer runs it (deploy/src/launcher.ts), on a fresh data dir and again on the same one.
+ * Issue 10: the embedded servers require the credentials made at the first start, every service and the local
+ * provisioner use them, the provisioner's cannot read the signing keys, and the first start prints one line per
+ * step and no stack traces.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import anyTest, { type TestFn } from "ava";
+import { connect } from "@nats-io/transport-node";
+import { buckets, connectNats, openBucket, PROVISIONER_INBOX_PREFIX } from "@corral/shared";
+import { ensureNatsServer, freePort, repoRoot } from "@corral/deploy";
+import { createCluster, createClusterCatalog, waitForStatus } from "../../test/helpers/cluster-fixture.js";
+import { eventually } from "../../test/helpers/eventually.js";
+import { createProcessSet, startServiceProcess } from "../../test/helpers/processes.js";
+import { rawRedisAnswer } from "../../test/helpers/raw-redis.js";
+
+interface Launcher {
+  child: ChildProcess;
+  lines: string[];
+  exited: Promise<number | null>;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** `running` is a holder: ava gives each test a shallow copy of the context, so a field set by one test is lost. */
+const test = anyTest as TestFn<{ parent: string; dataDir: string; apiPort: number; running: { launcher?: Launcher } }>;
+
+test.before(async (t) => {
+  t.context.parent = await mkdtemp(join(tmpdir(), "corral-launcher-"));
+  t.context.dataDir = join(t.context.parent, "data");
+  t.context.apiPort = await freePort();
+  t.context.running = {};
+});
+test.after.always(async (t) => {
+  await t.context.running?.launcher?.stop();
+  if (t.context.parent) await rm(t.context.parent, { recursive: true, force: true });
+});
+
+/** Starts the launcher on the context's data dir, every port free, and waits until it says the API is up. */
+async function startLauncher(dataDir: string, apiPort: number): Promise<Launcher> {
+  // The repository's cached nats-server first on PATH, so a fresh data dir does not fetch another.
+  const natsDir = dirname(await ensureNatsServer());
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: `${natsDir}${delimiter}${process.env["PATH"] ?? ""}`,
+    CORRAL_DATA_DIR: dataDir,
+    CORRAL_SERVER_PORT: String(apiPort),
+    CORRAL_NATS_EMBEDDED_PORT: "0",
+    CORRAL_REDIS_EMBEDDED_PORT: "0",
+  };
+  delete env["CORRAL_NATS_URL"];
+  delete env["CORRAL_REDIS_URL"];
+  delete env["CORRAL_CONFIG"];
+  const child = spawn(process.execPath, ["--import=tsx", join("deploy", "src", "launcher.ts")], {
+    cwd: repoRoot,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const lines: string[] = [];
+  for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream }).on("line", (l) => lines.push(l));
+  const killOnExit = () => child.kill("SIGTERM");
+  process.once("exit", killOnExit);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => {
+      process.removeListener("exit", killOnExit);
+      resolve(code);
+    }),
+  );
+  let stopping: Promise<number | null> | undefined;
+  const launcher: Launcher = {
+    child,
+    lines,
+    exited,
+    stop: () => (stopping ??= (child.exitCode === null && child.signalCode === null && child.kill("SIGTERM"), exited)),
+  };
+  try {
+    await eventually(async () => lines.some((l) => l.includes("ready: the API is up")), {
+      what: "the launcher to say the API is up",
+      timeoutMs: 60_000,
+      intervalMs: 100,
+    });
+    // The local provisioner registers provider type `sim` a moment later.
+    await eventually(async () => lines.some((l) => l.includes('"msg":"provisioner service started"')), {
+      what: "the local provisioner to start",
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
+  } catch (err) {
+    await launcher.stop();
+    throw new Error(`${(err as Error).message}; its output:\n${lines.join("\n")}`);
+  }
+  return launcher;
+}
+
+async function setting(file: string, key: string): Promise<string> {
+  const line = (await readFile(file, "utf8")).split("\n").find((l) => l.startsWith(`${key}=`));
+  if (!line) throw new Error(`${file} has no ${key}`);
+  return line.slice(key.length + 1);
+}
+
+const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
+const bare = (url: string) => url.replace(/\/\/[^@/]*@/, "//");
+
+test.serial("launcher - a first start makes credentials, requires them on both servers, and prints one line per step", async (t) => {
+  const { dataDir, apiPort } = t.context;
+  const launcher = (t.context.running.launcher = await startLauncher(dataDir, apiPort));
+  const steps = [
+    "made new bus credentials in",
+    "starting nats-server on 127.0.0.1",
+    "nats-server ready at",
+    "starting redis-server on 127.0.0.1",
+    "redis-server ready at",
+    "connection settings for services and provisioners started by hand",
+    "creating the JetStream streams, buckets and object stores",
+    "starting auth, clusters, gateway",
+    "ready: the API is up at",
+  ];
+  const launcherLines = launcher.lines.filter((l) => l.startsWith("[launcher]"));
+  const positions = steps.map((step) => launcherLines.findIndex((l) => l.includes(step)));
+  t.deepEqual(
+    positions.map((p, i) => (p < 0 ? `missing: ${steps[i]}` : "ok")),
+    steps.map(() => "ok"),
+    launcherLines.join("\n"),
+  );
+  t.deepEqual([...positions].sort((a, b) => a - b), positions, "the steps come in order");
+
+  t.is(await modeOf(dataDir), 0o700);
+  for (const file of ["credentials.json", "services.properties", "provisioner.properties"]) {
+    t.is(await modeOf(join(dataDir, file)), 0o600, file);
+  }
+  const servicesFile = join(dataDir, "services.properties");
+  const natsUrl = await setting(servicesFile, "nats.url");
+  const redisUrl = await setting(servicesFile, "redis.url");
+
+  const refused = await t.throwsAsync(connect({ servers: bare(natsUrl), reconnect: false }));
+  t.regex(refused?.message ?? "", /authorization violation/i, "nats-server refuses a client without credentials");
+  t.regex(await rawRedisAnswer(Number(new URL(redisUrl).port), "GET anything"), /^-NOAUTH/, "redis-server wants the password");
+
+  const credentials = JSON.parse(await readFile(join(dataDir, "credentials.json"), "utf8")) as Record<string, any>;
+  const secrets = [credentials["services"].password, credentials["provisioner"].password, credentials["redisPassword"]] as string[];
+  const output = launcher.lines.join("\n");
+  for (const secret of secrets) t.false(output.includes(secret), "no password is printed");
+  t.false(/^\s+at /m.test(output) || output.includes('"stack"'), `no stack trace on a first start:\n${output}`);
+});
+
+test.serial("launcher - the provisioner credentials cannot read the signing keys; services and provisioner take a cluster to active", async (t) => {
+  const { dataDir, apiPort } = t.context;
+  const services = await connectNats({ url: await setting(join(dataDir, "services.properties"), "nats.url"), name: "test-services" });
+  t.teardown(() => services.close());
+  await (await openBucket(services, buckets.authKeys)).put("key1", "signing-secret");
+  const provisioner = await connectNats({
+    url: await setting(join(dataDir, "provisioner.properties"), "nats.url"),
+    name: "test-provisioner",
+    inboxPrefix: PROVISIONER_INBOX_PREFIX,
+  });
+  t.teardown(() => provisioner.close());
+  const err = await t.throwsAsync(openBucket(provisioner, buckets.authKeys));
+  t.regex(err?.message ?? "", /Permissions Violation/);
+
+  const baseUrl = `http://127.0.0.1:${apiPort}/v2`;
+  const catalog = await createClusterCatalog(baseUrl, {
+    workers: 2,
+    services: [{ name: "base", actions: { install: "true", start: "true" } }],
+  });
+  const id = await createCluster(baseUrl, catalog, 2);
+  await waitForStatus(baseUrl, catalog, id, "active", 60_000);
+  t.pass();
+});
+
+test.serial("launcher - a service started by hand with CORRAL_CONFIG=services.properties connects", async (t) => {
+  const procs = createProcessSet();
+  t.teardown(() => procs.stopAll());
+  const solver = await procs.start(() =>
+    startServiceProcess({
+      name: "solver by hand",
+      entry: "services/solver/src/index.ts",
+      env: { CORRAL_CONFIG: join(t.context.dataDir, "services.properties") },
+      readyMsg: "solver service started",
+    }),
+  );
+  t.true(solver.isAlive());
+});
+
+test.serial("launcher - a restart keeps the credentials; stopping exits 0", async (t) => {
+  const { dataDir, apiPort } = t.context;
+  const before = await readFile(join(dataDir, "credentials.json"), "utf8");
+  t.is(await t.context.running.launcher?.stop(), 0);
+  const launcher = (t.context.running.launcher = await startLauncher(dataDir, apiPort));
+  t.true(launcher.lines.some((l) => l.includes("using the bus credentials in")));
+  t.is(await readFile(join(dataDir, "credentials.json"), "utf8"), before);
+  const nc = await connectNats({ url: await setting(join(dataDir, "services.properties"), "nats.url"), name: "after-restart" });
+  await nc.close();
+  t.is(await launcher.stop(), 0);
+});
