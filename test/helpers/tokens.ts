@@ -27,15 +27,19 @@ async function parse(res: Response): Promise<TokenResponse> {
   return { status: res.status, headers: res.headers, body, text };
 }
 
-/** `GET <tokenUrl>` with Basic credentials (none when `user` is undefined). */
-export async function requestToken(tokenUrl: string, user?: string, password = ""): Promise<TokenResponse> {
+/**
+ * `GET <tokenUrl>` with Basic credentials (none when `user` is undefined), naming `tenant` in `Service-TenantID`
+ * when given (the token is then bound to it).
+ */
+export async function requestToken(tokenUrl: string, user?: string, password = "", tenant?: string): Promise<TokenResponse> {
   const headers: Record<string, string> = user === undefined ? {} : { authorization: basic(user, password) };
+  if (tenant !== undefined) headers["service-tenantid"] = tenant;
   return parse(await fetch(tokenUrl, { headers }));
 }
 
-/** A token for the user, or an error naming the answer. */
-export async function tokenFor(tokenUrl: string, user: string, password: string): Promise<string> {
-  const r = await requestToken(tokenUrl, user, password);
+/** A token for the user (bound to `tenant` when given), or an error naming the answer. */
+export async function tokenFor(tokenUrl: string, user: string, password: string, tenant?: string): Promise<string> {
+  const r = await requestToken(tokenUrl, user, password, tenant);
   if (r.status !== 200 || typeof r.body?.access_token !== "string") {
     throw new Error(`no token for ${user}: HTTP ${r.status} ${r.text}`);
   }

@@ -7,3 +7,5 @@ export type { TokenVerifier, TokenVerifierOptions } from "./verifier.js";
 export { roleFromToken } from "./domain/roles.js";
 export { tokenServerUrl } from "./config.js";
 export type { TokenCheck, TokenClaims } from "./domain/token.js";
+export { bindingProblem, tenantUidOf } from "./domain/tenant-binding.js";
+export type { TenantBinding } from "./domain/tenant-binding.js";

@@ -4,6 +4,7 @@ import { loginThrottle } from "./adapters/login-throttle.js";
 import { connectRedis } from "./adapters/redis.js";
 import { revocationStore } from "./adapters/revocations.js";
 import { openSigningKeys } from "./adapters/signing-keys.js";
+import { openTenantRecords } from "./adapters/tenants.js";
 import { createHandler } from "./authn/select.js";
 import { readAuthConfig } from "./config.js";
 import { verifyHandlers } from "./handlers/verify.js";
@@ -63,6 +64,7 @@ export async function startAuthService(deps: AuthServiceDeps): Promise<AuthServi
       throttle: loginThrottle(redis, config.throttle),
       revocations: revocationStore(redis),
       keys,
+      tenants: await openTenantRecords(nc),
       verifier,
       clock,
       log,

@@ -1,13 +1,15 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import type { Logger } from "@corral/shared";
+import { isValidName, type Logger } from "@corral/shared";
 import type { LoginThrottle } from "./adapters/login-throttle.js";
 import type { RevocationStore } from "./adapters/revocations.js";
 import type { SigningKeys } from "./adapters/signing-keys.js";
+import type { TenantRecords } from "./adapters/tenants.js";
 import type { AuthenticationHandler } from "./authn/types.js";
 import type { AuthConfig } from "./config.js";
 import { isSuperadmin } from "./domain/roles.js";
+import type { TenantBinding } from "./domain/tenant-binding.js";
 import { newTokenId, signToken } from "./domain/token.js";
 import type { TokenVerifier } from "./verifier.js";
 
@@ -15,7 +17,8 @@ import type { TokenVerifier } from "./verifier.js";
  * The token server (spec 5.2):
  * - `GET /token` with `Authorization: Basic` -> 200 `{access_token, token_type: "Bearer", expires_in}`;
  *   401 for missing or wrong credentials (with a Basic challenge); 429 with `Retry-After` while throttled;
- *   503 when the backend or Redis cannot answer.
+ *   503 when the backend or Redis cannot answer. With a `Service-TenantID` header the token is bound to that
+ *   tenant (see {@link TenantBinding}): 401 when it does not exist, 400 when the name is invalid.
  * - `GET /extendedtoken`: the same, with the extended lifetime (Coopr's, 7 days by default).
  * - `DELETE /token` with `Authorization: Bearer <token>` -> revokes that token (200, empty body).
  * - `DELETE /tokens/{user}` with a Bearer token of that user or of the superadmin -> revokes every token the
@@ -28,6 +31,7 @@ export interface TokenServerDeps {
   throttle: LoginThrottle;
   revocations: RevocationStore;
   keys: SigningKeys;
+  tenants: TenantRecords;
   verifier: TokenVerifier;
   clock: () => number;
   log: Logger;
@@ -42,6 +46,7 @@ export interface TokenServer {
 
 /** Longest user name accepted; the gateway refuses longer `Service-UserID`s anyway. */
 const MAX_USER_LENGTH = 255;
+const TENANT_HEADER = "service-tenantid";
 
 const JSON_HEADERS = {
   "Content-Type": "application/json;charset=UTF-8",
@@ -80,13 +85,23 @@ function bearerOf(header: string | undefined): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")?.[1];
 }
 
+/** The tenant a login names (the API's identity header), or undefined when it names none. */
+function tenantOf(req: IncomingMessage): string | undefined {
+  const tenant = req.headers[TENANT_HEADER];
+  if (tenant === undefined) return undefined;
+  if (typeof tenant !== "string" || !isValidName(tenant)) {
+    throw new HttpError(400, "bad_request", "the Service-TenantID header is not a valid tenant name");
+  }
+  return tenant;
+}
+
 function clientAddress(req: IncomingMessage): string {
   const address = req.socket.remoteAddress ?? "unknown";
   return address.startsWith("::ffff:") ? address.slice(7) : address;
 }
 
 export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServer> {
-  const { config, handler, throttle, revocations, keys, verifier, clock, log } = deps;
+  const { config, handler, throttle, revocations, keys, tenants, verifier, clock, log } = deps;
   const basicChallenge = { "WWW-Authenticate": `Basic realm="${config.realm}", charset="UTF-8"` };
   const unavailable = (what: string, err: unknown): HttpError => {
     log.warn(`${what} failed`, { err });
@@ -99,6 +114,7 @@ export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServ
       throw new HttpError(401, "unauthorized", "Basic credentials are required (Authorization: Basic base64(user:password))", basicChallenge);
     }
     const { user, password } = credentials;
+    const tenantName = tenantOf(req);
     const address = clientAddress(req);
     const waitSeconds = await throttle.blockedForSeconds(user, address).catch((err: unknown) => {
       throw unavailable("login throttling (redis)", err);
@@ -120,15 +136,30 @@ export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServ
       throw new HttpError(401, "unauthorized", "invalid user name or password", basicChallenge);
     }
     await throttle.recordSuccess(user).catch((err: unknown) => log.warn("clearing failed logins failed", { err }));
+    // Looked up only after the password: who may not log in learns nothing about which tenants exist.
+    let tenant: TenantBinding | undefined;
+    if (tenantName !== undefined) {
+      tenant = await tenants.bindingOf(tenantName).catch((err: unknown) => {
+        throw unavailable("reading the tenant", err);
+      });
+      if (!tenant) throw new HttpError(401, "unauthorized", `tenant ${tenantName} does not exist`);
+    }
     const key = keys.current();
     if (!key) throw unavailable("the signing key", new Error("no signing key in the bucket"));
     const now = clock();
     const roles = [...new Set(authenticated.roles.map(String).filter(Boolean))];
     const token = signToken(
-      { userId: user, roles, issuedAtMs: now, expiresAtMs: now + lifetimeSeconds * 1000, tokenId: newTokenId() },
+      {
+        userId: user,
+        roles,
+        issuedAtMs: now,
+        expiresAtMs: now + lifetimeSeconds * 1000,
+        tokenId: newTokenId(),
+        ...(tenant ? { tenant } : {}),
+      },
       key,
     );
-    log.info("token issued", { user, roles, address, lifetimeSeconds });
+    log.info("token issued", { user, roles, tenant: tenantName, address, lifetimeSeconds });
     send(res, 200, { access_token: token, token_type: "Bearer", expires_in: Math.floor(lifetimeSeconds) });
   };
 

@@ -1,4 +1,5 @@
 import test from "ava";
+import { bindingProblem, tenantUidOf } from "../src/domain/tenant-binding.js";
 import { checkSignature, newSecret, signToken, tokenKeyId, verifyToken, type TokenClaims } from "../src/domain/token.js";
 
 const key = { id: "k1", secret: newSecret() };
@@ -47,4 +48,30 @@ test("token - claims with the wrong shape are refused even when signed", (t) => 
   // Sign a body whose JSON lacks `sub`: build it by hand the way signToken does.
   const token = signToken({ ...claims, userId: "" }, key);
   t.like(checkSignature(token, keyFor), { ok: false, reason: "the token is malformed" });
+});
+
+test("token - a tenant binding round-trips; a token signed without one has none", (t) => {
+  const bound = { ...claims, tenant: { name: "acme", uid: "u-1" } };
+  const check = verifyToken(signToken(bound, key), keyFor, 2_000);
+  t.true(check.ok);
+  if (check.ok) t.deepEqual(check.claims, bound);
+  const legacy = verifyToken(signToken(claims, key), keyFor, 2_000);
+  t.true(legacy.ok);
+  if (legacy.ok) t.false("tenant" in legacy.claims);
+});
+
+test("token - a tenant binding without a name is refused even when signed", (t) => {
+  const token = signToken({ ...claims, tenant: { name: "", uid: "u-1" } }, key);
+  t.like(checkSignature(token, keyFor), { ok: false, reason: "the token is malformed" });
+});
+
+test("token - a bound token may act only in its tenant, and only while the tenant keeps its uid", (t) => {
+  const binding = { name: "acme", uid: "u-1" };
+  t.is(bindingProblem(binding, "acme", "u-1"), undefined);
+  t.regex(bindingProblem(binding, "beta", "u-1") ?? "", /issued for tenant acme, not for Service-TenantID beta/);
+  t.regex(bindingProblem(binding, "acme", "u-2") ?? "", /issued for a tenant that no longer exists/);
+  t.regex(bindingProblem(binding, "acme", undefined) ?? "", /issued for a tenant that no longer exists/);
+  // A record written before uids existed binds by name ("") until the tenant is created again.
+  t.is(bindingProblem({ name: "old", uid: tenantUidOf({ tenant: { name: "old", workers: 0 } }) }, "old", ""), undefined);
+  t.truthy(bindingProblem({ name: "old", uid: "" }, "old", "u-3"));
 });

@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { UnauthorizedError, type Identity, type Logger } from "@corral/shared";
-import { openTokenVerifier, roleFromToken, type TokenClaims } from "@corral/auth/internal";
+import { bindingProblem, openTokenVerifier, roleFromToken, type TenantBinding, type TokenClaims } from "@corral/auth/internal";
 
 /**
  * Bearer-token authentication of API requests when `security.enabled` is on (spec 5.2).
@@ -11,7 +11,9 @@ import { openTokenVerifier, roleFromToken, type TokenClaims } from "@corral/auth
  * `corral_auth_keys` bucket (checks cached per token), the expiry against the clock, revocation against a
  * list watched from Redis (a revocation takes effect within milliseconds; while Redis is unreachable the last
  * known list applies). Then the token's user must be the `Service-UserID` it acts as, and the token's roles,
- * not the user name, decide admin rights (see `roleFromToken` in `@corral/auth`).
+ * not the user name, decide admin rights (see `roleFromToken` in `@corral/auth`). A token whose login named a
+ * tenant acts only in that tenant, and only while it is the same tenant (same uid): not in a tenant created
+ * later under the same name.
  */
 export interface GatewaySecurity {
   /** Checks the `Authorization` header value; never throws. */
@@ -24,8 +26,17 @@ export type Authentication = { ok: true; session: Session } | { ok: false; denia
 /** A verified token, able to turn header identity into the identity the services see. */
 export interface Session {
   claims: TokenClaims;
-  /** The header identity with the token's role; 401 when the token's user is not `Service-UserID`. */
-  identify(identity: Identity): Identity;
+  /**
+   * The header identity with the token's role; 401 when the token's user is not `Service-UserID`, or the token
+   * is bound to another tenant or to an earlier tenant of this name.
+   */
+  identify(identity: Identity, tenants: TenantUids): Promise<Identity>;
+}
+
+/** Current tenant uids (the gateway's tenant directory): cached, and read from the bucket now. */
+export interface TenantUids {
+  uidOf(tenant: string): Promise<string | undefined>;
+  freshUidOf(tenant: string): Promise<string | undefined>;
 }
 
 /** A 401 answer: status, JSON error code and message, `details.auth_uri`, and the challenge header. */
@@ -51,6 +62,13 @@ export interface GatewaySecurityOptions {
 
 /** Longest `Authorization` header looked at; real ones are a few hundred bytes. */
 const MAX_AUTHORIZATION_CHARS = 8192;
+
+async function checkBinding(binding: TenantBinding, tenant: string, tenants: TenantUids): Promise<void> {
+  let problem = bindingProblem(binding, tenant, await tenants.uidOf(tenant));
+  // The cache may not have seen yet a tenant re-created a moment ago, whose uid a fresh login already carries.
+  if (problem && binding.name === tenant) problem = bindingProblem(binding, tenant, await tenants.freshUidOf(tenant));
+  if (problem) throw new UnauthorizedError(problem);
+}
 
 export async function openGatewaySecurity(options: GatewaySecurityOptions): Promise<GatewaySecurity> {
   const realm = options.realm ?? "corral";
@@ -90,10 +108,11 @@ export async function openGatewaySecurity(options: GatewaySecurityOptions): Prom
         ok: true,
         session: {
           claims,
-          identify(identity) {
+          async identify(identity, tenants) {
             if (identity.userId !== claims.userId) {
               throw new UnauthorizedError(`the token belongs to user ${claims.userId}, not to Service-UserID ${identity.userId}`);
             }
+            if (claims.tenant) await checkBinding(claims.tenant, identity.tenant, tenants);
             return { ...identity, role: roleFromToken(claims.roles, identity.tenant) };
           },
         },

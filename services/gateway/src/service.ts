@@ -165,7 +165,7 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
       return;
     }
     const headerIdentity = await resolveIdentity(head.userId, head.tenant, directory);
-    const identity = auth?.ok ? auth.session.identify(headerIdentity) : headerIdentity;
+    const identity = auth?.ok ? await auth.session.identify(headerIdentity, directory) : headerIdentity;
     if (!isAllowed(identity.role, r.access)) {
       const need = r.access === "superadmin" ? "the superadmin" : "a tenant admin";
       const message = `${r.method} ${head.path} requires ${need}`;

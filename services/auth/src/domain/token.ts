@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import type { TenantBinding } from "./tenant-binding.js";
 
 /**
  * Access tokens: opaque, base64url-encoded, HMAC-SHA256-signed. Pure code (no I/O, no clock: times are passed
@@ -29,6 +30,8 @@ export interface TokenClaims {
   expiresAtMs: number;
   /** Random id, the handle for revoking this one token. */
   tokenId: string;
+  /** The tenant named at login; absent: the token is the user's in every tenant (tokens carried none before). */
+  tenant?: TenantBinding;
 }
 
 /** A signing key. */
@@ -48,6 +51,8 @@ interface WireClaims {
   iat: number;
   exp: number;
   jti: string;
+  ten?: string;
+  tuid?: string;
 }
 
 /** A new random token id (128 bits, base64url). */
@@ -73,6 +78,7 @@ export function signToken(claims: TokenClaims, key: SigningKey): string {
     iat: claims.issuedAtMs,
     exp: claims.expiresAtMs,
     jti: claims.tokenId,
+    ...(claims.tenant ? { ten: claims.tenant.name, tuid: claims.tenant.uid } : {}),
   };
   const kid = Buffer.from(key.id, "ascii");
   const body = Buffer.concat([Buffer.from([VERSION, kid.length]), kid, Buffer.from(JSON.stringify(wire), "utf8")]);
@@ -133,7 +139,10 @@ function parseClaims(json: Buffer): TokenClaims | undefined {
   if (typeof w.sub !== "string" || !w.sub) return undefined;
   if (!Array.isArray(w.roles) || !w.roles.every((r) => typeof r === "string")) return undefined;
   if (typeof w.iat !== "number" || typeof w.exp !== "number" || typeof w.jti !== "string") return undefined;
-  return { userId: w.sub, roles: w.roles, issuedAtMs: w.iat, expiresAtMs: w.exp, tokenId: w.jti };
+  const claims: TokenClaims = { userId: w.sub, roles: w.roles, issuedAtMs: w.iat, expiresAtMs: w.exp, tokenId: w.jti };
+  if (w.ten === undefined && w.tuid === undefined) return claims;
+  if (typeof w.ten !== "string" || !w.ten || typeof w.tuid !== "string") return undefined;
+  return { ...claims, tenant: { name: w.ten, uid: w.tuid } };
 }
 
 /** Accepts base64url and standard base64 (clients sometimes re-encode); undefined for anything else. */

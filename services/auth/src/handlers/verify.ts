@@ -1,4 +1,5 @@
 import { BadRequestError, UnauthorizedError, subjects, type Handler } from "@corral/shared";
+import type { TenantBinding } from "../domain/tenant-binding.js";
 import type { TokenVerifier } from "../verifier.js";
 
 /** What `corral.auth.verify` answers for a valid token. */
@@ -10,6 +11,8 @@ export interface VerifiedToken {
   /** ms since the epoch */
   expiresAt: number;
   tokenId: string;
+  /** The tenant named at login and its uid then; absent for a token of the user in every tenant. */
+  tenant?: TenantBinding;
 }
 
 /**
@@ -24,7 +27,14 @@ export function verifyHandlers(verifier: TokenVerifier): Record<string, Handler>
       const check = await verifier.verify(token);
       if (!check.ok) throw new UnauthorizedError(check.reason);
       const c = check.claims;
-      return { userId: c.userId, roles: c.roles, issuedAt: c.issuedAtMs, expiresAt: c.expiresAtMs, tokenId: c.tokenId };
+      return {
+        userId: c.userId,
+        roles: c.roles,
+        issuedAt: c.issuedAtMs,
+        expiresAt: c.expiresAtMs,
+        tokenId: c.tokenId,
+        ...(c.tenant ? { tenant: c.tenant } : {}),
+      };
     },
   };
 }
