@@ -16,7 +16,12 @@ import type { NatsUser } from "./servers.js";
  * subscriptions outside its own reply prefix (other users' replies, KV reads of the signing keys included, go to
  * `_INBOX.*`). It may not create, update, delete or purge streams: a stream it could create or update could
  * source the signing keys' stream. The buckets it reads are therefore created before it connects
- * (`createProvisionerStores` in bus-setup.ts).
+ * (`createProvisionerStores` in bus-setup.ts). It may not list consumers (their deliver subjects are other users'
+ * inboxes) nor delete the task and result streams' consumers.
+ *
+ * What permissions cannot stop: nats-server lets it create a push consumer on a stream it reads whose deliver
+ * subject is a service subject (nats-io/nats-server#8274). Services drop such deliveries: they keep the stored
+ * message's subject, never a service subject (`serve` in shared/src/rpc.ts).
  */
 
 /** The `corral_clusters` bucket (services/clusters `clusterBuckets.clusters`; provisioner `CLUSTERS_BUCKET`). */
@@ -54,34 +59,37 @@ export function authKeysSubjects(): string[] {
 
 /** The provisioner user's permissions (allow lists: anything not named is refused). */
 export function provisionerPermissions(): NatsPermissions {
-  const readStreams = [
-    ...PROVISIONER_READS_BUCKETS.map((b) => `KV_${b}`),
-    ...PROVISIONER_READS_OBJECT_STORES.map((o) => `OBJ_${o}`),
-    streams.tasks,
-    streams.results,
+  const reads = (stream: string) => [
+    `$JS.API.STREAM.INFO.${stream}`,
+    `$JS.API.STREAM.MSG.GET.${stream}`,
+    `$JS.API.DIRECT.GET.${stream}`,
+    `$JS.API.DIRECT.GET.${stream}.>`,
   ];
-  const perStream = readStreams.flatMap((s) => [
-    `$JS.API.STREAM.INFO.${s}`,
-    `$JS.API.STREAM.MSG.GET.${s}`,
-    `$JS.API.DIRECT.GET.${s}`,
-    `$JS.API.DIRECT.GET.${s}.>`,
-    // CREATE (ordered consumers of watches and object reads, the tasks consumer), INFO, DELETE, ...
-    `$JS.API.CONSUMER.*.${s}`,
-    `$JS.API.CONSUMER.*.${s}.>`,
-    `$JS.API.CONSUMER.DURABLE.CREATE.${s}.>`,
-    // pulls: the tasks feed, object reads (shared/src/object-reader.ts)
-    `$JS.API.CONSUMER.MSG.NEXT.${s}.>`,
-  ]);
+  // Consumers by name only: no LIST or NAMES, which would show other users' consumers and their deliver subjects.
+  const consumes = (stream: string) => [
+    `$JS.API.CONSUMER.CREATE.${stream}`,
+    `$JS.API.CONSUMER.CREATE.${stream}.>`,
+    `$JS.API.CONSUMER.INFO.${stream}.>`,
+    `$JS.API.CONSUMER.MSG.NEXT.${stream}.>`,
+  ];
+  const storeStreams = [...PROVISIONER_READS_BUCKETS.map((b) => `KV_${b}`), ...PROVISIONER_READS_OBJECT_STORES.map((o) => `OBJ_${o}`)];
   return {
     publish: {
       allow: [
         "$JS.API.INFO",
-        ...perStream,
-        `$JS.ACK.${streams.tasks}.>`,
-        // flow control answers of ordered push consumers (watches, object reads)
-        "$JS.FC.>",
+        // buckets and object stores: reads, watches and object reads (ordered consumers, deleted when done)
+        ...storeStreams.flatMap((s) => [...reads(s), ...consumes(s), `$JS.API.CONSUMER.DELETE.${s}.>`]),
         ...PROVISIONER_WRITES_BUCKETS.map((b) => `$KV.${b}.>`),
+        // tasks: the per-tenant durable consumers (shared/src/tasks.ts ensureTaskConsumer), pulls and acks
+        ...reads(streams.tasks),
+        ...consumes(streams.tasks),
+        `$JS.API.CONSUMER.DURABLE.CREATE.${streams.tasks}.>`,
+        `$JS.ACK.${streams.tasks}.>`,
+        // results: published, and looked up after a crash (worker-loop.ts)
+        ...reads(streams.results),
         "corral.results.>",
+        // flow control answers of ordered push consumers
+        "$JS.FC.>",
       ],
       deny: authKeysSubjects(),
     },

@@ -40,6 +40,24 @@ export interface Served {
 }
 
 /**
+ * Whether `msg` was published on the served subject. A JetStream push consumer delivers stored messages to its
+ * deliver subject under their own subjects, and nats-server does not check that the consumer's creator may publish
+ * to that deliver subject (nats-io/nats-server#8274): a user allowed to write some stream and create consumers
+ * (a provisioner) could otherwise send a service requests of its making. No stream that such a user may write has
+ * a service subject, so those deliveries are told apart by their subject.
+ */
+function isRequestOn(served: string, msg: Msg): boolean {
+  if (msg.subject === served) return true;
+  const want = served.split(".");
+  const got = msg.subject.split(".");
+  for (let i = 0; i < want.length; i++) {
+    if (want[i] === ">") return got.length > i;
+    if (want[i] !== "*" && want[i] !== got[i]) return false;
+  }
+  return got.length === want.length;
+}
+
+/**
  * Binds each subject to its handler in a queue group: decode -> handler -> reply `{value}` or `{error}`.
  * Unknown errors are logged with their cause and answered as 500 `internal`.
  */
@@ -78,6 +96,13 @@ export function serve(options: ServeOptions): Served {
         callback: (err, msg) => {
           if (err) {
             log.error("subscription error", { subject, err });
+            return;
+          }
+          if (!isRequestOn(subject, msg)) {
+            log.warn("dropped a message delivered under another subject (a JetStream push consumer aimed at a service?)", {
+              subject,
+              delivered: msg.subject,
+            });
             return;
           }
           const p = handle(subject, handler, msg).finally(() => inFlight.delete(p));

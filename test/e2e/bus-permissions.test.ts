@@ -5,10 +5,12 @@
  */
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { buckets, connectNats, openBucket, PROVISIONER_INBOX_PREFIX, subjects } from "@corral/shared";
-import { api } from "../helpers/api.js";
+import { AckPolicy, DeliverPolicy } from "@nats-io/jetstream";
+import { buckets, connectNats, encode, openBucket, PROVISIONER_INBOX_PREFIX, subjects, type ApiRequest } from "@corral/shared";
+import { api, SUPERADMIN } from "../helpers/api.js";
 import { createCluster, createClusterCatalog, waitForStatus } from "../helpers/cluster-fixture.js";
 import { waitForAssignment } from "../helpers/clusters.js";
+import { eventually } from "../helpers/eventually.js";
 import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
 
 const test = testWithSystem({ clusters: 1, provisioners: 1, reconcileIntervalMs: 500 });
@@ -73,6 +75,43 @@ test("bus permissions - the provisioner user can neither ask as the gateway nor 
   t.regex(await subscriptionOutcome(nc, subjects.auth.verify), PERMISSION, "serving corral.auth.verify");
   t.regex(await subscriptionOutcome(nc, "corral.tenancy.>"), PERMISSION, "serving corral.tenancy.>");
   t.regex(await subscriptionOutcome(nc, "corral.tasks.>"), PERMISSION, "reading task messages besides its pulls");
+});
+
+test("bus permissions - a push consumer of the provisioner user aimed at a service subject gets no request served", async (t) => {
+  // nats-server lets a consumer's creator name any deliver subject (nats-io/nats-server#8274); the stored message
+  // is one the provisioner user may write (its registry bucket), made to look like the gateway's request.
+  const nc = await asProvisioner(t);
+  const tenant = `forged-${Date.now()}`;
+  const forged: ApiRequest = {
+    identity: { userId: "admin", tenant: "superadmin", role: "superadmin" },
+    params: {},
+    query: {},
+    body: { tenant: { name: tenant, workers: 1 } },
+  };
+  const key = `forged-${Date.now()}`;
+  const registry = await openBucket(nc, buckets.provisioners);
+  await registry.put(key, encode(forged));
+  // A listener of the test's own sees the delivery arrive where the tenancy service listens.
+  let delivered = false;
+  const spy = t.context.sys.nc.subscribe(subjects.tenancy.tenants.create, {
+    callback: (_err, msg) => {
+      if (msg.subject.endsWith(key)) delivered = true;
+    },
+  });
+  t.teardown(() => spy.unsubscribe());
+  const jsm = await jetstreamManager(nc);
+  await jsm.consumers.add(`KV_${buckets.provisioners}`, {
+    name: "forged-requests",
+    deliver_subject: subjects.tenancy.tenants.create,
+    filter_subject: `$KV.${buckets.provisioners}.${key}`,
+    ack_policy: AckPolicy.None,
+    deliver_policy: DeliverPolicy.All,
+  });
+  await eventually(async () => delivered, { what: "the forged request delivered to the tenancy service's subject" });
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  t.is((await api(t.context.sys.baseUrl, "GET", `/tenants/${tenant}`, SUPERADMIN)).status, 404, "no tenant was created");
+  const listing = await t.throwsAsync(jsm.consumers.list(`KV_${buckets.provisioners}`).next());
+  t.regex(listing?.message ?? "", PERMISSION, "other users' consumers (and their inboxes) are not listed");
 });
 
 test("bus permissions - a provisioner logged in as the provisioner user takes a cluster to active and terminated", async (t) => {
