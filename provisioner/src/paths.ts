@@ -6,6 +6,7 @@ import { keyToken } from "@corral/shared";
  *
  * ```
  * <workDir>/<tenant>/nodes/<clusterId>/<nodeId>/            per-node working directory of automator actions
+ * <workDir>/<tenant>/tmp/                                     /tmp and /var/tmp of the tenant's local actions
  * <workDir>/<tenant>/<automatortypes|providertypes>/<plugin>/<resource type>/   synced plugin resources
  * ```
  *
@@ -19,6 +20,11 @@ export function pathSegment(name: string): string {
 /** `<workDir>/<tenant>` */
 export function tenantDir(workDir: string, tenant: string): string {
   return join(workDir, pathSegment(tenant));
+}
+
+/** `<workDir>/<tenant>/tmp`: the `/tmp` of the tenant's local actions. */
+export function tenantTmpDir(workDir: string, tenant: string): string {
+  return join(tenantDir(workDir, tenant), "tmp");
 }
 
 /** `<workDir>/<tenant>/nodes/<clusterId>/<nodeId>` */

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { Json, JsonObject, PluginField, PluginSpec } from "@corral/shared";
+import { removeNodeDir } from "../sandbox/removal.js";
 import type { PluginContext, PluginOutcome, ProviderPlugin } from "./types.js";
 
 type SimTask = "create" | "confirm" | "delete";
@@ -70,7 +71,9 @@ export interface SimProviderOptions {
 
 /**
  * The `sim` provider: CREATE answers a unique `providerid` and `ssh-auth`; CONFIRM a unique `hostname` (the
- * suggested one when the task has it) and addresses; DELETE succeeds. Delays and failures come from the provider's
+ * suggested one when the task has it) and addresses; DELETE removes the node's directory on this host (what its
+ * local actions left, `<workDir>/<tenant>/nodes/<clusterId>/<nodeId>`, links never followed) and its cluster's once
+ * empty, so nothing of it reaches a later tenant of the same name. Delays and failures come from the provider's
  * fields (`delay_ms`, `delay_<task>_ms`, `failure_probability`, `fail_<task>`, `fail_nodes`); unknown fields are
  * ignored.
  *
@@ -92,7 +95,7 @@ export function createSimProvider(options: SimProviderOptions = {}): ProviderPlu
   const run = async (
     ctx: PluginContext,
     task: SimTask,
-    succeed: (fields: JsonObject) => PluginOutcome,
+    succeed: (fields: JsonObject) => PluginOutcome | Promise<PluginOutcome>,
   ): Promise<PluginOutcome> => {
     const fields = ctx.task.config.provider?.provisioner ?? {};
     const delayMs = numberField(fields, `delay_${task}_ms`) ?? numberField(fields, "delay_ms") ?? 0;
@@ -125,7 +128,11 @@ export function createSimProvider(options: SimProviderOptions = {}): ProviderPlu
           result: { ssh_host_keys: { rsa: `SIM${createHash("sha256").update(ctx.task.nodeId).digest("base64")}` } },
         };
       }),
-    delete: (ctx) => run(ctx, "delete", () => ({ status: 0, stdout: "sim: machine deleted\n" })),
+    delete: (ctx) =>
+      run(ctx, "delete", async () => {
+        await removeNodeDir(ctx.workDir, ctx.tenant, ctx.task.clusterId, ctx.task.nodeId);
+        return { status: 0, stdout: "sim: machine deleted\n" };
+      }),
   };
 }
 

@@ -25,8 +25,9 @@ async function works(isolation: Isolation): Promise<boolean> {
   const root = await mkdtemp(join(tmpdir(), "corral-sandbox-probe-"));
   try {
     const tenantDir = join(root, "tenant");
-    await mkdir(tenantDir);
-    const { launcher } = launchFor(isolation, SANDBOX_ID_BASE, { tenantDir, cwd: "/", hidden: [root] });
+    const tmpDir = join(tenantDir, "tmp");
+    await mkdir(tmpDir, { recursive: true });
+    const { launcher } = launchFor(isolation, SANDBOX_ID_BASE, { tenantDir, tmpDir, cwd: "/", hidden: [root] });
     const [file, ...args] = launcher;
     if (!file) return false;
     await run(file, [...args, "/bin/sh", "-c", "true"], { timeout: 10_000, env: { PATH: process.env["PATH"] ?? "/usr/sbin:/usr/bin:/sbin:/bin" } });

@@ -1,12 +1,14 @@
 import { lstat, mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { nodeDir, pathSegment, tenantDir } from "../paths.js";
+import { nodeDir, pathSegment, tenantDir, tenantTmpDir } from "../paths.js";
 import { runShell, type ProcessOutcome, type RunShellOptions } from "../plugins/process.js";
 import { detectIsolation } from "./detect.js";
 import { ensureDir, giveTree, ROOT, shareTreeWithGroup, writeActionFile, type Owner } from "./files.js";
 import { hiddenPaths, launchFor, type Isolation } from "./launch.js";
 import { privatePaths } from "./private-paths.js";
+import { removeBelow } from "./removal.js";
 import { sandboxStateDir, TenantIds } from "./tenant-ids.js";
+import { killProcessesOf, removeEntriesOwnedBy } from "./uid-leftovers.js";
 
 export type { Isolation, SandboxMode } from "./launch.js";
 
@@ -21,6 +23,14 @@ export interface LocalSandbox {
   forActions(workDir: string, tenant: string): Promise<TenantSandbox | { refused: string }>;
   /** Readies a tenant's directory for a resource install; what it answers makes a staged tree readable by the tenant's actions. */
   forResources(workDir: string, tenant: string): Promise<ShareTree>;
+  /**
+   * Removes everything kept for a tenant here: its directory (synced resources, node directories, temporary files,
+   * links never followed) and, with tenant users, every process still running as its user and that user's files
+   * in the host's shared temporary directories; its id is then retired (`TenantIds.retire`), before the directory
+   * goes, so a crash part-way leaves the directory to find again. Idempotent. The caller makes sure that no action
+   * or resource install of the tenant runs meanwhile.
+   */
+  removeTenant(workDir: string, tenant: string): Promise<void>;
 }
 
 /** Makes a staged resource tree (not yet visible under its final name) readable by the tenant's actions. */
@@ -34,7 +44,8 @@ export interface TenantSandbox {
   writeFile(path: string, content: string): Promise<void>;
   /**
    * Runs `/bin/sh -c command` in the sandbox. The environment is exactly `env` on top of a minimal base (`PATH`,
-   * `HOME` = `cwd`, `LANG`, `LC_ALL`, `TZ`): never the provisioner's own, which may hold credentials.
+   * `HOME` = `cwd`, `TMPDIR` = the tenant's temporary directory, `LANG`, `LC_ALL`, `TZ`): never the provisioner's
+   * own, which may hold credentials.
    */
   run(options: SandboxRunOptions): Promise<ProcessOutcome>;
 }
@@ -69,7 +80,8 @@ export function createLocalSandbox(options: LocalSandboxOptions = {}): LocalSand
     const mode = await isolation();
     const dir = tenantDir(workDir, tenant);
     if (mode.mode !== "tenant-user") {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
+      // Never chmod here: in a user namespace the tenant's actions could have put a link in its place.
+      await mkdir(tenantTmpDir(workDir, tenant), { recursive: true, mode: 0o700 });
       return { dir };
     }
     await mkdir(workDir, { recursive: true });
@@ -79,6 +91,8 @@ export function createLocalSandbox(options: LocalSandboxOptions = {}): LocalSand
     const id = await idsOf(workDir).of(tenant);
     // Root's, the tenant's group may read: the provisioner alone changes resources it later reads or copies as root.
     await ensureDir(dir, { uid: 0, gid: id }, 0o750);
+    // Like a machine's /tmp: anyone in it (only the tenant) may add files; root's, so the tenant cannot swap it.
+    await ensureDir(tenantTmpDir(workDir, tenant), ROOT, 0o1777);
     return { dir, owner: { uid: id, gid: id } };
   };
 
@@ -115,8 +129,9 @@ export function createLocalSandbox(options: LocalSandboxOptions = {}): LocalSand
         nodeDir: (clusterId, nodeId) => prepareNodeDir(workDir, tenant, clusterId, nodeId, owner),
         writeFile: (path, content) => writeActionFile(path, content, owner),
         run(run) {
-          const view = { tenantDir: dir, cwd: run.cwd, hidden: hiddenPaths(workDir, privateOnes()) };
-          const env = { ...baseEnvironment(run.cwd), ...Object.fromEntries(Object.entries(run.env).filter(([, v]) => v !== undefined)) };
+          const tmpDir = tenantTmpDir(workDir, tenant);
+          const view = { tenantDir: dir, tmpDir, cwd: run.cwd, hidden: hiddenPaths(workDir, privateOnes()) };
+          const env = { ...baseEnvironment(run.cwd, tmpDir), ...Object.fromEntries(Object.entries(run.env).filter(([, v]) => v !== undefined)) };
           return runShell({ ...run, env, ...launchFor(mode, owner?.uid, view) });
         },
       };
@@ -125,11 +140,36 @@ export function createLocalSandbox(options: LocalSandboxOptions = {}): LocalSand
       const { owner } = await prepareTenant(workDir, tenant);
       return owner ? (dir) => shareTreeWithGroup(dir, owner.gid) : async () => {};
     },
+    async removeTenant(workDir, tenant) {
+      if ((await isolation()).mode === "tenant-user") {
+        const id = await idsOf(workDir).held(tenant);
+        if (id !== undefined) {
+          await killProcessesOf(id);
+          await removeEntriesOwnedBy(id);
+          await idsOf(workDir).retire(tenant);
+        }
+      }
+      await removeBelow(workDir, [pathSegment(tenant)]);
+    },
   };
 }
 
-/** The node's directory; with tenant users, `nodes/` and the cluster's directory are root's (the tenant may only read). */
+/**
+ * The node's directory; with tenant users, `nodes/` and the cluster's directory are root's (the tenant may only
+ * read). Made again when the cluster's directory went away meanwhile (a sim DELETE of the cluster's last other node
+ * removes it once empty).
+ */
 async function prepareNodeDir(workDir: string, tenant: string, clusterId: string, nodeId: string, owner: Owner | undefined): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await makeNodeDir(workDir, tenant, clusterId, nodeId, owner);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT" || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function makeNodeDir(workDir: string, tenant: string, clusterId: string, nodeId: string, owner: Owner | undefined): Promise<string> {
   const dir = nodeDir(workDir, tenant, clusterId, nodeId);
   if (!owner) {
     await mkdir(dir, { recursive: true });
@@ -145,8 +185,9 @@ async function prepareNodeDir(workDir: string, tenant: string, clusterId: string
   return dir;
 }
 
-function baseEnvironment(cwd: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env["PATH"] ?? DEFAULT_PATH, HOME: cwd };
+/** `TMPDIR` matters where no mount namespace puts the tenant's temporary directory at `/tmp`. */
+function baseEnvironment(cwd: string, tmpDir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env["PATH"] ?? DEFAULT_PATH, HOME: cwd, TMPDIR: tmpDir };
   for (const name of ["LANG", "LC_ALL", "TZ"]) {
     const value = process.env[name];
     if (value !== undefined) env[name] = value;

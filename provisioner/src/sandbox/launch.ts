@@ -22,6 +22,8 @@ export type SandboxMode = Isolation["mode"];
 export interface NamespaceView {
   /** The only directory of the work directory it sees (bound back in place). */
   tenantDir: string;
+  /** The tenant's own temporary directory (in `tenantDir`), seen at `/tmp` and `/var/tmp`. */
+  tmpDir: string;
   /** Where the action starts. */
   cwd: string;
   /** Directories (covered by an empty tmpfs) and files (covered by /dev/null) it must not see. */
@@ -48,18 +50,20 @@ function systemTool(name: string): string {
 }
 
 /**
- * Runs in the new mount namespace, as root of it: keeps the tenant's directory open, covers every hidden path,
- * binds the tenant's directory back at its own path (through the open descriptor: its path may be covered by
- * then), and execs the rest of its arguments (an absolute path) in the same process, so in the same process
- * group, with the action's PATH back. Arguments: tenant dir, cwd, number of hidden paths, the hidden paths, then
- * the command.
+ * Runs in the new mount namespace, as root of it: keeps the tenant's directory and its temporary directory open,
+ * covers every hidden path, puts the tenant's temporary directory at `/tmp` and `/var/tmp` (so nothing an action
+ * writes there lands in the host's, and it goes with the tenant; where the tenant's directory itself lies below
+ * one of them, as in tests, that one gets a fresh tmpfs instead), binds the tenant's directory back at its own
+ * path (through the open descriptor: its path may be covered by then), and execs the rest of its arguments (an
+ * absolute path) in the same process, so in the same process group, with the action's PATH back. Arguments:
+ * tenant dir, its temporary dir, cwd, number of hidden paths, the hidden paths, then the command.
  */
 const SETUP_SCRIPT = `set -e
 action_path=$PATH
 PATH=${SYSTEM_PATH}
-tenant_dir=$1 cwd=$2 n=$3
-shift 3
-exec 3<"$tenant_dir"
+tenant_dir=$1 tmp_dir=$2 cwd=$3 n=$4
+shift 4
+exec 3<"$tenant_dir" 4<"$tmp_dir"
 while [ "$n" -gt 0 ]; do
   if [ -d "$1" ]; then mount -t tmpfs -o mode=0711,size=1m,nosuid,nodev corral-hidden "$1"
   elif [ -e "$1" ]; then mount --bind /dev/null "$1"
@@ -67,9 +71,16 @@ while [ "$n" -gt 0 ]; do
   n=$((n - 1))
   shift
 done
+for shared_tmp in /tmp /var/tmp; do
+  [ -d "$shared_tmp" ] || continue
+  case "$tenant_dir/" in
+    "$shared_tmp"/*) mount -t tmpfs -o mode=1777,nosuid,nodev corral-tmp "$shared_tmp" ;;
+    *) mount --no-canonicalize --bind /proc/self/fd/4 "$shared_tmp" ;;
+  esac
+done
 mkdir -p "$tenant_dir"
 mount --no-canonicalize --bind /proc/self/fd/3 "$tenant_dir"
-exec 3<&-
+exec 3<&- 4<&-
 cd "$cwd"
 umask 077
 PATH=$action_path
@@ -104,6 +115,7 @@ export function launchFor(isolation: Isolation, id: number | undefined, view: Na
     SETUP_SCRIPT,
     "corral-sandbox",
     view.tenantDir,
+    view.tmpDir,
     view.cwd,
     String(view.hidden.length),
     ...view.hidden,
