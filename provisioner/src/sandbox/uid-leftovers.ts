@@ -1,0 +1,61 @@
+import { lstat, readdir, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+
+/**
+ * Where a tenant's user could leave files outside its directory: the host's shared temporary directories, which
+ * an action sees when no mount namespace gives it its own (the uid-only fallback).
+ */
+export const SHARED_TMP_DIRS = ["/tmp", "/var/tmp", "/dev/shm"] as const;
+
+/** Passes over /proc before giving up on processes that keep forking. */
+const KILL_PASSES = 20;
+
+/**
+ * Kills every process running as `uid` (real, effective, saved or filesystem uid): what a tenant's action left
+ * running in the background. Repeated until a pass finds none, as one may fork while another is killed. Answers
+ * how many were killed.
+ */
+export async function killProcessesOf(uid: number): Promise<number> {
+  let killed = 0;
+  for (let pass = 0; pass < KILL_PASSES; pass++) {
+    const pids = await processesOf(uid);
+    if (pids.length === 0) return killed;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, "SIGKILL");
+        killed++;
+      } catch {
+        // gone already
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`processes of uid ${uid} are still running after ${KILL_PASSES} rounds of SIGKILL`);
+}
+
+async function processesOf(uid: number): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const status = await readFile(`/proc/${entry}/status`, "utf8").catch(() => "");
+    const uids = /^Uid:\s+(.*)$/m.exec(status)?.[1]?.split(/\s+/).map(Number) ?? [];
+    if (uids.includes(uid)) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/** Removes the entries of `dirs` (top level; links not followed) that `uid` owns. Answers how many. */
+export async function removeEntriesOwnedBy(uid: number, dirs: readonly string[] = SHARED_TMP_DIRS): Promise<number> {
+  let removed = 0;
+  for (const dir of dirs) {
+    const entries = await readdir(dir).catch(() => [] as string[]);
+    for (const entry of entries) {
+      const path = join(dir, entry);
+      const s = await lstat(path).catch(() => undefined);
+      if (s?.uid !== uid) continue;
+      await rm(path, { recursive: true, force: true });
+      removed++;
+    }
+  }
+  return removed;
+}
