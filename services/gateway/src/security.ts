@@ -28,14 +28,16 @@ export interface Session {
   claims: TokenClaims;
   /**
    * The header identity with the token's role; 401 when the token's user is not `Service-UserID`, or the token
-   * is bound to another tenant or to an earlier tenant of this name.
+   * is bound to another tenant or to an earlier tenant of this name. Synchronous unless the cached uid of a
+   * bound token's tenant disagrees with the token (then the bucket is asked): the check costs no promise per
+   * request.
    */
-  identify(identity: Identity, tenants: TenantUids): Promise<Identity>;
+  identify(identity: Identity, tenants: TenantUids): Identity | Promise<Identity>;
 }
 
-/** Current tenant uids (the gateway's tenant directory): cached, and read from the bucket now. */
+/** Current tenant uids (the gateway's tenant directory): as cached, and as read from the bucket now. */
 export interface TenantUids {
-  uidOf(tenant: string): Promise<string | undefined>;
+  cachedUidOf(tenant: string): string | undefined;
   freshUidOf(tenant: string): Promise<string | undefined>;
 }
 
@@ -63,10 +65,12 @@ export interface GatewaySecurityOptions {
 /** Longest `Authorization` header looked at; real ones are a few hundred bytes. */
 const MAX_AUTHORIZATION_CHARS = 8192;
 
-async function checkBinding(binding: TenantBinding, tenant: string, tenants: TenantUids): Promise<void> {
-  let problem = bindingProblem(binding, tenant, await tenants.uidOf(tenant));
-  // The cache may not have seen yet a tenant re-created a moment ago, whose uid a fresh login already carries.
-  if (problem && binding.name === tenant) problem = bindingProblem(binding, tenant, await tenants.freshUidOf(tenant));
+/**
+ * For a bound token the cache disagrees with: the cache may not have seen yet a tenant re-created a moment ago,
+ * whose uid a fresh login already carries.
+ */
+async function confirmBinding(binding: TenantBinding, tenant: string, tenants: TenantUids): Promise<void> {
+  const problem = bindingProblem(binding, tenant, binding.name === tenant ? await tenants.freshUidOf(tenant) : undefined);
   if (problem) throw new UnauthorizedError(problem);
 }
 
@@ -108,12 +112,14 @@ export async function openGatewaySecurity(options: GatewaySecurityOptions): Prom
         ok: true,
         session: {
           claims,
-          async identify(identity, tenants) {
+          identify(identity, tenants) {
             if (identity.userId !== claims.userId) {
               throw new UnauthorizedError(`the token belongs to user ${claims.userId}, not to Service-UserID ${identity.userId}`);
             }
-            if (claims.tenant) await checkBinding(claims.tenant, identity.tenant, tenants);
-            return { ...identity, role: roleFromToken(claims.roles, identity.tenant) };
+            const identified = { ...identity, role: roleFromToken(claims.roles, identity.tenant) };
+            const binding = claims.tenant;
+            if (!binding || !bindingProblem(binding, identity.tenant, tenants.cachedUidOf(identity.tenant))) return identified;
+            return confirmBinding(binding, identity.tenant, tenants).then(() => identified);
           },
         },
       };

@@ -19,9 +19,9 @@ import { tenantUidOf } from "@corral/auth/internal";
  */
 export interface TenantDirectory {
   exists(tenant: string): Promise<boolean>;
-  /** The tenant's uid ("" for a record without one); undefined when it does not exist. */
-  uidOf(tenant: string): Promise<string | undefined>;
-  /** Like `uidOf`, read from the bucket now: the watch lags a write by a moment. */
+  /** The tenant's uid as cached ("" for a record without one); undefined when it does not exist or is not cached. */
+  cachedUidOf(tenant: string): string | undefined;
+  /** The tenant's uid read from the bucket now (the watch lags a write by a moment); undefined when it does not exist. */
   freshUidOf(tenant: string): Promise<string | undefined>;
   stop(): void;
 }
@@ -55,19 +55,15 @@ export async function openTenantDirectory(nc: NatsConnection, log: Logger): Prom
   const freshUidOf = async (tenant: string) => {
     const read = await readValue<TenantRecordHead>(kv, kvKey(tenant));
     const uid = uidIn(read?.value);
-    // An absent key has no revision to order it by; only a record that exists is remembered.
-    if (read && uid !== undefined) learn(tenant, { uid, revision: read.revision });
+    // An absent key has no revision to order it by: left to the watch.
+    if (read) learn(tenant, { uid, revision: read.revision });
     return uid;
-  };
-  const uidOf = async (tenant: string) => {
-    const uid = known.get(tenant)?.uid;
-    return uid !== undefined ? uid : freshUidOf(tenant);
   };
   return {
     async exists(tenant) {
       return known.get(tenant)?.uid !== undefined || (await freshUidOf(tenant)) !== undefined;
     },
-    uidOf,
+    cachedUidOf: (tenant) => known.get(tenant)?.uid,
     freshUidOf,
     stop() {
       watcher.stop();
