@@ -8,6 +8,7 @@ import {
   describeBounds,
   firstServiceSetViolation,
   firstTypeViolation,
+  nodeLayoutKey,
   normalizeConstraints,
   sortNames,
   type NormalizedConstraints,
@@ -37,7 +38,7 @@ export function layoutViolations(
       present.add(s);
       serviceCounts.set(s, (serviceCounts.get(s) ?? 0) + 1);
     }
-    const key = `${node.hardwaretype}\u0000${node.imagetype}\u0000${sortNames([...services]).join("\u0000")}`;
+    const key = nodeLayoutKey(node.hardwaretype, node.imagetype, sortNames([...services]));
     const group = groups.get(key);
     if (group === undefined) groups.set(key, { node, ids: [node.id] });
     else group.ids.push(node.id);

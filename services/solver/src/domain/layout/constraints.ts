@@ -161,6 +161,11 @@ export function compareNodeLayouts(
   return 0;
 }
 
+/** Identity of a node layout: hardware type, image type and the sorted service names. */
+export function nodeLayoutKey(hardwaretype: string, imagetype: string, sortedServices: readonly string[]): string {
+  return `${hardwaretype}\u0000${imagetype}\u0000${sortedServices.join("\u0000")}`;
+}
+
 /** Sorts names in place with {@link compareStrings} and returns the array. */
 export function sortNames<T extends string[]>(names: T): T {
   return names.sort(compareStrings);

@@ -15,7 +15,7 @@
  * (`SolverOptions.maxSteps` / `timeLimitMs`) runs out.
  */
 export { solveLayout, FIRST_NODENUM } from "./solve-layout.js";
-export { addServices } from "./add-services.js";
+export { addServices } from "./add-services/add-services.js";
 export { checkLayout } from "./check-layout.js";
 export { createHostname, nodeIdFor } from "./hostname.js";
 export { SOLVER_BUDGET_EXHAUSTED, DEFAULT_MAX_STEPS } from "./budget.js";
