@@ -2,7 +2,9 @@ import anyTest, { type TestFn } from "ava";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { call, subjects } from "@corral/shared";
+import { call, silentLogger, subjects } from "@corral/shared";
+import { openGatewaySecurity, type TenantUids } from "../../services/gateway/src/security.js";
+import { openTenantDirectory } from "../../services/gateway/src/tenant-directory.js";
 import { api, type ApiResponse } from "../helpers/api.js";
 import { startSystem, type TestSystem } from "../helpers/system.js";
 import { bearer, requestToken, tokenFor } from "../helpers/tokens.js";
@@ -90,4 +92,30 @@ test("tenant binding - a bound token acts only in its tenant; a login naming an 
   const wrongPassword = await requestToken(tokenUrl, "bob", "wrong", "nowhere");
   t.is(wrongPassword.status, 401);
   t.regex(wrongPassword.body.message, /invalid user name or password/, "the tenant is looked up only after the password");
+});
+
+test("tenant binding - a gateway whose cache has not seen a re-created tenant yet asks the bucket before refusing", async (t) => {
+  const { sys } = t.context;
+  const tokenUrl = sys.tokenUrl!;
+  await createTenant(t, "lagging");
+  const old = await tokenFor(tokenUrl, "alice", "alicepw", "lagging");
+  t.is((await asRoot(t, "DELETE", "/tenants/lagging")).status, 200);
+  await createTenant(t, "lagging");
+  const fresh = await tokenFor(tokenUrl, "alice", "alicepw", "lagging");
+
+  const security = await openGatewaySecurity({ nc: sys.nc, log: silentLogger, redisUrl: sys.redis!.url, tokenUrl });
+  const directory = await openTenantDirectory(sys.nc, silentLogger);
+  t.teardown(async () => {
+    directory.stop();
+    await security.stop();
+  });
+  const oldUid = (await call<{ tenant?: { uid: string } }>(sys.nc, subjects.auth.verify, { token: old })).tenant!.uid;
+  // A cache that still holds the deleted tenant's uid, as a watch that lags the bucket would.
+  const lagging: TenantUids = { cachedUidOf: () => oldUid, freshUidOf: (tenant) => directory.freshUidOf(tenant) };
+  const identify = async (token: string) => {
+    const auth = await security.authenticate(`Bearer ${token}`);
+    if (!auth.ok) throw new Error(auth.denial.message);
+    return auth.session.identify({ userId: "alice", tenant: "lagging", role: "user" }, lagging);
+  };
+  t.like(await identify(fresh), { userId: "alice", tenant: "lagging" }, "the fresh token is accepted after the re-read");
 });
