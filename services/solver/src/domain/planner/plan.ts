@@ -3,7 +3,8 @@
  */
 import type { PlanAction, TaskName } from "./actions.js";
 import { buildIndexedPlanGraph } from "./graph.js";
-import type { PlanGraph, PlanRequest } from "./graph.js";
+import type { PlanGraph } from "./graph.js";
+import type { PlanRequest } from "./plan-request.js";
 
 /** One task of a plan; the caller assigns ids (see `numberTasks`). */
 export interface PlannedTask {
