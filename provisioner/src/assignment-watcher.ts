@@ -17,6 +17,8 @@ export interface AssignmentWatcherDeps {
 export interface AssignmentWatcher {
   /** Reads the assignment once (applying it), then watches. Rejects when the first read fails. */
   start(): Promise<void>;
+  /** Tenants with workers on any provisioner, as last read. */
+  assignedAnywhere(): ReadonlySet<string>;
   stop(): Promise<void>;
 }
 
@@ -33,6 +35,7 @@ export function createAssignmentWatcher(deps: AssignmentWatcherDeps): Assignment
   let turn: Promise<unknown> = Promise.resolve();
   let pollTimer: NodeJS.Timeout | undefined;
   let watching: Promise<void> | undefined;
+  let anywhere: ReadonlySet<string> = new Set();
 
   /** Runs `fn` after every earlier read/apply. */
   const inTurn = <T>(fn: () => Promise<T> | T): Promise<T> => {
@@ -42,8 +45,10 @@ export function createAssignmentWatcher(deps: AssignmentWatcherDeps): Assignment
   };
 
   const apply = (value: Uint8Array | undefined) => {
-    const mine = mineOf(value, deps.id, deps.log);
-    if (!mine) return;
+    const assignment = decodeAssignment(value, deps.log);
+    if (!assignment) return;
+    anywhere = new Set(Object.keys(assignment).flatMap((id) => Object.keys(workersOf(assignment, id))));
+    const mine = workersOf(assignment, deps.id);
     const text = JSON.stringify(Object.entries(mine).sort());
     if (text === last) return;
     last = text;
@@ -92,6 +97,7 @@ export function createAssignmentWatcher(deps: AssignmentWatcherDeps): Assignment
         });
       }, deps.pollMs);
     },
+    assignedAnywhere: () => anywhere,
     async stop() {
       stopping.abort();
       clearInterval(pollTimer);
@@ -102,17 +108,21 @@ export function createAssignmentWatcher(deps: AssignmentWatcherDeps): Assignment
   };
 }
 
-/** This provisioner's part of an encoded assignment (positive integer counts only); undefined if unreadable. */
-function mineOf(value: Uint8Array | undefined, id: string, log: Logger): Record<string, number> | undefined {
+/** An encoded assignment (none: empty); undefined if unreadable. */
+function decodeAssignment(value: Uint8Array | undefined, log: Logger): WorkerAssignment | undefined {
   if (!value || value.length === 0) return {};
-  let assignment: WorkerAssignment;
   try {
-    assignment = decode<WorkerAssignment>(value);
+    const assignment = decode<WorkerAssignment>(value);
+    return typeof assignment === "object" && assignment !== null ? assignment : {};
   } catch (err) {
     log.error("assignment is not msgpack; keeping the current workers", { err });
     return undefined;
   }
-  const entry = typeof assignment === "object" && assignment !== null ? assignment[id] : undefined;
+}
+
+/** One provisioner's part of an assignment (positive integer counts only). */
+function workersOf(assignment: WorkerAssignment, id: string): Record<string, number> {
+  const entry = Object.hasOwn(assignment, id) ? assignment[id] : undefined;
   const mine: Record<string, number> = {};
   if (typeof entry !== "object" || entry === null) return mine;
   for (const [tenant, n] of Object.entries(entry)) {

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { keyToken } from "@corral/shared";
+import { fromKeyToken, keyToken } from "@corral/shared";
 
 /**
  * Where a provisioner keeps files under its work directory:
@@ -10,11 +10,18 @@ import { keyToken } from "@corral/shared";
  * <workDir>/<tenant>/<automatortypes|providertypes>/<plugin>/<resource type>/   synced plugin resources
  * ```
  *
- * Every name becomes one path segment: names that are plain (`[A-Za-z0-9_-][-_.A-Za-z0-9]*`) are kept, anything
- * else (a `/`, a leading `.`, `..`) is escaped with `keyToken`, so no name can leave its directory.
+ * Every name becomes one path segment: names that are plain (`[A-Za-z0-9-][-_.A-Za-z0-9]*`) are kept, anything
+ * else (a `/`, a leading `.` or `_`, `..`) is escaped with `keyToken`, so no name can leave its directory. An escaped
+ * NAME (`[A-Za-z0-9._-]+`: tenants, plugins) always starts with `_` and a kept one never does, so two names never
+ * share a directory (`.x` and `_2Ex` did, with a leading `_` kept) and `nameOfSegment` reads it back.
  */
 export function pathSegment(name: string): string {
-  return /^[A-Za-z0-9_-][-_.A-Za-z0-9]*$/.test(name) ? name : keyToken(name);
+  return /^[A-Za-z0-9-][-_.A-Za-z0-9]*$/.test(name) ? name : keyToken(name);
+}
+
+/** The name a segment made by `pathSegment` stands for (check with `pathSegment` that it does). */
+export function nameOfSegment(segment: string): string {
+  return segment.startsWith("_") ? fromKeyToken(segment) : segment;
 }
 
 /** `<workDir>/<tenant>` */

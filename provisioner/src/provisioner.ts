@@ -3,8 +3,9 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { PROVISIONER_HEARTBEAT_MS, TASK_ACK_WAIT_MS, type Logger } from "@corral/shared";
+import { buckets, openBucket, PROVISIONER_HEARTBEAT_MS, TASK_ACK_WAIT_MS, type Logger } from "@corral/shared";
 import { createAssignmentWatcher } from "./assignment-watcher.js";
+import { openClustersBucket } from "./cluster-records.js";
 import { createPluginSet } from "./plugin-set.js";
 import { bundledPlugins } from "./plugins/index.js";
 import type { Plugin } from "./plugins/types.js";
@@ -12,6 +13,7 @@ import { createRegistration } from "./registry.js";
 import { createResourceSync } from "./resource-sync.js";
 import { defaultSandbox, type LocalSandbox } from "./sandbox/index.js";
 import { retryUntil } from "./retry.js";
+import { startTenantFilesSweeps, type TenantFilesSweeps } from "./tenant-files-sweep.js";
 import { createWorkerPool } from "./worker-pool.js";
 import { createTaskFeed, type TaskFeed } from "./task-feed.js";
 import { startWorkerLoop } from "./worker-loop.js";
@@ -49,6 +51,8 @@ export interface ProvisionerOptions {
   stopTimeoutMs?: number;
   /** How long the first registration may keep failing (JetStream not ready yet) before start gives up, ms. @default 30000 */
   startTimeoutMs?: number;
+  /** How often the files of tenants that are gone are looked for (also at start and on changes), ms. @default 60000 */
+  filesSweepMs?: number;
 }
 
 /** A running provisioner. */
@@ -85,6 +89,7 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
     assignmentPollMs: 5_000,
     stopTimeoutMs: 60_000,
     startTimeoutMs: 30_000,
+    filesSweepMs: 60_000,
     ...withoutUndefined(options),
   };
   check(Number.isInteger(opts.capacity) && opts.capacity > 0, "capacity", "must be a positive integer");
@@ -101,6 +106,8 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
   // Every running task listens for the hard stop: as many listeners as tasks run at once is expected.
   setMaxListeners(0, hardStop.signal);
 
+  /** Removes what tenants that are gone left in the work directory; starts once the first assignment is applied. */
+  let sweeps: TenantFilesSweeps | undefined;
   const feeds = new Map<string, TaskFeed>();
   const feedFor = (tenant: string) => {
     let feed = feeds.get(tenant);
@@ -111,7 +118,10 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
   const pool = createWorkerPool({
     capacity: opts.capacity,
     log,
-    onChange: () => registration.touch(),
+    onChange: () => {
+      registration.touch();
+      sweeps?.request();
+    },
     startLoop: (tenant, workerId) =>
       startWorkerLoop({
         nc: opts.nc,
@@ -139,12 +149,15 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
     now: opts.now,
     heartbeatMs: opts.heartbeatMs,
   });
-  const resources = createResourceSync({ nc: opts.nc, log, workDir, now: opts.now, sandbox });
+  const resources = createResourceSync({ nc: opts.nc, log, workDir, now: opts.now, sandbox, onUnfollowedChange: () => sweeps?.request() });
   let applying: Promise<void> = Promise.resolve();
   let isStopping = false;
+  /** The tenants of the assignment applied last (followed by the resource sync). */
+  let followed: ReadonlySet<string> = new Set();
   /** Plugin resources first (bounded wait), so a tenant's first tasks already see its synced resources. */
   const applyAssignment = (mine: Record<string, number>) => {
     applying = applying.then(async () => {
+      followed = new Set(Object.keys(mine));
       await resources.follow(Object.keys(mine)).catch((err: unknown) => log.warn("following plugin resources failed", { err }));
       if (!isStopping) pool.apply(mine);
     });
@@ -168,6 +181,18 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
     throw err;
   }
   const isolation = await sandbox.isolation();
+  sweeps = startTenantFilesSweeps({
+    workDir,
+    log,
+    sandbox,
+    clusters: () => openClustersBucket(opts.nc),
+    activeSets: () => openBucket(opts.nc, buckets.pluginActive),
+    isBusy: (tenant) =>
+      followed.has(tenant) || watcher.assignedAnywhere().has(tenant) || (pool.usage()[tenant] ?? 0) > 0 || resources.installing(tenant),
+    intervalMs: opts.filesSweepMs,
+    // In turn with assignment changes: no tenant's work starts while a sweep decides on its files.
+    inTurn: (sweep) => (applying = applying.then(sweep, sweep)),
+  });
   log.info("provisioner started", { capacity: opts.capacity, workDir, plugins: pluginSet.names, sandbox: isolation });
   if (isolation.mode === "unsandboxed") {
     log.warn("local actions (sim nodes) cannot be sandboxed here: not root, and no user namespaces; only one tenant may run them");
@@ -182,6 +207,7 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
         log.info("stopping: no new tasks; waiting for running ones", { usage: pool.usage() });
         isStopping = true;
         await watcher.stop();
+        await sweeps?.stop();
         await resources.stop();
         await applying;
         const drained = pool.stopAll();

@@ -37,6 +37,8 @@ export interface ResourceSyncOptions {
   retainMs?: number;
   /** Whose actions must be able to read a tenant's resources. @default defaultSandbox() */
   sandbox?: LocalSandbox;
+  /** Called when the set of a tenant this provisioner does not follow changes (a purge empties a deleted tenant's). */
+  onUnfollowedChange?: (tenant: string) => void;
 }
 
 /** Keeps the installed plugin resources of the tenants this provisioner works for equal to their active sets. */
@@ -46,6 +48,8 @@ export interface ResourceSync {
    * installed (or the first attempt failed, or `firstSyncWaitMs` passed), so its workers start with them.
    */
   follow(tenants: readonly string[]): Promise<void>;
+  /** Whether an install of the tenant's resources is running now (followed or no longer). */
+  installing(tenant: string): boolean;
   stop(): Promise<void>;
 }
 
@@ -71,6 +75,7 @@ export function createResourceSync(options: ResourceSyncOptions): ResourceSync {
   const sandbox = options.sandbox ?? defaultSandbox();
   const stopping = new AbortController();
   const followed = new Map<string, TenantState>();
+  const installing = new Map<string, number>();
   const js = jetstream(nc);
   let kv: KV | undefined;
   let store: ObjectStore | undefined;
@@ -115,6 +120,7 @@ export function createResourceSync(options: ResourceSyncOptions): ResourceSync {
       return state.running;
     }
     clearTimeout(state.retry);
+    installing.set(tenant, (installing.get(tenant) ?? 0) + 1);
     state.running = (async () => {
       do {
         state.again = false;
@@ -134,6 +140,9 @@ export function createResourceSync(options: ResourceSyncOptions): ResourceSync {
       } while (state.again && !stopping.signal.aborted && followed.get(tenant) === state);
     })().finally(() => {
       state.running = undefined;
+      const left = (installing.get(tenant) ?? 1) - 1;
+      if (left > 0) installing.set(tenant, left);
+      else installing.delete(tenant);
     });
     return state.running;
   };
@@ -149,6 +158,7 @@ export function createResourceSync(options: ResourceSyncOptions): ResourceSync {
           failures = 0;
           const tenant = fromKeyToken(e.key);
           if (followed.has(tenant)) void schedule(tenant);
+          else options.onUnfollowedChange?.(tenant);
         }
       } catch (err) {
         log.warn("plugin resource watch failed; watching again", { err });
@@ -191,6 +201,7 @@ export function createResourceSync(options: ResourceSyncOptions): ResourceSync {
       ]);
       clearTimeout(timer);
     },
+    installing: (tenant) => installing.has(tenant),
     async stop() {
       stopping.abort();
       clearInterval(pollTimer);
@@ -200,6 +211,12 @@ export function createResourceSync(options: ResourceSyncOptions): ResourceSync {
       await Promise.allSettled([...followed.values()].map((s) => s.running));
     },
   };
+}
+
+/** How many resource versions a tenant's entry of `corral_plugin_active` makes active (none for a deleted or purged key). */
+export function activeResourceCount(entry: { operation: string; value: Uint8Array } | null | undefined, log: Logger): number {
+  if (entry?.operation !== "PUT") return 0;
+  return desiredOf(decode<ActiveSetPayload>(entry.value), log).length;
 }
 
 /** Flattens a published set into the versions to install; malformed entries are logged and skipped. */

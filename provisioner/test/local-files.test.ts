@@ -98,33 +98,39 @@ const isolations: Array<[string, () => LocalSandbox]> = [
 ];
 
 for (const [name, make] of isolations) {
-  test(`an action's /tmp and /var/tmp are its tenant's own: nothing lands in the host's, another tenant sees none of it (${name})`, async (t) => {
+  test(`another tenant's action reads none of an action's temporary files; TMPDIR is the tenant's own (${name})`, async (t) => {
     const work = await scratch("corral-prov-tmp-");
     t.teardown(work.remove);
     const sandbox = make();
+    const sameUid = (await sandbox.isolation()).mode !== "tenant-user";
     const [a, b] = [uniqueName("tmp-a"), uniqueName("tmp-b")];
     const token = randomUUID().slice(0, 8);
     const files = [`/tmp/a-tmp-${token}`, `/var/tmp/a-var-${token}`];
     t.teardown(() => Promise.all(files.map((f) => rm(f, { force: true }))));
-    const aTask = taskMessage({ tenant: a });
     const wrote = await shellRun(
       sandbox,
       work.dir,
-      aTask,
-      `echo A-TMP-${token} > /tmp/a-tmp-${token} && echo A-VAR-${token} > /var/tmp/a-var-${token} && f=$(mktemp) && echo A-MKTEMP-${token} > "$f" && echo "$f"`,
+      taskMessage({ tenant: a }),
+      `echo A-TMP-${token} > ${files[0]} && echo A-VAR-${token} > ${files[1]} && f=$(mktemp) && echo A-MKTEMP-${token} > "$f" && echo "$f"`,
     );
     const made = wrote.stdout!.trim();
-
-    for (const file of files) t.false(await exists(file), `${file} is not in the host's temporary directory`);
-    const own = await readdir(tenantTmpDir(work.dir, a));
-    t.true(own.includes(`a-var-${token}`), `A's /var/tmp file is in A's temporary directory (${own.join(", ")})`);
     t.true(made.startsWith(`${tenantTmpDir(work.dir, a)}/`), `mktemp (TMPDIR) made ${made}`);
-
-    const again = await shellRun(sandbox, work.dir, taskMessage({ tenant: a }), `cat /var/tmp/a-var-${token} "${made}"`);
+    // (/tmp too, but not here: with the work directory below /tmp, a user namespace gets a fresh /tmp per action.)
+    const again = await shellRun(sandbox, work.dir, taskMessage({ tenant: a }), `cat ${files[1]} "${made}"`);
     t.is(again.stdout, `A-VAR-${token}\nA-MKTEMP-${token}\n`, "A's temporary files last across its actions");
 
-    const bOut = await shellRun(sandbox, work.dir, taskMessage({ tenant: b }), `ls -a /tmp /var/tmp "\${TMPDIR:-/tmp}"; cat ${files.join(" ")} "${made}" 2>/dev/null; true`);
-    t.false((bOut.stdout ?? "").includes(token), `B saw A's temporary files:\n${bOut.stdout}`);
+    const bOut = await shellRun(sandbox, work.dir, taskMessage({ tenant: b }), `ls -a /tmp /var/tmp "$TMPDIR"; cat ${files.join(" ")} "${made}" 2>/dev/null; true`);
+    t.false((bOut.stdout ?? "").includes(`A-`), `B read A's temporary files:\n${bOut.stdout}`);
+    if (sameUid) {
+      // Every tenant is the provisioner's uid here: only a /tmp of its own keeps B out.
+      t.false((bOut.stdout ?? "").includes(token), `B listed A's temporary files:\n${bOut.stdout}`);
+      for (const file of files) t.false(await exists(file), `${file} is not in the host's temporary directory`);
+      t.true((await readdir(tenantTmpDir(work.dir, a))).includes(`a-var-${token}`), "A's /var/tmp is A's temporary directory");
+    } else {
+      // With tenant users the host's /tmp stays: A's file there is its user's alone (removed with the tenant).
+      const s = await stat(files[0]!);
+      t.deepEqual([s.uid, s.mode & 0o777], [(await stat(tenantDir(work.dir, a))).gid, 0o600]);
+    }
   });
 }
 

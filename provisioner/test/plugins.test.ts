@@ -12,6 +12,7 @@ import {
   pathSegment,
   type PluginContext,
 } from "@corral/provisioner";
+import { nameOfSegment } from "../src/paths.js";
 import { taskMessage } from "./helpers.js";
 
 /** Plugins called directly, without NATS. */
@@ -41,6 +42,10 @@ test("paths - names become single, safe path segments", (t) => {
   t.is(pathSegment("a/b"), "a_2Fb");
   t.is(pathSegment(".hidden"), "_2Ehidden");
   t.is(nodeDir("/w", "t", "../x", "n"), "/w/t/nodes/_2E_2E_2Fx/n");
+  // Tenants ".x" and "_2Ex" must not share a directory (nor a sandbox uid): a leading "_" is escaped too.
+  t.not(pathSegment("_2Ex"), pathSegment(".x"));
+  t.is(pathSegment("_x"), "_5Fx");
+  for (const name of ["acme", "my_tenant.v2", ".x", "_2Ex", "_", "-a_b.c"]) t.is(nameOfSegment(pathSegment(name)), name);
 });
 
 test("sim - addresses of 10,000 confirmed nodes are all distinct", async (t) => {

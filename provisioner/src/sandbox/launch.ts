@@ -22,7 +22,7 @@ export type SandboxMode = Isolation["mode"];
 export interface NamespaceView {
   /** The only directory of the work directory it sees (bound back in place). */
   tenantDir: string;
-  /** The tenant's own temporary directory (in `tenantDir`), seen at `/tmp` and `/var/tmp`. */
+  /** The tenant's own temporary directory (in `tenantDir`), seen at `/tmp` and `/var/tmp` in a user namespace. */
   tmpDir: string;
   /** Where the action starts. */
   cwd: string;
@@ -50,20 +50,21 @@ function systemTool(name: string): string {
 }
 
 /**
- * Runs in the new mount namespace, as root of it: keeps the tenant's directory and its temporary directory open,
- * covers every hidden path, puts the tenant's temporary directory at `/tmp` and `/var/tmp` (so nothing an action
- * writes there lands in the host's, and it goes with the tenant; where the tenant's directory itself lies below
- * one of them, as in tests, that one gets a fresh tmpfs instead), binds the tenant's directory back at its own
- * path (through the open descriptor: its path may be covered by then), and execs the rest of its arguments (an
- * absolute path) in the same process, so in the same process group, with the action's PATH back. Arguments:
- * tenant dir, its temporary dir, cwd, number of hidden paths, the hidden paths, then the command.
+ * Runs in the new mount namespace, as root of it: keeps the tenant's directory (and temporary directory) open,
+ * covers every hidden path, puts the tenant's temporary directory, when given, at `/tmp` and `/var/tmp` (nothing
+ * an action writes there lands in the host's, and it goes with the tenant; where the tenant's directory itself
+ * lies below one of them, as in tests, that one gets a fresh tmpfs instead), binds the tenant's directory back at
+ * its own path (through the open descriptor: its path may be covered by then), and execs the rest of its
+ * arguments (an absolute path) in the same process, so in the same process group, with the action's PATH back.
+ * Arguments: tenant dir, temporary dir or "", cwd, number of hidden paths, the hidden paths, then the command.
  */
 const SETUP_SCRIPT = `set -e
 action_path=$PATH
 PATH=${SYSTEM_PATH}
 tenant_dir=$1 tmp_dir=$2 cwd=$3 n=$4
 shift 4
-exec 3<"$tenant_dir" 4<"$tmp_dir"
+exec 3<"$tenant_dir"
+[ -z "$tmp_dir" ] || exec 4<"$tmp_dir"
 while [ "$n" -gt 0 ]; do
   if [ -d "$1" ]; then mount -t tmpfs -o mode=0711,size=1m,nosuid,nodev corral-hidden "$1"
   elif [ -e "$1" ]; then mount --bind /dev/null "$1"
@@ -72,7 +73,7 @@ while [ "$n" -gt 0 ]; do
   shift
 done
 for shared_tmp in /tmp /var/tmp; do
-  [ -d "$shared_tmp" ] || continue
+  [ -n "$tmp_dir" ] && [ -d "$shared_tmp" ] || continue
   case "$tenant_dir/" in
     "$shared_tmp"/*) mount -t tmpfs -o mode=1777,nosuid,nodev corral-tmp "$shared_tmp" ;;
     *) mount --no-canonicalize --bind /proc/self/fd/4 "$shared_tmp" ;;
@@ -106,16 +107,23 @@ export interface Launch {
   gid?: number;
 }
 
-/** The launch of one tenant's action under `isolation`; `id` is the tenant's uid and gid (tenant-user mode). */
+/**
+ * The launch of one tenant's action under `isolation`; `id` is the tenant's uid and gid (tenant-user mode).
+ *
+ * Only in a user namespace does the action get the tenant's own `/tmp`: there every tenant is the same uid, so a
+ * shared `/tmp` would be a way across. Tenant users keep the host's (their files in it are their own uid's, 0600
+ * by the umask; what the harness and operators share with actions through it keeps working); what a tenant's
+ * user leaves there goes when the tenant is removed (`LocalSandbox.removeTenant`).
+ */
 export function launchFor(isolation: Isolation, id: number | undefined, view: NamespaceView): Launch {
-  const setup = (unshare: readonly string[]) => [
+  const setup = (unshare: readonly string[], tmpDir: string) => [
     ...unshare,
     "/bin/sh",
     "-c",
     SETUP_SCRIPT,
     "corral-sandbox",
     view.tenantDir,
-    view.tmpDir,
+    tmpDir,
     view.cwd,
     String(view.hidden.length),
     ...view.hidden,
@@ -123,9 +131,9 @@ export function launchFor(isolation: Isolation, id: number | undefined, view: Na
   switch (isolation.mode) {
     case "tenant-user":
       if (id === undefined) throw new TypeError("a tenant-user launch needs the tenant's id");
-      return isolation.namespace ? { launcher: [...setup(UNSHARE_AS_ROOT), ...becomeTenant(id)] } : { launcher: [], uid: id, gid: id };
+      return isolation.namespace ? { launcher: [...setup(UNSHARE_AS_ROOT, ""), ...becomeTenant(id)] } : { launcher: [], uid: id, gid: id };
     case "user-namespace":
-      return { launcher: [...setup(UNSHARE_AS_USER), ...dropCapabilities] };
+      return { launcher: [...setup(UNSHARE_AS_USER, view.tmpDir), ...dropCapabilities] };
     case "unsandboxed":
       return { launcher: [] };
   }

@@ -44,18 +44,28 @@ async function processesOf(uid: number): Promise<number[]> {
   return pids;
 }
 
-/** Removes the entries of `dirs` (top level; links not followed) that `uid` owns. Answers how many. */
+/**
+ * Removes whatever `uid` owns in `dirs`, at any depth (links not followed, other filesystems not entered): a file
+ * or directory of its goes whole. Answers how many were removed.
+ */
 export async function removeEntriesOwnedBy(uid: number, dirs: readonly string[] = SHARED_TMP_DIRS): Promise<number> {
   let removed = 0;
-  for (const dir of dirs) {
-    const entries = await readdir(dir).catch(() => [] as string[]);
-    for (const entry of entries) {
+  const walk = async (dir: string, device: number): Promise<void> => {
+    for (const entry of await readdir(dir).catch(() => [] as string[])) {
       const path = join(dir, entry);
       const s = await lstat(path).catch(() => undefined);
-      if (s?.uid !== uid) continue;
-      await rm(path, { recursive: true, force: true });
-      removed++;
+      if (!s || s.dev !== device) continue;
+      if (s.uid === uid) {
+        await rm(path, { recursive: true, force: true });
+        removed++;
+      } else if (s.isDirectory()) {
+        await walk(path, device);
+      }
     }
+  };
+  for (const dir of dirs) {
+    const s = await lstat(dir).catch(() => undefined);
+    if (s?.isDirectory()) await walk(dir, s.dev);
   }
   return removed;
 }

@@ -1,23 +1,11 @@
-import type { NatsConnection } from "@nats-io/transport-node";
-import { kvKey, openBucket, readValue, type KV, type Logger } from "@corral/shared";
+import { kvKey, type KV, type Logger } from "@corral/shared";
 import type { ClusterKeys } from "../../cluster-keys.js";
+import { orphanReason, readCluster, type ClusterView } from "../../cluster-records.js";
 import { removeKeyOfEmptyCluster } from "./containers.js";
 import type { ContainerSummary, DockerClient } from "./docker-api.js";
 import { LABEL, managedFilter } from "./naming.js";
 
-/** The clusters service's bucket (key `kvKey(clusterId)`); the provisioner only reads it. */
-export const CLUSTERS_BUCKET = "corral_clusters";
-
-/** Whichever process opens the bucket first creates it, so ask for the clusters service's settings (5 revisions). */
-export const openClustersBucket = (nc: NatsConnection): Promise<KV> => openBucket(nc, CLUSTERS_BUCKET, { history: 5 });
-
-/** The fields of the clusters service's `ClusterRecord` the reconciler reads; its status is the actor's state. */
-interface ClusterView {
-  tenant: string;
-  actor?: { value?: unknown };
-}
-
-const TERMINATED = "terminated";
+export { CLUSTERS_BUCKET, openClustersBucket } from "../../cluster-records.js";
 
 export interface ReconcileOptions {
   docker: DockerClient;
@@ -52,7 +40,7 @@ export async function reconcileOrphans(options: ReconcileOptions): Promise<Recon
   const containers = await docker.listContainers([...managedFilter(options.installation), ...(options.scope ?? [])]);
   const known = new Map<string, ClusterView | undefined>();
   const lookup = async (clusterId: string) => {
-    if (!known.has(clusterId)) known.set(clusterId, (await readValue<ClusterView>(options.clusters, kvKey(clusterId)))?.value);
+    if (!known.has(clusterId)) known.set(clusterId, await readCluster(options.clusters, clusterId));
     return known.get(clusterId);
   };
 
@@ -85,11 +73,4 @@ export async function reconcileOrphans(options: ReconcileOptions): Promise<Recon
     );
   }
   return { checked: containers.length, removed };
-}
-
-function orphanReason(record: ClusterView | undefined, tenant: string): string | undefined {
-  if (!record) return "its cluster is not stored";
-  if (record.tenant !== tenant) return `its cluster belongs to tenant ${record.tenant}`;
-  if (record.actor?.value === TERMINATED) return "its cluster is terminated";
-  return undefined;
 }
