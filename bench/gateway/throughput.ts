@@ -1,60 +1,164 @@
 /**
- * REST throughput through gateway -> NATS -> tenancy, measured with wrk on loopback (bounded: a few seconds
- * per case). Writes bench/results/gateway-throughput.json.
+ * REST throughput and latency of the real pipeline (gateway -> NATS -> tenancy, as `npm start` runs them) beside
+ * its floor measured in the same run: a bare uWebSockets.js server forwarding each request over NATS
+ * request/reply (msgpack) to an echo responder that answers the real answer's bytes (floor/). Every server is a
+ * process of its own on loopback, and so is the load generator (wrk). Floor and real runs alternate (A/B/A/B)
+ * so that the load others put on the machine falls on both; the load average is recorded with each run.
+ * Cases: one provider (GET /v2/providers/bench) and a list of 20 (GET /v2/providers); plus /status and an
+ * unknown tenant's 401 on the real pipeline alone. Writes bench/results/gateway-throughput.json.
+ *
  * Run: node --import=tsx bench/gateway/throughput.ts
+ * Env: BENCH_DURATION_S (5 per run), BENCH_ROUNDS (3 A/B pairs per case), BENCH_CONNECTIONS (64),
+ *      BENCH_PROFILE_DIR (every Corral process writes a --cpu-prof profile there; see profile-summary.ts).
  */
-import { execFile, execFileSync, spawnSync } from "node:child_process";
-import { promisify } from "node:util";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { api, SUPERADMIN } from "../../test/helpers/api.js";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { connectNats } from "@corral/shared";
+import { freePort } from "@corral/deploy";
 import { registerFixturePluginTypes } from "../../test/helpers/registry.js";
-import { startSystem } from "../../test/helpers/system.js";
+import { startServiceProcess, type ServiceProcess } from "../../test/helpers/processes.js";
+import { launchCorral, type LaunchedCorral } from "./launched-corral.js";
+import { ensureWrk, runWrk, type LoadOptions, type LoadResult } from "./wrk.js";
 
 const DURATION_S = Number(process.env["BENCH_DURATION_S"] ?? 5);
+const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
 const CONNECTIONS = Number(process.env["BENCH_CONNECTIONS"] ?? 64);
+const PROFILE_DIR = process.env["BENCH_PROFILE_DIR"];
+const LISTED_PROVIDERS = 20;
+/** The issue's targets: real throughput at least this share of the floor's, real p99 at most this multiple. */
+const TARGET = { throughputRatio: 0.8, p99Ratio: 1.25 };
 
-function ensureWrk(): string {
-  const found = spawnSync("which", ["wrk"], { encoding: "utf8" }).stdout.trim();
-  if (found) return found;
-  execFileSync("apt-get", ["install", "-y", "wrk"], { stdio: "ignore" });
-  return "wrk";
+const IDENTITY = { "Service-UserID": "admin", "Service-TenantID": "superadmin" };
+const CASES = { getProvider: "/v2/providers/bench", listProviders: "/v2/providers" } as const;
+
+interface Run extends LoadResult {
+  /** 1-minute load average when the run started. */
+  loadAverage1m: number;
 }
 
-/** Async on purpose: the servers run in this process, so blocking the event loop would stall them. */
-async function runWrk(wrk: string, url: string, headers: Record<string, string>) {
-  const args = ["-t2", `-c${CONNECTIONS}`, `-d${DURATION_S}s`, "--latency"];
-  for (const [k, v] of Object.entries(headers)) args.push("-H", `${k}: ${v}`);
-  const { stdout: out } = await promisify(execFile)(wrk, [...args, url], { encoding: "utf8" });
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
-  const p50 = /50%\s+([\d.]+\w+)/.exec(out)?.[1];
-  const p99 = /99%\s+([\d.]+\w+)/.exec(out)?.[1];
-  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
-  return { requestsPerSecond: Math.round(rps), latencyP50: p50, latencyP99: p99, non2xx };
+const load: LoadOptions = { connections: CONNECTIONS, durationSeconds: DURATION_S };
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
+async function measured(wrk: string, url: string, headers: Record<string, string>): Promise<Run> {
+  const loadAverage1m = round2(loadavg()[0] ?? 0);
+  return { loadAverage1m, ...(await runWrk(wrk, url, headers, load)) };
+}
+
+async function createProviders(corral: LaunchedCorral): Promise<void> {
+  const nc = await connectNats({ url: corral.natsUrl, name: "bench-setup" });
+  try {
+    await registerFixturePluginTypes(nc);
+  } finally {
+    await nc.close();
+  }
+  const names = ["bench", ...Array.from({ length: LISTED_PROVIDERS - 1 }, (_, i) => `bench-${String(i + 1).padStart(2, "0")}`)];
+  for (const name of names) {
+    const res = await fetch(`${corral.baseUrl}/providers`, {
+      method: "POST",
+      headers: { ...IDENTITY, "content-type": "application/json" },
+      body: JSON.stringify({ name, providertype: "rackspace", provisioner: { region: "dfw" } }),
+    });
+    if (res.status !== 200) throw new Error(`creating provider ${name} failed: ${res.status} ${await res.text()}`);
+  }
+}
+
+/** The real pipeline's answer per path: what the echo responder answers on the floor. */
+async function realAnswers(corral: LaunchedCorral): Promise<Record<string, unknown>> {
+  const origin = new URL(corral.baseUrl).origin;
+  const out: Record<string, unknown> = {};
+  for (const path of Object.values(CASES)) out[path] = await (await fetch(origin + path, { headers: IDENTITY })).json();
+  return out;
+}
+
+async function startFloor(natsUrl: string, repliesFile: string): Promise<{ origin: string; processes: ServiceProcess[] }> {
+  const env = { BENCH_NATS_URL: natsUrl };
+  const echo = await startServiceProcess({
+    name: "floor-echo",
+    entry: "bench/gateway/floor/echo-responder.ts",
+    env: { ...env, BENCH_FLOOR_REPLIES: repliesFile },
+    readyMsg: "echo ready",
+  });
+  const port = await freePort();
+  const http = await startServiceProcess({
+    name: "floor-http",
+    entry: "bench/gateway/floor/http-forwarder.ts",
+    env: { ...env, BENCH_FLOOR_PORT: String(port) },
+    readyMsg: "floor listening",
+  }).catch(async (err: unknown) => {
+    await echo.stop();
+    throw err;
+  });
+  return { origin: `http://127.0.0.1:${port}`, processes: [echo, http] };
 }
 
 const wrk = ensureWrk();
-const sys = await startSystem();
+const scratch = mkdtempSync(join(tmpdir(), "corral-bench-gateway-"));
+const profileDir = PROFILE_DIR ? resolve(PROFILE_DIR) : undefined;
+if (profileDir) mkdirSync(profileDir, { recursive: true });
+const corral = await launchCorral(profileDir ? { env: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } } : {});
+let floorProcesses: ServiceProcess[] = [];
 try {
-  await registerFixturePluginTypes(sys.nc);
-  const created = await api(sys.baseUrl, "POST", "/providers", {
-    ...SUPERADMIN,
-    body: { name: "bench", providertype: "rackspace", provisioner: { region: "dfw" } },
-  });
-  if (created.status !== 200) throw new Error(`setup failed: ${created.text}`);
-  const identity = { "Service-UserID": "admin", "Service-TenantID": "superadmin" };
+  await createProviders(corral);
+  const repliesFile = join(scratch, "floor-replies.json");
+  writeFileSync(repliesFile, JSON.stringify(await realAnswers(corral)));
+  const floor = await startFloor(corral.natsUrl, repliesFile);
+  floorProcesses = floor.processes;
+  const realOrigin = new URL(corral.baseUrl).origin;
+
+  const cases: Record<string, unknown> = {};
+  for (const [name, path] of Object.entries(CASES)) {
+    // Warm-up (JIT, caches, connections) of both, not recorded.
+    await runWrk(wrk, floor.origin + path, IDENTITY, { ...load, durationSeconds: 2 });
+    await runWrk(wrk, realOrigin + path, IDENTITY, { ...load, durationSeconds: 2 });
+    const runs: Array<{ floor: Run; real: Run }> = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      const floorRun = await measured(wrk, floor.origin + path, IDENTITY);
+      const realRun = await measured(wrk, realOrigin + path, IDENTITY);
+      runs.push({ floor: floorRun, real: realRun });
+      console.log(`${name} round ${i + 1}: floor ${floorRun.requestsPerSecond}/s p99 ${floorRun.latencyP99Ms} ms, real ${realRun.requestsPerSecond}/s p99 ${realRun.latencyP99Ms} ms (load ${realRun.loadAverage1m})`);
+    }
+    const summary = (pick: (r: { floor: Run; real: Run }) => Run) => ({
+      requestsPerSecond: median(runs.map((r) => pick(r).requestsPerSecond)),
+      latencyP50Ms: median(runs.map((r) => pick(r).latencyP50Ms)),
+      latencyP99Ms: median(runs.map((r) => pick(r).latencyP99Ms)),
+    });
+    const floorMedian = summary((r) => r.floor);
+    const realMedian = summary((r) => r.real);
+    // Ratios per A/B pair (same moment, same load), then their median.
+    const throughputRatio = round2(median(runs.map((r) => r.real.requestsPerSecond / r.floor.requestsPerSecond)));
+    const p99Ratio = round2(median(runs.map((r) => r.real.latencyP99Ms / r.floor.latencyP99Ms)));
+    cases[name] = {
+      path,
+      floor: floorMedian,
+      real: realMedian,
+      throughputRatio,
+      p99Ratio,
+      meetsTarget: throughputRatio >= TARGET.throughputRatio && p99Ratio <= TARGET.p99Ratio,
+      non2xx: runs.reduce((n, r) => n + r.floor.non2xx + r.real.non2xx, 0),
+      runs,
+    };
+  }
   const results = {
     date: new Date().toISOString(),
-    machine: "2 cores (client, gateway, tenancy and nats-server share them)",
+    machine: "2 cores shared by wrk, nats-server, redis-server, every Corral service and the floor's two processes (and other work)",
     connections: CONNECTIONS,
     durationSeconds: DURATION_S,
-    status: await runWrk(wrk, `${sys.baseUrl}/status`, {}),
-    getProvider: await runWrk(wrk, `${sys.baseUrl}/providers/bench`, identity),
-    listProviders: await runWrk(wrk, `${sys.baseUrl}/providers`, identity),
-    unknownTenant401: await runWrk(wrk, `${sys.baseUrl}/providers/bench`, { ...identity, "Service-TenantID": "nobody" }),
+    rounds: ROUNDS,
+    target: TARGET,
+    cases,
+    realOnly: {
+      status: await measured(wrk, `${realOrigin}/status`, {}),
+      unknownTenant401: await measured(wrk, realOrigin + CASES.getProvider, { ...IDENTITY, "Service-TenantID": "nobody" }),
+    },
+    loadAverageAtEnd: loadavg().map(round2),
   };
   mkdirSync(new URL("../results/", import.meta.url), { recursive: true });
   writeFileSync(new URL("../results/gateway-throughput.json", import.meta.url), JSON.stringify(results, null, 2) + "\n");
-  console.log(JSON.stringify(results, null, 2));
+  console.log(JSON.stringify({ ...results, cases: Object.fromEntries(Object.entries(cases).map(([k, v]) => [k, { ...(v as object), runs: undefined }])) }, null, 2));
 } finally {
-  await sys.stop();
+  await Promise.all(floorProcesses.map((p) => p.stop()));
+  await corral.stop();
+  rmSync(scratch, { recursive: true, force: true });
 }

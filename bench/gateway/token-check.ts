@@ -7,11 +7,9 @@
  * Writes bench/results/gateway-token-check.json.
  * Run: node --import=tsx bench/gateway/token-check.ts
  */
-import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { silentLogger } from "@corral/shared";
 import { resolveIdentity } from "../../services/gateway/src/identity.js";
 import { openGatewaySecurity } from "../../services/gateway/src/security.js";
@@ -20,29 +18,12 @@ import { api } from "../../test/helpers/api.js";
 import { registerFixturePluginTypes } from "../../test/helpers/registry.js";
 import { startSystem } from "../../test/helpers/system.js";
 import { bearer, tokenFor } from "../../test/helpers/tokens.js";
+import { ensureWrk, runWrk, type LoadResult } from "./wrk.js";
 
 const DURATION_S = Number(process.env["BENCH_DURATION_S"] ?? 5);
 const CONNECTIONS = Number(process.env["BENCH_CONNECTIONS"] ?? 64);
 const CALLS = Number(process.env["BENCH_CALLS"] ?? 100_000);
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 7);
-
-function ensureWrk(): string {
-  const found = spawnSync("which", ["wrk"], { encoding: "utf8" }).stdout.trim();
-  if (found) return found;
-  execFileSync("apt-get", ["install", "-y", "wrk"], { stdio: "ignore" });
-  return "wrk";
-}
-
-async function runWrk(wrk: string, url: string, headers: Record<string, string>) {
-  const args = ["-t2", `-c${CONNECTIONS}`, `-d${DURATION_S}s`, "--latency"];
-  for (const [k, v] of Object.entries(headers)) args.push("-H", `${k}: ${v}`);
-  const { stdout: out } = await promisify(execFile)(wrk, [...args, url], { encoding: "utf8" });
-  return {
-    requestsPerSecond: Math.round(Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0)),
-    latencyP99: /99%\s+([\d.]+\w+)/.exec(out)?.[1],
-    non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0),
-  };
-}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -99,10 +80,12 @@ try {
   await security.stop();
 
   const url = `${sys.baseUrl}/providers/bench`;
-  const http = { unbound: [] as Array<Awaited<ReturnType<typeof runWrk>>>, bound: [] as Array<Awaited<ReturnType<typeof runWrk>>> };
+  const http = { unbound: [] as LoadResult[], bound: [] as LoadResult[] };
   for (let round = 0; round < 2; round++) {
     for (const kind of Object.keys(tokens) as Array<keyof typeof tokens>) {
-      http[kind].push(await runWrk(wrk, url, { ...identity, authorization: `Bearer ${tokens[kind]}` }));
+      http[kind].push(
+        await runWrk(wrk, url, { ...identity, authorization: `Bearer ${tokens[kind]}` }, { connections: CONNECTIONS, durationSeconds: DURATION_S }),
+      );
     }
   }
   const results = {
