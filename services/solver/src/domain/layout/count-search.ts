@@ -53,171 +53,224 @@ export function searchCounts(problem: CountProblem, spend: (steps: number) => bo
 }
 
 function search(problem: CountProblem, tick: (steps: number) => void): CountResult {
-  const { n, layouts } = problem;
-  const K = problem.min.length;
-  const L = layouts.length;
-  const min = Int32Array.from(problem.min);
-  const max = problem.max.map((m) => Math.min(m, n));
-  for (let k = 0; k < K; k++) if (min[k]! > max[k]!) return { status: "infeasible" };
+  return new CountSearch(problem, tick).run();
+}
 
-  // Layouts with the same counted services form a class: one LP column for the suffix.
-  const classServices: (readonly number[])[] = [];
-  const lastIndex: number[] = [];
-  const classKey = new Map<string, number>();
+/** Services (counted indexes) of each class of layouts with the same counted services, and its last layout. */
+interface LayoutClasses {
+  services: (readonly number[])[];
+  lastLayout: number[];
+}
+
+/** Layouts with the same counted services form a class: one LP column for the rest of the search. */
+function layoutClasses(layouts: readonly (readonly number[])[]): LayoutClasses {
+  const classes: LayoutClasses = { services: [], lastLayout: [] };
+  const classOfKey = new Map<string, number>();
   layouts.forEach((services, i) => {
     const key = [...services].sort((a, b) => a - b).join(",");
-    let c = classKey.get(key);
+    let c = classOfKey.get(key);
     if (c === undefined) {
-      c = classServices.length;
-      classKey.set(key, c);
-      classServices.push(services);
-      lastIndex.push(i);
+      c = classes.services.length;
+      classOfKey.set(key, c);
+      classes.services.push(services);
+      classes.lastLayout.push(i);
     }
-    lastIndex[c] = i;
+    classes.lastLayout[c] = i;
   });
+  return classes;
+}
 
-  const count = new Float64Array(K); // nodes holding each counted service so far
-  const x = new Int32Array(L);
-  const low = new Int32Array(L);
-  const failed = new Set<string>();
-  let r = n;
+/** The result of visiting a search node: a complete vector, a dead end, or the range of counts to try. */
+type Visit = "done" | "fail" | { most: number; least: number };
 
-  const residualLo = (k: number): number => Math.max(0, min[k]! - count[k]!);
-  const residualHi = (k: number): number => Math.min(max[k]! - count[k]!, r);
-  const stateKey = (i: number): string => {
-    let key = `${i}|${r}`;
-    for (let k = 0; k < K; k++) key += `|${residualLo(k)},${residualHi(k)}`;
+class CountSearch {
+  private readonly layouts: readonly (readonly number[])[];
+  private readonly serviceCount: number;
+  private readonly layoutCount: number;
+  private readonly minNodes: Int32Array;
+  /** Per counted service, its max capped at the machine count. */
+  private readonly maxNodes: number[];
+  private readonly classes: LayoutClasses;
+  /** Nodes holding each counted service so far. */
+  private readonly nodesWith: Float64Array;
+  /** The count vector being built (complete when the search answers "found"). */
+  private readonly layoutCounts: Int32Array;
+  /** Per layout, the smallest count left to try at this prefix. */
+  private readonly leastCounts: Int32Array;
+  /** Keys of states proven infeasible. */
+  private readonly failed = new Set<string>();
+  private machinesLeft: number;
+
+  constructor(
+    problem: CountProblem,
+    private readonly tick: (steps: number) => void,
+  ) {
+    this.layouts = problem.layouts;
+    this.serviceCount = problem.min.length;
+    this.layoutCount = problem.layouts.length;
+    this.minNodes = Int32Array.from(problem.min);
+    this.maxNodes = problem.max.map((m) => Math.min(m, problem.n));
+    this.classes = layoutClasses(problem.layouts);
+    this.nodesWith = new Float64Array(this.serviceCount);
+    this.layoutCounts = new Int32Array(this.layoutCount);
+    this.leastCounts = new Int32Array(this.layoutCount);
+    this.machinesLeft = problem.n;
+  }
+
+  run(): CountResult {
+    for (let k = 0; k < this.serviceCount; k++) if (this.minNodes[k]! > this.maxNodes[k]!) return { status: "infeasible" };
+    const counts = this.layoutCounts;
+    let i = 0;
+    for (;;) {
+      const visit = this.visit(i);
+      if (visit === "done") return { status: "found", counts: Array.from(counts) };
+      if (visit !== "fail") {
+        counts[i] = visit.most;
+        this.leastCounts[i] = visit.least;
+        this.place(i, visit.most);
+        i++;
+        continue;
+      }
+      // Backtrack to the deepest layout that still has a smaller count to try.
+      for (;;) {
+        i--;
+        if (i < 0) return { status: "infeasible" };
+        this.place(i, -counts[i]!);
+        if (counts[i]! > this.leastCounts[i]!) {
+          counts[i]!--;
+          this.place(i, counts[i]!);
+          i++;
+          break;
+        }
+        this.failed.add(this.stateKey(i));
+      }
+    }
+  }
+
+  /** Nodes counted service k still needs. */
+  private stillNeeded(k: number): number {
+    return Math.max(0, this.minNodes[k]! - this.nodesWith[k]!);
+  }
+
+  /** Nodes counted service k may still get. */
+  private stillAllowed(k: number): number {
+    return Math.min(this.maxNodes[k]! - this.nodesWith[k]!, this.machinesLeft);
+  }
+
+  private stateKey(i: number): string {
+    let key = `${i}|${this.machinesLeft}`;
+    for (let k = 0; k < this.serviceCount; k++) key += `|${this.stillNeeded(k)},${this.stillAllowed(k)}`;
     return key;
-  };
-  const apply = (i: number, v: number): void => {
-    for (const k of layouts[i]!) count[k]! += v;
-    r -= v;
-  };
+  }
+
+  /** Adds `count` machines (negative: removes them) of layout i. */
+  private place(i: number, count: number): void {
+    for (const k of this.layouts[i]!) this.nodesWith[k]! += count;
+    this.machinesLeft -= count;
+  }
 
   /**
    * Coopr's greedy fill from layout i on: each layout takes as many machines as its services' maxima allow.
    * It is the greatest completion (lexicographically) that respects the maxima, so when it is valid it is the
-   * answer for this prefix. Writes into x and returns true when valid.
+   * answer for this prefix. Writes into the count vector and returns true when valid.
    */
-  const greedy = (i: number): boolean => {
-    tick(1 + ((L - i) >> 5));
-    const c = Float64Array.from(count);
-    let rest = r;
-    for (let j = i; j < L; j++) {
-      let v = rest;
-      for (const k of layouts[j]!) v = Math.min(v, max[k]! - c[k]!);
-      if (v < 0) v = 0;
-      x[j] = v;
-      rest -= v;
-      for (const k of layouts[j]!) c[k]! += v;
+  private greedyFill(i: number): boolean {
+    this.tick(1 + ((this.layoutCount - i) >> 5));
+    const filled = Float64Array.from(this.nodesWith);
+    let left = this.machinesLeft;
+    for (let j = i; j < this.layoutCount; j++) {
+      let take = left;
+      for (const k of this.layouts[j]!) take = Math.min(take, this.maxNodes[k]! - filled[k]!);
+      if (take < 0) take = 0;
+      this.layoutCounts[j] = take;
+      left -= take;
+      for (const k of this.layouts[j]!) filled[k]! += take;
     }
-    if (rest !== 0) return false;
-    for (let k = 0; k < K; k++) if (c[k]! < min[k]!) return false;
+    if (left !== 0) return false;
+    for (let k = 0; k < this.serviceCount; k++) if (filled[k]! < this.minNodes[k]!) return false;
     return true;
-  };
+  }
 
-  /** Evaluates the node at layout i: "done" (x is complete), "fail", or the [high, low] range for x[i]. */
-  const enter = (i: number): "done" | "fail" | [number, number] => {
-    tick(1);
-    if (r === 0) {
-      for (let k = 0; k < K; k++) if (residualLo(k) > 0) return "fail";
-      for (let j = i; j < L; j++) x[j] = 0;
+  /** Evaluates the search node at layout i. */
+  private visit(i: number): Visit {
+    this.tick(1);
+    if (this.machinesLeft === 0) {
+      for (let k = 0; k < this.serviceCount; k++) if (this.stillNeeded(k) > 0) return "fail";
+      for (let j = i; j < this.layoutCount; j++) this.layoutCounts[j] = 0;
       return "done";
     }
-    if (i === L) return "fail";
-    const key = stateKey(i);
-    if (failed.has(key)) return "fail";
-    if (greedy(i)) return "done";
-    const range = bounds(i);
+    if (i === this.layoutCount) return "fail";
+    const key = this.stateKey(i);
+    if (this.failed.has(key)) return "fail";
+    if (this.greedyFill(i)) return "done";
+    const range = this.lpRange(i);
     if (range === undefined) {
-      failed.add(key);
+      this.failed.add(key);
       return "fail";
     }
     return range;
-  };
+  }
 
   /**
-   * Bounds for x[i] from the LP relaxation of the remaining problem, or undefined when it is infeasible.
-   * Layouts holding a service already at its max are left out (their count is 0), and layouts that hold the
-   * same binding services share one column.
+   * The range of counts for layout i from the LP relaxation of the remaining problem, or undefined when it is
+   * infeasible. Layouts holding a service already at its max are left out (their count is 0), and layouts that
+   * hold the same binding services share one column.
    */
-  const bounds = (i: number): [number, number] | undefined => {
-    const binding: boolean[] = [];
-    for (let k = 0; k < K; k++) {
-      const lo = residualLo(k);
-      const hi = residualHi(k);
-      if (lo > r || hi < 0) return undefined;
-      binding.push(lo > 0 || hi < r);
+  private lpRange(i: number): { most: number; least: number } | undefined {
+    const left = this.machinesLeft;
+    const isBinding: boolean[] = [];
+    for (let k = 0; k < this.serviceCount; k++) {
+      const needed = this.stillNeeded(k);
+      const allowed = this.stillAllowed(k);
+      if (needed > left || allowed < 0) return undefined;
+      isBinding.push(needed > 0 || allowed < left);
     }
-    let high = r;
-    for (const k of layouts[i]!) high = Math.min(high, max[k]! - count[k]!);
-    if (high <= 0) return [0, 0]; // a service of layout i is at its max; the next node checks the rest
-    const columnsOf: number[][] = Array.from({ length: K }, () => []);
-    for (const k of layouts[i]!) if (binding[k]) columnsOf[k]!.push(0);
-    const merged = new Map<string, number>();
-    for (let c = 0; c < classServices.length; c++) {
-      if (lastIndex[c]! <= i) continue;
-      const services = classServices[c]!;
-      if (services.some((k) => residualHi(k) <= 0)) continue;
-      const sig = services.filter((k) => binding[k]).join(",");
-      if (merged.has(sig)) continue;
-      const column = merged.size + 1;
-      merged.set(sig, column);
-      for (const k of services) if (binding[k]) columnsOf[k]!.push(column);
+    let most = left;
+    for (const k of this.layouts[i]!) most = Math.min(most, this.maxNodes[k]! - this.nodesWith[k]!);
+    if (most <= 0) return { most: 0, least: 0 }; // a service of layout i is at its max; the next node checks the rest
+    // Column 0 is layout i; then one column per set of binding services of the later classes.
+    const columnsOfService: number[][] = Array.from({ length: this.serviceCount }, () => []);
+    for (const k of this.layouts[i]!) if (isBinding[k]) columnsOfService[k]!.push(0);
+    const columnOfSignature = new Map<string, number>();
+    for (let c = 0; c < this.classes.services.length; c++) {
+      if (this.classes.lastLayout[c]! <= i) continue;
+      const services = this.classes.services[c]!;
+      if (services.some((k) => this.stillAllowed(k) <= 0)) continue;
+      const signature = services.filter((k) => isBinding[k]).join(",");
+      if (columnOfSignature.has(signature)) continue;
+      const column = columnOfSignature.size + 1;
+      columnOfSignature.set(signature, column);
+      for (const k of services) if (isBinding[k]) columnsOfService[k]!.push(column);
     }
-    const numColumns = merged.size + 1;
-    const rows: LpRow[] = [{ columns: Array.from({ length: numColumns }, (_, j) => j), lo: r, hi: r }];
-    for (let k = 0; k < K; k++) {
-      if (!binding[k]) continue;
-      if (columnsOf[k]!.length === 0) {
-        if (residualLo(k) > 0) return undefined;
+    const columnCount = columnOfSignature.size + 1;
+    const rows: LpRow[] = [{ columns: Array.from({ length: columnCount }, (_, j) => j), lo: left, hi: left }];
+    for (let k = 0; k < this.serviceCount; k++) {
+      if (!isBinding[k]) continue;
+      if (columnsOfService[k]!.length === 0) {
+        if (this.stillNeeded(k) > 0) return undefined;
         continue;
       }
-      rows.push({ columns: columnsOf[k]!, lo: residualLo(k), hi: residualHi(k) });
+      rows.push({ columns: columnsOfService[k]!, lo: this.stillNeeded(k), hi: this.stillAllowed(k) });
     }
-    if (numColumns === 1) {
+    if (columnCount === 1) {
       // No later layout can take machines: layout i takes them all.
-      if (r > high) return undefined;
-      for (let k = 0; k < K; k++) if ((columnsOf[k]!.length > 0 ? r : 0) < residualLo(k)) return undefined;
-      return [r, r];
+      if (left > most) return undefined;
+      for (let k = 0; k < this.serviceCount; k++) {
+        if ((columnsOfService[k]!.length > 0 ? left : 0) < this.stillNeeded(k)) return undefined;
+      }
+      return { most: left, least: left };
     }
-    if (rows.length === 1) return [high, 0]; // nothing binds: the later layouts can take any remainder
-    const objective = new Array<number>(numColumns).fill(0);
+    if (rows.length === 1) return { most, least: 0 }; // nothing binds: the later layouts can take any remainder
+    const objective = new Array<number>(columnCount).fill(0);
     objective[0] = 1;
-    const upper = solveLp({ numColumns, rows, objective }, tick);
+    const upper = solveLp({ numColumns: columnCount, rows, objective }, this.tick);
     if (upper.status !== "optimal") return undefined;
-    const hi = Math.min(high, Math.floor(upper.value + ROUND_EPS));
-    if (hi <= 0) return hi < 0 ? undefined : [0, 0];
+    const hi = Math.min(most, Math.floor(upper.value + ROUND_EPS));
+    if (hi <= 0) return hi < 0 ? undefined : { most: 0, least: 0 };
     objective[0] = -1;
-    const lower = solveLp({ numColumns, rows, objective }, tick);
+    const lower = solveLp({ numColumns: columnCount, rows, objective }, this.tick);
     if (lower.status !== "optimal") return undefined;
     const lo = Math.max(0, Math.ceil(-lower.value - ROUND_EPS));
-    return hi < lo ? undefined : [hi, lo];
-  };
-
-  let i = 0;
-  for (;;) {
-    const outcome = enter(i);
-    if (outcome === "done") return { status: "found", counts: Array.from(x) };
-    if (outcome !== "fail") {
-      x[i] = outcome[0];
-      low[i] = outcome[1];
-      apply(i, outcome[0]);
-      i++;
-      continue;
-    }
-    // Backtrack to the deepest layout that still has a smaller count to try.
-    for (;;) {
-      i--;
-      if (i < 0) return { status: "infeasible" };
-      apply(i, -x[i]!);
-      if (x[i]! > low[i]!) {
-        x[i]!--;
-        apply(i, x[i]!);
-        i++;
-        break;
-      }
-      failed.add(stateKey(i));
-    }
+    return hi < lo ? undefined : { most: hi, least: lo };
   }
 }

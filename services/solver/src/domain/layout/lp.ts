@@ -2,7 +2,7 @@
  * A small two-phase revised simplex for the LP relaxation of the count search: maximise c·x subject to rows
  * `lo ≤ a·x ≤ hi` and x ≥ 0, where every coefficient is 0 or 1. Rows are few (one per bounded service, plus
  * the total) and columns may be many (one per class of node layouts), so the basis inverse is kept explicitly
- * (m × m) and columns are priced sparsely. Dantzig's rule, with Bland's rule after a run of degenerate pivots
+ * (rows × rows) and columns are priced sparsely. Dantzig's rule, with Bland's rule after a run of degenerate pivots
  * so it cannot cycle. The relaxation is only used to prune: an infeasible relaxation proves the integer problem
  * infeasible, and its phase-1 multipliers name the bounds that clash.
  */
@@ -52,12 +52,12 @@ export function solveLp(problem: LpProblem, spend: (cost: number) => void): LpRe
     }
   }
   type StdRow = { sense: "le" | "ge" | "eq"; rhs: number; origin: number };
-  const std: StdRow[] = [];
+  const standardRows: StdRow[] = [];
   const rowsOfColumn: number[][] = Array.from({ length: problem.numColumns }, () => []);
   problem.rows.forEach((row, origin) => {
     const add = (sense: StdRow["sense"], rhs: number) => {
-      for (const c of row.columns) rowsOfColumn[c]!.push(std.length);
-      std.push({ sense, rhs, origin });
+      for (const c of row.columns) rowsOfColumn[c]!.push(standardRows.length);
+      standardRows.push({ sense, rhs, origin });
     };
     if (row.lo === row.hi) add("eq", row.lo);
     else {
@@ -65,21 +65,21 @@ export function solveLp(problem: LpProblem, spend: (cost: number) => void): LpRe
       if (row.lo > 0) add("ge", row.lo);
     }
   });
-  const m = std.length;
-  const n = problem.numColumns;
+  const rowCount = standardRows.length;
+  const structuralCount = problem.numColumns;
   // Columns: structural 0..n-1, then one auxiliary per row (slack or surplus), then artificials.
   const columnRows: number[][] = [...rowsOfColumn];
-  const columnSign: number[] = new Array<number>(n).fill(1);
-  const auxOf = new Int32Array(m).fill(-1);
-  const artificialOf = new Int32Array(m).fill(-1);
-  std.forEach((row, i) => {
+  const columnSign: number[] = new Array<number>(structuralCount).fill(1);
+  const auxOf = new Int32Array(rowCount).fill(-1);
+  const artificialOf = new Int32Array(rowCount).fill(-1);
+  standardRows.forEach((row, i) => {
     if (row.sense === "eq") return;
     auxOf[i] = columnRows.length;
     columnRows.push([i]);
     columnSign.push(row.sense === "le" ? 1 : -1);
   });
   const firstArtificial = columnRows.length;
-  std.forEach((row, i) => {
+  standardRows.forEach((row, i) => {
     if (row.sense === "le") return;
     artificialOf[i] = columnRows.length;
     columnRows.push([i]);
@@ -88,58 +88,58 @@ export function solveLp(problem: LpProblem, spend: (cost: number) => void): LpRe
   const numColumns = columnRows.length;
   let nnz = 0;
   for (const rows of columnRows) nnz += rows.length;
-  const pivotCost = 1 + ((m * m + nnz) >> 8);
+  const pivotCost = 1 + ((rowCount * rowCount + nnz) >> 8);
 
-  const binv: Float64Array[] = Array.from({ length: m }, (_, i) => {
-    const row = new Float64Array(m);
+  const basisInverse: Float64Array[] = Array.from({ length: rowCount }, (_, i) => {
+    const row = new Float64Array(rowCount);
     row[i] = 1;
     return row;
   });
-  const xB = Float64Array.from(std, (row) => row.rhs);
-  const basis = new Int32Array(m);
+  const basicValues = Float64Array.from(standardRows, (row) => row.rhs);
+  const basis = new Int32Array(rowCount);
   const isBasic = new Uint8Array(numColumns);
-  std.forEach((row, i) => {
+  standardRows.forEach((row, i) => {
     basis[i] = row.sense === "le" ? auxOf[i]! : artificialOf[i]!;
     isBasic[basis[i]!] = 1;
   });
 
   const duals = (cost: Float64Array): Float64Array => {
-    const y = new Float64Array(m);
-    for (let i = 0; i < m; i++) {
+    const prices = new Float64Array(rowCount);
+    for (let i = 0; i < rowCount; i++) {
       const cb = cost[basis[i]!]!;
       if (cb === 0) continue;
-      const row = binv[i]!;
-      for (let k = 0; k < m; k++) y[k]! += cb * row[k]!;
+      const row = basisInverse[i]!;
+      for (let k = 0; k < rowCount; k++) prices[k]! += cb * row[k]!;
     }
-    return y;
+    return prices;
   };
-  const reducedCost = (cost: Float64Array, y: Float64Array, j: number): number => {
+  const reducedCost = (cost: Float64Array, prices: Float64Array, j: number): number => {
     let d = cost[j]!;
     const sign = columnSign[j]!;
-    for (const i of columnRows[j]!) d -= y[i]! * sign;
+    for (const i of columnRows[j]!) d -= prices[i]! * sign;
     return d;
   };
   const direction = (j: number): Float64Array => {
-    const alpha = new Float64Array(m);
+    const enteringColumn = new Float64Array(rowCount);
     const sign = columnSign[j]!;
-    for (const k of columnRows[j]!) for (let i = 0; i < m; i++) alpha[i]! += binv[i]![k]! * sign;
-    return alpha;
+    for (const k of columnRows[j]!) for (let i = 0; i < rowCount; i++) enteringColumn[i]! += basisInverse[i]![k]! * sign;
+    return enteringColumn;
   };
-  const pivot = (r: number, j: number, alpha: Float64Array): void => {
+  const pivot = (r: number, j: number, enteringColumn: Float64Array): void => {
     spend(pivotCost);
-    const theta = xB[r]! / alpha[r]!;
-    const pr = binv[r]!;
-    const a = alpha[r]!;
-    for (let k = 0; k < m; k++) pr[k]! /= a;
-    for (let i = 0; i < m; i++) {
+    const theta = basicValues[r]! / enteringColumn[r]!;
+    const pivotRow = basisInverse[r]!;
+    const a = enteringColumn[r]!;
+    for (let k = 0; k < rowCount; k++) pivotRow[k]! /= a;
+    for (let i = 0; i < rowCount; i++) {
       if (i === r) continue;
-      const f = alpha[i]!;
+      const f = enteringColumn[i]!;
       if (f === 0) continue;
-      xB[i]! -= theta * f;
-      const row = binv[i]!;
-      for (let k = 0; k < m; k++) row[k]! -= f * pr[k]!;
+      basicValues[i]! -= theta * f;
+      const row = basisInverse[i]!;
+      for (let k = 0; k < rowCount; k++) row[k]! -= f * pivotRow[k]!;
     }
-    xB[r] = theta;
+    basicValues[r] = theta;
     isBasic[basis[r]!] = 0;
     basis[r] = j;
     isBasic[j] = 1;
@@ -149,13 +149,13 @@ export function solveLp(problem: LpProblem, spend: (cost: number) => void): LpRe
   const iterate = (cost: Float64Array, limit: number): boolean => {
     let degenerate = 0;
     for (;;) {
-      const bland = degenerate > 2 * m + 10;
-      const y = duals(cost);
+      const bland = degenerate > 2 * rowCount + 10;
+      const prices = duals(cost);
       let entering = -1;
       let best = EPS;
       for (let j = 0; j < limit; j++) {
         if (isBasic[j]) continue;
-        const d = reducedCost(cost, y, j);
+        const d = reducedCost(cost, prices, j);
         if (d > best) {
           entering = j;
           if (bland) break;
@@ -163,13 +163,13 @@ export function solveLp(problem: LpProblem, spend: (cost: number) => void): LpRe
         }
       }
       if (entering < 0) return true;
-      const alpha = direction(entering);
+      const enteringColumn = direction(entering);
       let r = -1;
       let ratio = Infinity;
-      for (let i = 0; i < m; i++) {
-        const a = alpha[i]!;
+      for (let i = 0; i < rowCount; i++) {
+        const a = enteringColumn[i]!;
         if (a <= EPS) continue;
-        const q = xB[i]! / a;
+        const q = basicValues[i]! / a;
         if (q < ratio - EPS || (Math.abs(q - ratio) <= EPS && basis[i]! < basis[r]!)) {
           ratio = q;
           r = i;
@@ -177,7 +177,7 @@ export function solveLp(problem: LpProblem, spend: (cost: number) => void): LpRe
       }
       if (r < 0) return false;
       degenerate = ratio <= EPS ? degenerate + 1 : 0;
-      pivot(r, entering, alpha);
+      pivot(r, entering, enteringColumn);
     }
   };
 
@@ -186,15 +186,15 @@ export function solveLp(problem: LpProblem, spend: (cost: number) => void): LpRe
     for (let j = firstArtificial; j < numColumns; j++) phase1[j] = -1;
     iterate(phase1, numColumns);
     let infeasibility = 0;
-    for (let i = 0; i < m; i++) if (basis[i]! >= firstArtificial) infeasibility += xB[i]!;
+    for (let i = 0; i < rowCount; i++) if (basis[i]! >= firstArtificial) infeasibility += basicValues[i]!;
     let scale = 1;
-    for (const row of std) scale = Math.max(scale, row.rhs);
+    for (const row of standardRows) scale = Math.max(scale, row.rhs);
     if (infeasibility > FEASIBILITY_EPS * scale) {
-      // y = c_B B⁻¹ of the phase-1 optimum is a Farkas certificate; rows with y_i = 0 take no part in it.
-      const y = duals(phase1);
+      // prices = c_B B⁻¹ of the phase-1 optimum is a Farkas certificate; rows with a zero price take no part in it.
+      const prices = duals(phase1);
       const conflict: LpBoundRef[] = [];
-      std.forEach((row, i) => {
-        if (Math.abs(y[i]!) <= EPS) return;
+      standardRows.forEach((row, i) => {
+        if (Math.abs(prices[i]!) <= EPS) return;
         if (row.sense !== "ge") conflict.push({ row: row.origin, side: "hi" });
         if (row.sense !== "le") conflict.push({ row: row.origin, side: "lo" });
       });
@@ -202,13 +202,13 @@ export function solveLp(problem: LpProblem, spend: (cost: number) => void): LpRe
     }
     // Drive artificials (at zero) out of the basis; a row where no other column can replace one is redundant,
     // and its artificial stays at zero whatever enters later.
-    for (let r = 0; r < m; r++) {
+    for (let r = 0; r < rowCount; r++) {
       if (basis[r]! < firstArtificial) continue;
       for (let j = 0; j < firstArtificial; j++) {
         if (isBasic[j]) continue;
-        const alpha = direction(j);
-        if (Math.abs(alpha[r]!) > EPS) {
-          pivot(r, j, alpha);
+        const enteringColumn = direction(j);
+        if (Math.abs(enteringColumn[r]!) > EPS) {
+          pivot(r, j, enteringColumn);
           break;
         }
       }
@@ -218,6 +218,6 @@ export function solveLp(problem: LpProblem, spend: (cost: number) => void): LpRe
   problem.objective.forEach((c, j) => (phase2[j] = c));
   if (!iterate(phase2, firstArtificial)) return { status: "unbounded" };
   let value = 0;
-  for (let i = 0; i < m; i++) value += phase2[basis[i]!]! * xB[i]!;
+  for (let i = 0; i < rowCount; i++) value += phase2[basis[i]!]! * basicValues[i]!;
   return { status: "optimal", value };
 }

@@ -87,10 +87,93 @@ export function isConstrained(service: string, constraints: NormalizedConstraint
   );
 }
 
+/** Services that must share a node (a connected component of the mustcoexist sets), with the types they allow. */
 interface Unit {
   services: string[];
-  hw: TypeMask;
-  img: TypeMask;
+  hardware: TypeMask;
+  images: TypeMask;
+}
+
+/**
+ * Units of the constrained requested services: union-find over the requested members of each mustcoexist
+ * set, sorted by first service. Units that can never be on a node are dropped, with the reason per service.
+ */
+function buildUnits(
+  constrained: readonly string[],
+  requested: ReadonlySet<string>,
+  constraints: NormalizedConstraints,
+  usableHardware: readonly string[],
+  usableImages: readonly string[],
+): { units: Unit[]; unplaceable: Map<string, string> } {
+  const parent = new Map<string, string>(constrained.map((s) => [s, s]));
+  const find = (s: string): string => {
+    let root = s;
+    while (parent.get(root) !== root) root = parent.get(root) as string;
+    parent.set(s, root);
+    return root;
+  };
+  for (const must of constraints.mustcoexist) {
+    const present = must.filter((s) => requested.has(s));
+    for (let i = 1; i < present.length; i++) {
+      const firstRoot = find(present[0] as string);
+      const otherRoot = find(present[i] as string);
+      if (firstRoot !== otherRoot) parent.set(otherRoot, firstRoot);
+    }
+  }
+  const membersOfRoot = new Map<string, string[]>();
+  for (const s of constrained) {
+    const root = find(s);
+    const members = membersOfRoot.get(root);
+    if (members === undefined) membersOfRoot.set(root, [s]);
+    else members.push(s);
+  }
+  const candidates = [...membersOfRoot.values()].map((services) => sortNames(services));
+  candidates.sort((a, b) => (a[0] as string < (b[0] as string) ? -1 : 1));
+
+  const unplaceable = new Map<string, string>();
+  const units: Unit[] = [];
+  for (const services of candidates) {
+    const reason = unitProblem(services, constraints, usableHardware, usableImages);
+    if (reason !== undefined) {
+      for (const s of services) unplaceable.set(s, reason(s));
+      continue;
+    }
+    let hardware = TypeMask.all(usableHardware.length);
+    let images = TypeMask.all(usableImages.length);
+    for (const s of services) {
+      const sc = constraints.services.get(s);
+      hardware = hardware.and(maskFor(sc?.hardwaretypes ?? null, usableHardware));
+      images = images.and(maskFor(sc?.imagetypes ?? null, usableImages));
+    }
+    units.push({ services, hardware, images });
+  }
+  return { units, unplaceable };
+}
+
+/**
+ * Per unit, the cantcoexist sets it is part of, as sets of unit indexes. A set with a member in no live unit
+ * can never be complete and is left out.
+ */
+function cantcoexistUnits(units: readonly Unit[], constraints: NormalizedConstraints): number[][][] {
+  const unitOfService = new Map<string, number>();
+  units.forEach((u, i) => u.services.forEach((s) => unitOfService.set(s, i)));
+  const setsOfUnit: number[][][] = units.map(() => []);
+  for (const cant of constraints.cantcoexist) {
+    const unitIds = new Set<number>();
+    let live = true;
+    for (const s of cant) {
+      const u = unitOfService.get(s);
+      if (u === undefined) {
+        live = false;
+        break;
+      }
+      unitIds.add(u);
+    }
+    if (!live) continue;
+    const ids = [...unitIds];
+    for (const u of ids) setsOfUnit[u]!.push(ids);
+  }
+  return setsOfUnit;
 }
 
 export function generateNodeLayouts(
@@ -101,136 +184,74 @@ export function generateNodeLayouts(
   counted: ReadonlySet<string>,
   budget: Budget,
 ): GeneratedLayouts {
-  const requestedSet = new Set(requested);
   const constrained = requested.filter((s) => isConstrained(s, constraints));
   const unconstrained = sortNames(requested.filter((s) => !isConstrained(s, constraints)));
+  const { units, unplaceable } = buildUnits(constrained, new Set(requested), constraints, usableHardware, usableImages);
+  const cantcoexistOfUnit = cantcoexistUnits(units, constraints);
 
-  // Units: union-find over the requested members of each mustcoexist set.
-  const parent = new Map<string, string>(constrained.map((s) => [s, s]));
-  const find = (s: string): string => {
-    let root = s;
-    while (parent.get(root) !== root) root = parent.get(root) as string;
-    parent.set(s, root);
-    return root;
-  };
-  for (const must of constraints.mustcoexist) {
-    const present = must.filter((s) => requestedSet.has(s));
-    for (let i = 1; i < present.length; i++) {
-      const a = find(present[0] as string);
-      const b = find(present[i] as string);
-      if (a !== b) parent.set(b, a);
-    }
-  }
-  const byRoot = new Map<string, string[]>();
-  for (const s of constrained) {
-    const root = find(s);
-    const list = byRoot.get(root);
-    if (list === undefined) byRoot.set(root, [s]);
-    else list.push(s);
-  }
-  const candidateUnits = [...byRoot.values()].map((services) => sortNames(services));
-  candidateUnits.sort((a, b) => (a[0] as string < (b[0] as string) ? -1 : 1));
+  const isBound = units.map((u, i) => cantcoexistOfUnit[i]!.length > 0 || u.services.some((svc) => counted.has(svc)));
+  const boundUnits = units.map((_, i) => i).filter((i) => isBound[i]);
+  const freeUnits = units.filter((_, i) => !isBound[i]);
 
-  const unplaceable = new Map<string, string>();
-  const units: Unit[] = [];
-  for (const services of candidateUnits) {
-    const reason = unitProblem(services, constraints, usableHardware, usableImages);
-    if (reason !== undefined) {
-      for (const s of services) unplaceable.set(s, reason(s));
-      continue;
-    }
-    let hw = TypeMask.all(usableHardware.length);
-    let img = TypeMask.all(usableImages.length);
-    for (const s of services) {
-      const sc = constraints.services.get(s);
-      hw = hw.and(maskFor(sc?.hardwaretypes ?? null, usableHardware));
-      img = img.and(maskFor(sc?.imagetypes ?? null, usableImages));
-    }
-    units.push({ services, hw, img });
-  }
-
-  // Cantcoexist sets as sets of unit indices; a set with a member in no live unit can never be complete.
-  const unitOf = new Map<string, number>();
-  units.forEach((u, i) => u.services.forEach((s) => unitOf.set(s, i)));
-  const cantByUnit: number[][][] = units.map(() => []);
-  for (const cant of constraints.cantcoexist) {
-    const unitIds = new Set<number>();
-    let live = true;
-    for (const s of cant) {
-      const u = unitOf.get(s);
-      if (u === undefined) {
-        live = false;
-        break;
-      }
-      unitIds.add(u);
-    }
-    if (!live) continue;
-    const ids = [...unitIds];
-    for (const u of ids) cantByUnit[u]!.push(ids);
-  }
-
-  const isBound = units.map((u, i) => cantByUnit[i]!.length > 0 || u.services.some((svc) => counted.has(svc)));
-  const bound = units.map((_, i) => i).filter((i) => isBound[i]);
-  const free = units.filter((_, i) => !isBound[i]);
-
-  const best = new Map<string, CandidateLayout>(); // counted signature -> first layout in preference order
-  const included = new Uint8Array(units.length);
-  const chosen: number[] = [];
+  const firstOfSignature = new Map<string, CandidateLayout>(); // counted services -> first layout in preference order
+  const isIncluded = new Uint8Array(units.length);
+  const chosen: number[] = []; // bound units of the current set
   /** Every best completion of the bound units in `chosen` (one per hardware/image pair they allow). */
-  const emit = (hw: TypeMask, img: TypeMask): void => {
+  const emitCompletions = (hardware: TypeMask, images: TypeMask): void => {
     const base: string[] = [...unconstrained];
     for (const u of chosen) base.push(...units[u]!.services);
     const signature = sortNames(base.filter((svc) => counted.has(svc))).join("\u0000");
     for (let h = 0; h < usableHardware.length; h++) {
-      if (!hw.has(h)) continue;
-      for (let i = 0; i < usableImages.length; i++) {
-        if (!img.has(i)) continue;
+      if (!hardware.has(h)) continue;
+      for (let m = 0; m < usableImages.length; m++) {
+        if (!images.has(m)) continue;
         budget.spend();
         const services = [...base];
-        let setHw = hw;
-        let setImg = img;
-        for (const f of free) {
-          if (!f.hw.has(h) || !f.img.has(i)) continue;
-          services.push(...f.services);
-          setHw = setHw.and(f.hw);
-          setImg = setImg.and(f.img);
+        let setHardware = hardware;
+        let setImages = images;
+        for (const free of freeUnits) {
+          if (!free.hardware.has(h) || !free.images.has(m)) continue;
+          services.push(...free.services);
+          setHardware = setHardware.and(free.hardware);
+          setImages = setImages.and(free.images);
         }
         if (services.length === 0) continue;
         const candidate: CandidateLayout = {
           services: sortNames(services),
-          hardwaretype: usableHardware[setHw.first()] as string,
-          imagetype: usableImages[setImg.first()] as string,
+          hardwaretype: usableHardware[setHardware.first()] as string,
+          imagetype: usableImages[setImages.first()] as string,
         };
-        const current = best.get(signature);
-        if (current === undefined || compareNodeLayouts(candidate, current) < 0) best.set(signature, candidate);
+        const current = firstOfSignature.get(signature);
+        if (current === undefined || compareNodeLayouts(candidate, current) < 0) firstOfSignature.set(signature, candidate);
       }
     }
   };
-  const walk = (start: number, hw: TypeMask, img: TypeMask): void => {
-    for (let b = start; b < bound.length; b++) {
+  /** Depth-first over the bound units from position `start` on, cutting sets that cannot be on a node. */
+  const walk = (start: number, hardware: TypeMask, images: TypeMask): void => {
+    for (let b = start; b < boundUnits.length; b++) {
       budget.spend();
-      const u = bound[b]!;
+      const u = boundUnits[b]!;
       const unit = units[u]!;
-      const nextHw = hw.and(unit.hw);
-      if (nextHw.first() < 0) continue;
-      const nextImg = img.and(unit.img);
-      if (nextImg.first() < 0) continue;
-      included[u] = 1;
-      const blocked = cantByUnit[u]!.some((ids) => ids.every((id) => included[id] === 1));
+      const nextHardware = hardware.and(unit.hardware);
+      if (nextHardware.first() < 0) continue;
+      const nextImages = images.and(unit.images);
+      if (nextImages.first() < 0) continue;
+      isIncluded[u] = 1;
+      const blocked = cantcoexistOfUnit[u]!.some((ids) => ids.every((id) => isIncluded[id] === 1));
       if (!blocked) {
         chosen.push(u);
-        emit(nextHw, nextImg);
-        walk(b + 1, nextHw, nextImg);
+        emitCompletions(nextHardware, nextImages);
+        walk(b + 1, nextHardware, nextImages);
         chosen.pop();
       }
-      included[u] = 0;
+      isIncluded[u] = 0;
     }
   };
-  const allHw = TypeMask.all(usableHardware.length);
-  const allImg = TypeMask.all(usableImages.length);
-  emit(allHw, allImg); // no bound unit: free units and unconstrained services only
-  walk(0, allHw, allImg);
-  const layouts = [...best.values()].sort(compareNodeLayouts);
+  const allHardware = TypeMask.all(usableHardware.length);
+  const allImages = TypeMask.all(usableImages.length);
+  emitCompletions(allHardware, allImages); // no bound unit: free units and unconstrained services only
+  walk(0, allHardware, allImages);
+  const layouts = [...firstOfSignature.values()].sort(compareNodeLayouts);
   return { layouts, unplaceable, unconstrained };
 }
 
