@@ -1,7 +1,7 @@
 /**
  * Where the time of the throughput scenario goes. Assembles one clusters service in this process the way
  * services/clusters/src/service.ts does, but with every dependency (each KV bucket, the usage store, the tenancy
- * client, the publisher, the engine) wrapped in a timer; provisioners run as child processes. Creates clusters
+ * client, the publisher, the actors' effects and dispatcher) wrapped in a timer; provisioners run as child processes. Creates clusters
  * straight through `createCluster` (no gateway) and reports, per create, how long each awaited step took (through
  * AsyncLocalStorage), and for the rest (results, dispatch) the total time in each call, its count and its failures
  * (compare-and-set conflicts). Diagnostic only: writes bench/results/clusters-profile.json.
@@ -22,10 +22,10 @@ import { createPlanStore } from "../../services/clusters/src/adapters/plan-store
 import { createPublisher } from "../../services/clusters/src/adapters/publisher.js";
 import { openTenancyClient } from "../../services/clusters/src/adapters/tenancy-client.js";
 import { openUsageStore } from "../../services/clusters/src/adapters/usage-store.js";
-import { createCluster } from "../../services/clusters/src/engine/create-cluster.js";
+import { createActors, type Actors, type Effects } from "../../services/clusters/src/actor/index.js";
 import type { EngineDeps } from "../../services/clusters/src/engine/deps.js";
-import { createEngine, type Engine } from "../../services/clusters/src/engine/engine.js";
 import { startResultsConsumer } from "../../services/clusters/src/engine/results-consumer.js";
+import { createCluster } from "../../services/clusters/src/operations/create-cluster.js";
 import { createClusterCatalog } from "../../test/helpers/cluster-fixture.js";
 import { cpuMeter, mapLimit, round, startBenchSystem, trackClusters, type SyncMode } from "./lib.js";
 
@@ -115,16 +115,16 @@ try {
     tenancy: timed("tenancy", await openTenancyClient(nc)),
     publisher: timed("publisher", createPublisher(nc)),
   };
-  const inner = createEngine(deps);
-  const engine: Engine = {
-    ...timed("engine", inner),
-    dispatcher: timed("dispatcher", inner.dispatcher),
-    applyPlanEvents: (clusterId, planId, events) => {
+  const inner = createActors(deps);
+  const effects: Effects = {
+    ...timed("effects", inner.effects),
+    deliverToPlan: (ref, events) => {
       planEventCounts.push(events.length);
-      return timed("engine", inner).applyPlanEvents(clusterId, planId, events);
+      return timed("effects", inner.effects).deliverToPlan(ref, events);
     },
   };
-  const results = await startResultsConsumer(deps, engine);
+  const actors: Actors = { ...inner, effects, dispatcher: timed("dispatcher", inner.dispatcher) };
+  const results = await startResultsConsumer(deps, effects);
   const tracker = await trackClusters(sys.nc);
   const identity: Identity = { tenant: catalog.tenant, userId: "admin", role: "admin" };
 
@@ -141,7 +141,7 @@ try {
       createBreakdowns.push(mine);
       const t0 = performance.now();
       const id = await perCreate.run(mine, () =>
-        createCluster(deps, engine, identity, { name: `p${i}`, clusterTemplate: catalog.template, numMachines: NODES }),
+        createCluster({ deps, actors }, identity, { name: `p${i}`, clusterTemplate: catalog.template, numMachines: NODES }),
       );
       createMs.push(performance.now() - t0);
       return id;

@@ -10,7 +10,7 @@ import { createPublisher } from "./adapters/publisher.js";
 import { openTenancyClient } from "./adapters/tenancy-client.js";
 import { createTenantMessages } from "./adapters/tenant-messages.js";
 import { openUsageStore } from "./adapters/usage-store.js";
-import { createEngine } from "./engine/engine.js";
+import { createActors, type ActorsOptions } from "./actor/index.js";
 import type { EngineDeps } from "./engine/deps.js";
 import { createReconciler } from "./engine/reconciler.js";
 import { startResultsConsumer } from "./engine/results-consumer.js";
@@ -20,6 +20,7 @@ import { planHandlers } from "./handlers/plans.js";
 import { rpcHandlers } from "./handlers/rpc.js";
 import { serviceHandlers } from "./handlers/services.js";
 import { tenantPurgeHandlers } from "./handlers/tenant-purge.js";
+import { createClusterOperations } from "./operations/index.js";
 
 export interface ClustersServiceDeps {
   nc: NatsConnection;
@@ -30,6 +31,8 @@ export interface ClustersServiceDeps {
   reconcileIntervalMs?: number;
   /** Unconfirmed dispatches older than this are republished. @default 10000 */
   republishAfterMs?: number;
+  /** Observes the actors' writes (see actor/index.ts). */
+  actors?: ActorsOptions;
 }
 
 export interface ClustersService {
@@ -55,8 +58,8 @@ export async function startClustersService(options: ClustersServiceDeps): Promis
     tenancy: await openTenancyClient(nc),
     publisher: createPublisher(nc),
   };
-  const engine = createEngine(deps);
-  const h = { deps, engine };
+  const ctx = { deps, actors: createActors(deps, options.actors) };
+  const h = { deps, operations: createClusterOperations(ctx) };
   const served = serve({
     nc,
     queue: queues.clusters,
@@ -70,8 +73,8 @@ export async function startClustersService(options: ClustersServiceDeps): Promis
       ...tenantPurgeHandlers(h, createTenantMessages(nc)),
     },
   });
-  const results = await startResultsConsumer(deps, engine);
-  const reconciler = createReconciler(deps, engine, { republishAfterMs: options.republishAfterMs });
+  const results = await startResultsConsumer(deps, ctx.actors.effects);
+  const reconciler = createReconciler(ctx, { republishAfterMs: options.republishAfterMs });
   let reconciling: Promise<void> | undefined;
   const timer = setInterval(() => {
     reconciling ??= reconciler

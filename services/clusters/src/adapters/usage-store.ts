@@ -1,14 +1,12 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ConflictError, buckets, kvKey, modifyValue, openBucket, readValue, RevisionCache, type KV, type Tenant } from "@corral/shared";
+import { buckets, kvKey, modifyValue, openBucket, readValue, RevisionCache, type KV, type Tenant } from "@corral/shared";
+import { admitReservations, NO_USAGE, withoutCluster, type ReservationRequest, type TenantUsage } from "../domain/quota.js";
+
+export type { TenantUsage };
 
 /** Live clusters and nodes per tenant (`corral_usage`, read by tenancy when quotas are lowered). */
-export interface TenantUsage {
-  clusters: number;
-  nodes: number;
-}
-
 export interface UsageStore {
-  /** Adds a cluster of `nodes` nodes, or 409 when the tenant's quotas would be exceeded. */
+  /** Adds a cluster of `nodes` nodes, or 409 when the tenant's quotas would be exceeded (domain/quota.ts). */
   reserve(tenant: Tenant, nodes: number): Promise<void>;
   /** Takes a cluster of `nodes` nodes back out. */
   release(tenant: string, nodes: number): Promise<void>;
@@ -19,35 +17,13 @@ export interface UsageStore {
   remove(tenant: string): Promise<void>;
 }
 
-/** The 409 a reservation gets when `nodes` more in one more cluster would exceed the tenant's quotas. */
-function quotaError(tenant: Tenant, used: TenantUsage, nodes: number): ConflictError | undefined {
-  if (tenant.maxClusters !== undefined && used.clusters + 1 > tenant.maxClusters) {
-    return new ConflictError(
-      `tenant ${tenant.name} has ${used.clusters} of its ${tenant.maxClusters} clusters (maxClusters)`,
-      { quota: "maxClusters" },
-      "quota_exceeded",
-    );
-  }
-  if (tenant.maxNodes !== undefined && used.nodes + nodes > tenant.maxNodes) {
-    return new ConflictError(
-      `tenant ${tenant.name} uses ${used.nodes} of its ${tenant.maxNodes} nodes (maxNodes); ${nodes} more do not fit`,
-      { quota: "maxNodes" },
-      "quota_exceeded",
-    );
-  }
-  return undefined;
-}
-
-interface Reservation {
-  tenant: Tenant;
-  nodes: number;
+interface Reservation extends ReservationRequest {
   resolve(): void;
   reject(err: unknown): void;
 }
 
 export async function openUsageStore(nc: NatsConnection): Promise<UsageStore> {
   const kv: KV = await openBucket(nc, buckets.usage);
-  const zero = { clusters: 0, nodes: 0 };
   const cache = new RevisionCache(1_000);
 
   // Group commit: one tenant's concurrent creates would queue on its usage key, one write each. While a write
@@ -59,20 +35,15 @@ export async function openUsageStore(nc: NatsConnection): Promise<UsageStore> {
     if (writing.has(name) || !batch) return;
     waiting.delete(name);
     writing.add(name);
-    let refused = new Map<Reservation, ConflictError>();
+    let refused = new Map<Reservation, Error>();
     try {
       await modifyValue<TenantUsage>(
         kv,
         kvKey(name),
         (current) => {
-          refused = new Map();
-          let used = current?.value ?? zero;
-          for (const r of batch) {
-            const err = quotaError(r.tenant, used, r.nodes);
-            if (err) refused.set(r, err);
-            else used = { clusters: used.clusters + 1, nodes: used.nodes + r.nodes };
-          }
-          return refused.size === batch.length ? { keep: true } : { put: used };
+          const decided = admitReservations(current?.value ?? NO_USAGE, batch);
+          refused = decided.refused;
+          return refused.size === batch.length ? { keep: true } : { put: decided.used };
         },
         { cache },
       );
@@ -102,8 +73,7 @@ export async function openUsageStore(nc: NatsConnection): Promise<UsageStore> {
       await modifyValue<TenantUsage>(kv, kvKey(tenant), (current) => {
         // Nothing to take back from a usage already forgotten (its tenant was deleted meanwhile).
         if (!current) return { keep: true };
-        const used = current.value;
-        return { put: { clusters: Math.max(0, used.clusters - 1), nodes: Math.max(0, used.nodes - nodes) } };
+        return { put: withoutCluster(current.value, nodes) };
       }, { cache });
     },
     async set(tenant, usage) {
@@ -115,7 +85,7 @@ export async function openUsageStore(nc: NatsConnection): Promise<UsageStore> {
       );
     },
     async get(tenant) {
-      return (await readValue<TenantUsage>(kv, kvKey(tenant)))?.value ?? zero;
+      return (await readValue<TenantUsage>(kv, kvKey(tenant)))?.value ?? NO_USAGE;
     },
     async remove(tenant) {
       cache.forget(kvKey(tenant));

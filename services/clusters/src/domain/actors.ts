@@ -1,10 +1,12 @@
 import {
-  createActor,
-  type AnyActorScope,
+  initialTransition,
+  transition,
+  type AnyMachineSnapshot,
   type AnyStateMachine,
   type EventObject,
   type StateValue,
 } from "xstate";
+import { CorralError } from "@corral/shared";
 
 /** What is stored for an actor: the machine version, the state and the context. Nothing else is state. */
 export interface PersistedActor<C> {
@@ -13,16 +15,44 @@ export interface PersistedActor<C> {
   context: C;
 }
 
-/** An action the engine must carry out after the new snapshot is stored. */
+/** An action a transition decided, as the machine names it; carried out after the new snapshot is stored. */
 export interface ActorAction {
   type: string;
   params: Record<string, unknown>;
 }
 
-interface SnapshotLike<C> {
-  value: StateValue;
-  context: C;
-  can(event: EventObject): boolean;
+/**
+ * The machines of one kind of actor, by the version stored with each snapshot: a new actor starts on `current`,
+ * a stored one keeps running on the machine it was started with (restatedev/xstate `getLogic`).
+ */
+export interface MachineVersions {
+  readonly kind: string;
+  readonly current: string;
+  /** The machine of a stored version; {@link UnknownMachineVersionError} when this process has none. */
+  machineFor(version: string): AnyStateMachine;
+}
+
+/** A stored snapshot names a machine version this process does not have (written by a newer one, perhaps). */
+export class UnknownMachineVersionError extends CorralError {
+  constructor(kind: string, version: string, known: readonly string[]) {
+    super(500, "unknown_machine_version", `no ${kind} machine of version ${version} (known: ${known.join(", ")})`, {
+      kind,
+      version,
+    });
+  }
+}
+
+export function machineVersions(kind: string, current: string, byVersion: Readonly<Record<string, AnyStateMachine>>): MachineVersions {
+  if (!Object.hasOwn(byVersion, current)) throw new Error(`${kind} machine ${current} is not among its versions`);
+  return {
+    kind,
+    current,
+    machineFor(version) {
+      const machine = Object.hasOwn(byVersion, version) ? byVersion[version] : undefined;
+      if (!machine) throw new UnknownMachineVersionError(kind, version, Object.keys(byVersion));
+      return machine;
+    },
+  };
 }
 
 function actionsOf(executable: ReadonlyArray<{ type: string; params?: unknown }>): ActorAction[] {
@@ -31,58 +61,23 @@ function actionsOf(executable: ReadonlyArray<{ type: string; params?: unknown }>
     .map((a) => ({ type: a.type, params: (a.params ?? {}) as Record<string, unknown> }));
 }
 
-interface InertScope {
-  scope: AnyActorScope;
-  /** Where the scope collects the actions of the transition running now (transitions are synchronous). */
-  sink: Array<{ type: string; params?: unknown }>;
-}
-
-/**
- * xstate's pure `transition` and `initialTransition` build a fresh actor (running the machine's context factory without input) on
- * every call, which cost more than the transition itself. One inert scope per machine does the same job:
- * it executes nothing and only collects the actions.
- */
-const scopes = new WeakMap<AnyStateMachine, InertScope>();
-
-function inertScope(machine: AnyStateMachine): InertScope {
-  let found = scopes.get(machine);
-  if (!found) {
-    const self = createActor(machine);
-    const sink: InertScope["sink"] = [];
-    const scope = {
-      self,
-      defer: () => {},
-      id: "",
-      logger: () => {},
-      sessionId: "",
-      stopChild: () => {},
-      system: self.system,
-      emit: () => {},
-      actionExecutor: (action: { type: string; params?: unknown }) => {
-        sink.push(action);
-      },
-    } as unknown as AnyActorScope;
-    found = { scope, sink };
-    scopes.set(machine, found);
-  }
-  return found;
-}
+const persistedOf = <C>(version: string, snapshot: AnyMachineSnapshot): PersistedActor<C> => ({
+  machine: version,
+  value: snapshot.value,
+  context: snapshot.context as C,
+});
 
 const resolve = <C>(machine: AnyStateMachine, persisted: PersistedActor<C>) =>
   machine.resolveState({ value: persisted.value, context: persisted.context as never });
 
-/** Starts an actor: its first persisted snapshot and the actions its start decides. Pure. */
+/** Starts an actor with xstate's pure `initialTransition`: its first persisted snapshot and the actions its start decides. */
 export function startActor<C>(
   machine: AnyStateMachine,
   version: string,
   input: unknown,
 ): { persisted: PersistedActor<C>; actions: ActorAction[] } {
-  const { scope, sink } = inertScope(machine);
-  sink.length = 0;
-  const s = machine.getInitialSnapshot(scope, input) as unknown as SnapshotLike<C>;
-  const actions = actionsOf(sink);
-  sink.length = 0;
-  return { persisted: { machine: version, value: s.value, context: s.context }, actions };
+  const [snapshot, actions] = initialTransition(machine, input);
+  return { persisted: persistedOf<C>(version, snapshot), actions: actionsOf(actions) };
 }
 
 /**
@@ -94,23 +89,25 @@ export function applyEvents<C, E extends EventObject>(
   persisted: PersistedActor<C>,
   events: readonly E[],
 ): { persisted: PersistedActor<C>; actions: ActorAction[]; changed: boolean } {
-  let snapshot = resolve(machine, persisted);
+  let snapshot: AnyMachineSnapshot = resolve(machine, persisted);
   const actions: ActorAction[] = [];
   let changed = false;
-  const { scope, sink } = inertScope(machine);
   for (const event of events) {
-    sink.length = 0;
-    const next = machine.transition(snapshot, event, scope);
+    const [next, executable] = transition(machine, snapshot, event);
     if (next.value !== snapshot.value || next.context !== snapshot.context) changed = true;
-    actions.push(...actionsOf(sink));
+    actions.push(...actionsOf(executable));
     snapshot = next;
   }
-  sink.length = 0;
-  const s = snapshot as unknown as SnapshotLike<C>;
-  return { persisted: { machine: persisted.machine, value: s.value, context: s.context }, actions, changed };
+  return { persisted: persistedOf<C>(persisted.machine, snapshot), actions, changed };
 }
 
 /** Whether the actor would react to the event (answer 409 before writing anything). */
 export function accepts<C>(machine: AnyStateMachine, persisted: PersistedActor<C>, event: EventObject): boolean {
-  return (resolve(machine, persisted) as unknown as SnapshotLike<C>).can(event);
+  return resolve(machine, persisted).can(event);
+}
+
+/** What a step of a durable actor decided: the record to store and the actions to carry out once it is stored. */
+export interface Decision<R, A> {
+  record: R;
+  actions: A[];
 }

@@ -1,8 +1,10 @@
 import { assign, setup } from "xstate";
+import type { JsonObject, Service } from "@corral/shared";
+import { machineVersions } from "./actors.js";
 
 /**
- * The cluster actor: status and current action (spec 3.1, 3.2). Pure; the engine persists the snapshot and
- * sends events when a job starts or its plan ends.
+ * The cluster actor: status and current action (spec 3.1, 3.2). Pure; the durable actor (src/actor/) persists the
+ * snapshot and sends events when a job starts or its plan ends, and when a lease is extended.
  */
 
 export const CLUSTER_MACHINE_VERSION = "cluster@1";
@@ -44,10 +46,29 @@ export interface ClusterContext {
   planId: string;
 }
 
+/** What a job changes on the cluster record in the write that starts it. */
+export interface JobChanges {
+  config?: JsonObject;
+  services?: string[];
+  serviceDefs?: Service[];
+}
+
+/** Total and completed tasks of a plan. */
+export interface JobSteps {
+  stepstotal: number;
+  stepscompleted: number;
+}
+
+/**
+ * Events carry what the record outside the snapshot needs (see domain/cluster-steps.ts); the machine decides
+ * whether the event is taken.
+ */
 export type ClusterEvent =
-  | { type: "job.started"; action: ClusterAction; planId: string }
-  | { type: "job.succeeded"; planId: string }
-  | { type: "job.failed"; planId: string };
+  | { type: "job.started"; action: ClusterAction; planId: string; changes?: JobChanges }
+  | { type: "job.succeeded"; planId: string; steps?: JobSteps }
+  | { type: "job.failed"; planId: string; steps?: JobSteps }
+  /** `at`: the time of the request (ms), which the new end must lie after. */
+  | { type: "lease.extend"; expireTime: number; at: number };
 
 /** Which actions each settled state accepts (Coopr's rules; spec 3.1 and 4.7). */
 const ALLOWED: Record<string, readonly ClusterAction[]> = {
@@ -71,6 +92,9 @@ const startJob = {
   actions: "recordJob",
 } as const;
 
+/** A settled cluster's lease may be extended (it stays where it is); one busy with a job or terminated may not. */
+const extendLease = (status: "active" | "inconsistent" | "incomplete") => ({ "lease.extend": { target: `#cluster.${status}` } }) as const;
+
 export const clusterMachine = setup({
   types: {
     context: {} as ClusterContext,
@@ -90,6 +114,8 @@ export const clusterMachine = setup({
     ),
     markComplete: assign({ actionstatus: "complete" as const }),
     markFailed: assign({ actionstatus: "failed" as const }),
+    /** Its nodes leave the tenant's usage and every provider field kept for it goes. */
+    clusterTerminated: () => {},
   },
 }).createMachine({
   id: "cluster",
@@ -116,13 +142,18 @@ export const clusterMachine = setup({
         { target: "inconsistent", actions: "markFailed" },
       ],
     },
-    active: { on: { "job.started": { ...startJob, guard: { type: "isAllowed", params: { status: "active" } } } } },
+    active: {
+      on: { "job.started": { ...startJob, guard: { type: "isAllowed", params: { status: "active" } } }, ...extendLease("active") },
+    },
     inconsistent: {
-      on: { "job.started": { ...startJob, guard: { type: "isAllowed", params: { status: "inconsistent" } } } },
+      on: { "job.started": { ...startJob, guard: { type: "isAllowed", params: { status: "inconsistent" } } }, ...extendLease("inconsistent") },
     },
     incomplete: {
-      on: { "job.started": { ...startJob, guard: { type: "isAllowed", params: { status: "incomplete" } } } },
+      on: { "job.started": { ...startJob, guard: { type: "isAllowed", params: { status: "incomplete" } } }, ...extendLease("incomplete") },
     },
-    terminated: { type: "final" },
+    terminated: { type: "final", entry: "clusterTerminated" },
   },
 });
+
+/** Every cluster machine a stored snapshot may name. */
+export const clusterMachines = machineVersions("cluster", CLUSTER_MACHINE_VERSION, { [CLUSTER_MACHINE_VERSION]: clusterMachine });

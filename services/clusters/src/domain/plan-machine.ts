@@ -1,10 +1,11 @@
 import { assign, enqueueActions, setup } from "xstate";
 import type { TaskName } from "@corral/shared";
+import { machineVersions } from "./actors.js";
 import { emptyBits, hasBit, withBit } from "./bitset.js";
 
 /**
  * The plan actor: runs the stages of a plan one after the other. Pure: events carry their time, actions are
- * returned by `transition` and carried out by the engine (publish tasks, tell the cluster the job ended).
+ * returned by `transition` and carried out by src/actor/effects.ts (publish tasks, tell the cluster the job ended).
  *
  * Tasks are addressed by their global index (0-based, stage order); task ids are `<planId>-<index + 1>`.
  * Every dispatch of a task has a number (1 = first); a result for any other dispatch number is stale and
@@ -278,3 +279,6 @@ export const planMachine = setup({
     failed: { type: "final", entry: { type: "planFinished", params: { outcome: "failed" } } },
   },
 });
+
+/** Every plan machine a stored snapshot may name. */
+export const planMachines = machineVersions("plan", PLAN_MACHINE_VERSION, { [PLAN_MACHINE_VERSION]: planMachine });

@@ -1,5 +1,6 @@
 import type { ClusterContext } from "./cluster-machine.js";
 import { formatTaskId } from "./ids.js";
+import { stepsOf } from "./plan-steps.js";
 import type { ClusterNode, ClusterRecord, PlanRecord, StoredTask } from "./records.js";
 
 /** Live progress of a cluster's current or last job. */
@@ -12,10 +13,7 @@ export interface Progress {
 
 export function progressOf(cluster: ClusterRecord, plan: PlanRecord | undefined): Progress {
   const c = cluster.actor.context;
-  const steps =
-    plan && plan.id === c.planId
-      ? { stepstotal: plan.stageSizes.reduce((a, b) => a + b, 0), stepscompleted: plan.actor.context.completed }
-      : cluster.progress;
+  const steps = plan && plan.id === c.planId ? stepsOf(plan) : cluster.progress;
   return { action: c.action, actionstatus: c.actionstatus, ...steps };
 }
 

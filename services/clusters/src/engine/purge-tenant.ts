@@ -1,7 +1,7 @@
 import type { TenantMessages } from "../adapters/tenant-messages.js";
 import { jobCounterName } from "../adapters/counters.js";
+import { statusOf } from "../domain/cluster-status.js";
 import type { EngineDeps } from "./deps.js";
-import { statusOf } from "./engine.js";
 
 /** Clusters removed per request, so one answer never waits on thousands of them. */
 export const PURGE_BATCH = 100;

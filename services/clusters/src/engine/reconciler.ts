@@ -1,7 +1,9 @@
-import { statusOf, stepsOf, type Engine } from "./engine.js";
-import type { EngineDeps } from "./deps.js";
-import type { ClusterRecord } from "../domain/records.js";
+import { statusOf } from "../domain/cluster-status.js";
 import { isPlanEnded } from "../domain/plan-machine.js";
+import { pendingPlanActions } from "../domain/plan-steps.js";
+import type { ClusterRecord } from "../domain/records.js";
+import type { OperationContext } from "../operations/context.js";
+import { expireCluster } from "../operations/delete-cluster.js";
 
 export interface ReconcilerOptions {
   /** Dispatches decided this long ago and still not confirmed are published again. @default 10000 */
@@ -13,7 +15,8 @@ export interface ReconcilerOptions {
 }
 
 /**
- * Re-derives pending work from stored state, so a process killed at any line loses nothing:
+ * Re-derives pending work from stored state, so a process killed at any line (between an actor's write and its
+ * effects included) loses nothing; what it finds owed goes to the same effects as a live write's actions:
  * - a plan whose dispatches were decided but not confirmed published is published again (JetStream drops the
  *   duplicates);
  * - a plan that ended while its cluster still says pending (killed between the two writes) finishes the job;
@@ -21,7 +24,8 @@ export interface ReconcilerOptions {
  * - tenant usage is recounted; a difference seen twice in a row is a leaked reservation and is repaired;
  * - provider fields no running plan needs (its plan ended, or was never started) are removed.
  */
-export function createReconciler(deps: EngineDeps, engine: Engine, options: ReconcilerOptions = {}) {
+export function createReconciler(ctx: OperationContext, options: ReconcilerOptions = {}) {
+  const { deps, actors } = ctx;
   const republishAfterMs = options.republishAfterMs ?? 10_000;
   const recountEvery = options.recountEvery ?? 12;
   // Longer than any request takes between storing a plan's fields and starting the plan.
@@ -33,20 +37,19 @@ export function createReconciler(deps: EngineDeps, engine: Engine, options: Reco
     const plan = (await deps.plans.get(cluster.id, cluster.actor.context.planId))?.value;
     if (!plan) return;
     if (isPlanEnded(plan.actor)) {
-      await engine.finishJob(cluster.id, plan.id, plan.actor.value, stepsOf(plan));
+      await actors.effects.ofPlan(plan, pendingPlanActions(plan));
       return;
     }
     const unpublished = plan.actor.context.unpublished;
     if (unpublished && deps.now() - unpublished.since >= republishAfterMs) {
       deps.log.info("publishing dispatches again", { cluster: cluster.id, plan: plan.id });
-      const events = await engine.dispatcher.publish(plan, unpublished.tasks, unpublished.stages, { republish: true });
-      await engine.applyPlanEvents(cluster.id, plan.id, events);
+      await actors.effects.ofPlan(plan, pendingPlanActions(plan), { republish: true });
     }
   };
 
   const deleteExpired = async (cluster: ClusterRecord) => {
     deps.log.info("lease ended; deleting cluster", { cluster: cluster.id });
-    await engine.startJob(cluster, { action: "cluster_delete" }).catch((err: unknown) => {
+    await expireCluster(ctx, cluster).catch((err: unknown) => {
       deps.log.warn("could not delete an expired cluster", { cluster: cluster.id, err });
     });
   };

@@ -6,8 +6,8 @@ import { applyResultToNode } from "../domain/node-results.js";
 import { stagePositionOf, type PlanEvent } from "../domain/plan-machine.js";
 import type { PlanRecord } from "../domain/records.js";
 import { outputWithoutSecrets, secretsOf } from "../domain/secrets.js";
+import type { Effects } from "../actor/index.js";
 import type { EngineDeps } from "./deps.js";
-import type { Engine } from "./engine.js";
 
 const BATCH = 256;
 
@@ -20,7 +20,7 @@ export interface ResultsConsumer {
  * plan's results are applied to its actor in one compare-and-set, then the batch is acked. A crash before the
  * ack redelivers the batch, which changes nothing the second time.
  */
-export async function startResultsConsumer(deps: EngineDeps, engine: Engine): Promise<ResultsConsumer> {
+export async function startResultsConsumer(deps: EngineDeps, effects: Effects): Promise<ResultsConsumer> {
   const name = await ensureResultsConsumer(deps.nc);
   const consumer = await jetstream(deps.nc).consumers.get(streams.results, name);
   let running = true;
@@ -123,7 +123,7 @@ export async function startResultsConsumer(deps: EngineDeps, engine: Engine): Pr
       if (r.stderr) event.message = r.stderr.slice(-500);
       group.events.push(event);
     });
-    await mapLimit([...byPlan.values()], 16, (g) => engine.applyPlanEvents(g.clusterId, g.planId, g.events));
+    await mapLimit([...byPlan.values()], 16, (g) => effects.deliverToPlan({ clusterId: g.clusterId, planId: g.planId }, g.events));
     return showedSecrets;
   };
 

@@ -1,13 +1,11 @@
-import { BadRequestError, ConflictError, seesSecrets, subjects, type ApiRequest, type Handler } from "@corral/shared";
+import { BadRequestError, seesSecrets, subjects, type ApiRequest, type Handler } from "@corral/shared";
 import { CLUSTER_STATUSES, type ClusterStatus } from "../domain/cluster-machine.js";
+import { statusOf } from "../domain/cluster-status.js";
 import { nodeIdsOf } from "../domain/ids.js";
-import { checkLeaseExtension } from "../domain/lease.js";
 import { parseCreateCluster, parseLeaseExtension, parseProviderFieldsBody } from "../domain/requests.js";
 import { withoutProviderSecrets } from "../domain/secrets.js";
 import { clusterDetails, clusterStatus, clusterSummary } from "../domain/views.js";
-import { checkProviderFields, createCluster } from "../engine/create-cluster.js";
-import { statusOf } from "../engine/engine.js";
-import { clusterFor, liveProgress, type HandlerDeps } from "./context.js";
+import { clusterFor, clusterIdOf, liveProgress, type HandlerDeps } from "./context.js";
 
 function parseStatusFilter(raw: string | undefined): Set<ClusterStatus> | undefined {
   if (raw === undefined || raw.trim() === "") return undefined;
@@ -22,9 +20,9 @@ function parseStatusFilter(raw: string | undefined): Set<ClusterStatus> | undefi
 
 export function clusterHandlers(h: HandlerDeps): Record<string, Handler> {
   const s = subjects.clusters;
-  const { deps, engine } = h;
+  const { deps, operations } = h;
   return {
-    [s.create]: async (req: ApiRequest) => ({ id: await createCluster(deps, engine, req.identity, parseCreateCluster(req.body)) }),
+    [s.create]: async (req: ApiRequest) => ({ id: await operations.create(req.identity, parseCreateCluster(req.body)) }),
 
     [s.list]: async (req: ApiRequest) => {
       const filter = parseStatusFilter(req.query["status"]);
@@ -51,25 +49,13 @@ export function clusterHandlers(h: HandlerDeps): Record<string, Handler> {
     },
 
     [s.delete]: async (req: ApiRequest) => {
-      const fields = parseProviderFieldsBody(req.body);
-      const cluster = await clusterFor(h, req);
-      await checkProviderFields(deps, cluster.provider, fields);
-      await engine.startJob(cluster, { action: "cluster_delete", providerFields: fields });
+      await operations.delete(req.identity, clusterIdOf(req), parseProviderFieldsBody(req.body));
       return undefined;
     },
 
     [s.extendLease]: async (req: ApiRequest) => {
       const { expireTime } = parseLeaseExtension(req.body);
-      const cluster = await clusterFor(h, req);
-      await deps.clusters.modify(cluster.id, (current) => {
-        if (!current) return { keep: true };
-        const status = statusOf(current.value);
-        if (status === "pending" || status === "terminated") {
-          throw new ConflictError(`cluster ${cluster.id} is ${status}; its lease cannot be extended now`, { status });
-        }
-        checkLeaseExtension(current.value.clusterTemplate, current.value, expireTime, deps.now());
-        return { put: { ...current.value, expireTime } };
-      });
+      await operations.extendLease(req.identity, clusterIdOf(req), expireTime);
       return undefined;
     },
   };

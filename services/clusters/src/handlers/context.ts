@@ -1,19 +1,21 @@
-import type { ApiRequest, Identity } from "@corral/shared";
+import type { ApiRequest } from "@corral/shared";
 import type { ClusterRecord, PlanRecord } from "../domain/records.js";
 import { progressOf, type Progress } from "../domain/views.js";
 import type { EngineDeps } from "../engine/deps.js";
-import { visibleCluster, type Engine } from "../engine/engine.js";
+import { findVisibleCluster, type ClusterOperations } from "../operations/index.js";
 
-/** What every cluster handler needs. */
+/** What every cluster handler needs: stores to read from, and the operations that change clusters. */
 export interface HandlerDeps {
   deps: EngineDeps;
-  engine: Engine;
+  operations: ClusterOperations;
 }
+
+/** The id in the request's path. */
+export const clusterIdOf = (req: ApiRequest) => req.params["id"] ?? "";
 
 /** The cluster named in the path, if the caller may see it (404 otherwise). */
 export async function clusterFor(h: HandlerDeps, req: ApiRequest): Promise<ClusterRecord> {
-  const id = req.params["id"] ?? "";
-  return visibleCluster((await h.deps.clusters.get(id))?.value, req.identity, id);
+  return findVisibleCluster(h.deps, req.identity, clusterIdOf(req));
 }
 
 /** The cluster's current plan (for live progress). */
@@ -25,5 +27,3 @@ export async function liveProgress(h: HandlerDeps, cluster: ClusterRecord): Prom
   const plan = cluster.actor.value === "pending" ? await currentPlan(h, cluster) : undefined;
   return progressOf(cluster, plan);
 }
-
-export type { Identity };

@@ -1,7 +1,7 @@
 import { subjects, type ApiRequest, type Handler, type Json } from "@corral/shared";
 import { nodeIdsOf } from "../domain/ids.js";
 import { parseNodePropertiesRequest } from "../domain/requests.js";
-import { visibleCluster } from "../engine/engine.js";
+import { findVisibleCluster } from "../operations/index.js";
 import type { HandlerDeps } from "./context.js";
 
 /** `POST /getNodeProperties` (spec 4.11): node id -> properties, filtered. */
@@ -9,7 +9,7 @@ export function rpcHandlers(h: HandlerDeps): Record<string, Handler> {
   return {
     [subjects.clusters.nodeProperties]: async (req: ApiRequest) => {
       const { clusterId, properties, services } = parseNodePropertiesRequest(req.body);
-      const cluster = visibleCluster((await h.deps.clusters.get(clusterId))?.value, req.identity, clusterId);
+      const cluster = await findVisibleCluster(h.deps, req.identity, clusterId);
       const nodes = await h.deps.nodes.getMany(cluster.id, nodeIdsOf(cluster.id, cluster.numNodes));
       const out: Record<string, Record<string, Json>> = {};
       for (const node of nodes) {

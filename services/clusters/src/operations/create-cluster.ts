@@ -1,24 +1,20 @@
 import { solveLayout, validateMacros } from "@corral/solver";
 import {
   BadRequestError,
-  CorralError,
   NotFoundError,
   type ClusterTemplate,
   type Identity,
   type Json,
   type JsonObject,
-  type Provider,
   type Service,
 } from "@corral/shared";
-import { startActor } from "../domain/actors.js";
-import { CLUSTER_MACHINE_VERSION, clusterMachine, type ClusterContext } from "../domain/cluster-machine.js";
 import { formatClusterId, formatPlanId } from "../domain/ids.js";
 import { leaseExpiry } from "../domain/lease.js";
-import { missingProviderFields } from "../domain/provider-fields.js";
 import type { ClusterNode, ClusterRecord } from "../domain/records.js";
 import type { CreateClusterRequest } from "../domain/requests.js";
-import type { EngineDeps } from "./deps.js";
-import { startActorActions, type Engine } from "./engine.js";
+import type { OperationContext } from "./context.js";
+import { createJobPlan } from "./plan-job.js";
+import { requireProviderFields } from "./provider-fields.js";
 
 /** Largest cluster one request may create. */
 export const MAX_CLUSTER_SIZE = 10_000;
@@ -27,23 +23,13 @@ function findIn<T extends { name: string }>(list: readonly T[], name: string): T
   return list.find((e) => e.name === name);
 }
 
-/** Answers 400 `{missingFields}` (spec 7) when the provider type's required user fields are not all given. */
-export async function checkProviderFields(deps: EngineDeps, provider: Provider, fields: JsonObject): Promise<void> {
-  const spec = await deps.tenancy.providerType(provider.providertype);
-  const missing = missingProviderFields(spec, { ...provider.provisioner, ...fields });
-  if (missing.length > 0) {
-    throw new CorralError(400, "missing_fields", `provider ${provider.name} needs more provider fields`, {
-      missingFields: missing,
-    });
-  }
-}
-
 /**
  * Creates a cluster: validates and solves before answering (DESIGN.md "Decisions"), reserves quota, writes
- * nodes and the create plan, then commits by creating the cluster record, and dispatches the first stage.
+ * nodes and the create plan, then commits by creating the cluster actor, and dispatches the first stage.
  * A crash before the commit leaves only unreachable keys under an id never used again.
  */
-export async function createCluster(deps: EngineDeps, engine: Engine, identity: Identity, req: CreateClusterRequest): Promise<string> {
+export async function createCluster(ctx: OperationContext, identity: Identity, req: CreateClusterRequest): Promise<string> {
+  const { deps, actors } = ctx;
   if (req.numMachines > MAX_CLUSTER_SIZE) {
     throw new BadRequestError(`numMachines must be at most ${MAX_CLUSTER_SIZE} (got ${req.numMachines})`, { field: "numMachines" });
   }
@@ -64,7 +50,7 @@ export async function createCluster(deps: EngineDeps, engine: Engine, identity: 
   const config = (req.config ?? template.defaults.config) as JsonObject;
   validateMacros(config as Json);
   const [, clusterNumber] = await Promise.all([
-    checkProviderFields(deps, provider, req.providerFields ?? {}),
+    requireProviderFields(deps.tenancy, provider, req.providerFields ?? {}),
     deps.counters.next("clusters", { block: 32 }),
   ]);
   const id = formatClusterId(clusterNumber);
@@ -100,7 +86,7 @@ export async function createCluster(deps: EngineDeps, engine: Engine, identity: 
       .filter((s): s is Service => s !== undefined);
     // No other job can exist before the cluster does: the create is always plan 1.
     const planId = formatPlanId(id, 1);
-    const draft: ClusterRecord = {
+    const cluster = (actor: ClusterRecord["actor"]): ClusterRecord => ({
       id,
       tenant: identity.tenant,
       name: req.name,
@@ -108,7 +94,7 @@ export async function createCluster(deps: EngineDeps, engine: Engine, identity: 
       ownerId: identity.userId,
       createTime: now,
       expireTime,
-      actor: startActor<ClusterContext>(clusterMachine, CLUSTER_MACHINE_VERSION, { planId }).persisted,
+      actor,
       provider,
       clusterTemplate: template,
       services: solution.services,
@@ -118,21 +104,21 @@ export async function createCluster(deps: EngineDeps, engine: Engine, identity: 
       dnsSuffix: solution.dnsSuffix,
       jobs: [planId],
       progress: { stepstotal: 0, stepscompleted: 0 },
-    };
+    });
     // Nothing written before the cluster record is reachable: these writes need no order among themselves.
     const [plan] = await Promise.all([
-      engine.createPlan(draft, planId, "cluster_create", {
+      createJobPlan(ctx, { id, tenant: identity.tenant }, planId, "cluster_create", {
         nodes: nodes.map((n) => ({ id: n.id, services: n.services })),
         services: serviceDefs,
       }),
       deps.nodes.putMany(nodes),
       deps.credentials.put(id, planId, req.providerFields ?? {}, now),
     ]);
-    if (!(await deps.clusters.create(draft))) throw new Error(`cluster id ${id} is already taken`);
-    await engine.runPlanActions(plan, startActorActions(plan).actions, {
-      cluster: draft,
-      nodes,
-      credentials: req.providerFields ?? {},
+    const created = await actors.clusters.create({ planId }, cluster, (record) => deps.clusters.create(record));
+    if (!created) throw new Error(`cluster id ${id} is already taken`);
+    await actors.effects.ofCluster(created.record, created.actions);
+    await actors.effects.ofPlan(plan.record, plan.actions, {
+      known: { cluster: created.record, nodes, credentials: req.providerFields ?? {} },
     });
     return id;
   } catch (err) {

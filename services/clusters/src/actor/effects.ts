@@ -1,0 +1,91 @@
+import type { ClusterEvent } from "../domain/cluster-machine.js";
+import type { ClusterActorAction } from "../domain/cluster-steps.js";
+import type { PlanEvent } from "../domain/plan-machine.js";
+import { stepsOf, type PlanActorAction } from "../domain/plan-steps.js";
+import type { ClusterRecord, PlanRecord } from "../domain/records.js";
+import type { EngineDeps } from "../engine/deps.js";
+import type { DispatchMemory } from "../engine/dispatch-memory.js";
+import type { Dispatcher, KnownState } from "../engine/dispatcher.js";
+import type { ClusterActor } from "./cluster-actor.js";
+import type { PlanActor, PlanRef } from "./plan-actor.js";
+
+export interface PlanEffectOptions {
+  /** State the caller has just written (a new cluster): publishing needs not read it back. */
+  known?: KnownState;
+  /** Carried out again from stored state (the reconciler): everything is read afresh, tasks are marked republished. */
+  republish?: boolean;
+}
+
+/**
+ * Carries out what the actors decided, after their write: publishes tasks, ends a finished plan's job, releases a
+ * terminated cluster's usage and provider fields. Every action is idempotent (task message ids, purges) and
+ * re-derivable from stored state, so a crash between a write and its effects is repaired by the reconciler.
+ */
+export interface Effects {
+  ofPlan(plan: PlanRecord, actions: readonly PlanActorAction[], options?: PlanEffectOptions): Promise<void>;
+  ofCluster(cluster: ClusterRecord, actions: readonly ClusterActorAction[]): Promise<void>;
+  /** Sends events to a plan, then carries out what it decided (and what that leads to). */
+  deliverToPlan(ref: PlanRef, events: readonly PlanEvent[]): Promise<void>;
+  /** Sends events to a cluster, then carries out what it decided. Answers the record when it changed. */
+  deliverToCluster(clusterId: string, events: readonly ClusterEvent[]): Promise<ClusterRecord | undefined>;
+}
+
+export interface EffectsParts {
+  clusters: ClusterActor;
+  plans: PlanActor;
+  dispatcher: Dispatcher;
+  memory: DispatchMemory;
+}
+
+const refOf = (plan: PlanRecord): PlanRef => ({ clusterId: plan.clusterId, planId: plan.id });
+
+export function createEffects(deps: EngineDeps, { clusters, plans, dispatcher, memory }: EffectsParts): Effects {
+  const effects: Effects = {
+    async ofPlan(plan, actions, options = {}) {
+      const dispatches = actions.flatMap((a) => (a.type === "publishTasks" ? a.tasks : []));
+      const stages = actions.flatMap((a) => (a.type === "publishStage" ? [a.stage] : []));
+      if (dispatches.length > 0 || stages.length > 0) {
+        const events = await dispatcher.publish(plan, dispatches, stages, {
+          ...(options.known ? { known: options.known } : {}),
+          ...(options.republish ? { republish: true } : {}),
+        });
+        if (events.length > 0) await effects.deliverToPlan(refOf(plan), events);
+      }
+      for (const a of actions) {
+        if (a.type !== "planFinished") continue;
+        memory.forget(plan);
+        // No task of the plan runs any more: its provider fields go (a crash here leaves them to the reconciler).
+        await deps.credentials.purge(plan.clusterId, plan.id);
+        const event: ClusterEvent =
+          a.outcome === "succeeded"
+            ? { type: "job.succeeded", planId: plan.id, steps: stepsOf(plan) }
+            : { type: "job.failed", planId: plan.id, steps: stepsOf(plan) };
+        await effects.deliverToCluster(plan.clusterId, [event]);
+      }
+    },
+
+    async ofCluster(cluster, actions) {
+      for (const a of actions) {
+        if (a.type !== "clusterTerminated") continue;
+        // After the write, so a crash can at worst leak a reservation, which the usage recount repairs.
+        await deps.usage.release(cluster.tenant, cluster.numNodes);
+        await deps.credentials.wipe(cluster.id);
+      }
+    },
+
+    async deliverToPlan(ref, events) {
+      const sent = await plans.send(ref, events);
+      if (!sent) return;
+      memory.resultsApplied(sent.record, sent.previous.resultsApplied ?? 0, sent.record.resultsApplied ?? 0);
+      await effects.ofPlan(sent.record, sent.actions);
+    },
+
+    async deliverToCluster(clusterId, events) {
+      const sent = await clusters.send(clusterId, events);
+      if (!sent) return undefined;
+      await effects.ofCluster(sent.record, sent.actions);
+      return sent.record;
+    },
+  };
+  return effects;
+}

@@ -1,0 +1,28 @@
+import { ConflictError, NotFoundError, type Identity } from "@corral/shared";
+import type { ClusterAction, ClusterStatus } from "./cluster-machine.js";
+import type { ClusterRecord } from "./records.js";
+
+export const statusOf = (cluster: ClusterRecord) => cluster.actor.value as ClusterStatus;
+
+/** The 409 of an action the cluster does not take now: busy with another job, or in a state that forbids it. */
+export function jobRefusal(cluster: ClusterRecord, action: ClusterAction): ConflictError {
+  const status = statusOf(cluster);
+  if (status === "pending") {
+    return new ConflictError(`cluster ${cluster.id} is busy with ${cluster.actor.context.action}; try again when it finishes`, { status }, "cluster_busy");
+  }
+  return new ConflictError(`cluster ${cluster.id} is ${status}; ${action} is not allowed in that state`, { status }, "wrong_state");
+}
+
+/** The 409 of a lease extension while the cluster is busy or terminated. */
+export function leaseRefusal(cluster: ClusterRecord): ConflictError {
+  const status = statusOf(cluster);
+  return new ConflictError(`cluster ${cluster.id} is ${status}; its lease cannot be extended now`, { status });
+}
+
+/** The cluster as the caller may see it: another user's cluster is a 404 (an admin sees the tenant's). */
+export function visibleCluster(cluster: ClusterRecord | undefined, identity: Identity, id: string): ClusterRecord {
+  if (!cluster || cluster.tenant !== identity.tenant || (identity.role === "user" && cluster.ownerId !== identity.userId)) {
+    throw new NotFoundError("cluster", id);
+  }
+  return cluster;
+}

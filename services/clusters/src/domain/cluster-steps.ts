@@ -1,0 +1,72 @@
+import type { AnyStateMachine } from "xstate";
+import { accepts, applyEvents, type ActorAction, type Decision, type PersistedActor } from "./actors.js";
+import type { ClusterContext, ClusterEvent } from "./cluster-machine.js";
+import { jobRefusal, leaseRefusal } from "./cluster-status.js";
+import { checkLeaseExtension } from "./lease.js";
+import type { ClusterRecord } from "./records.js";
+
+/**
+ * What events do to a stored cluster: the machine decides status and action; the record around the snapshot
+ * follows from the events it took (the plan list, a job's changes, progress, the lease). Pure.
+ */
+
+/** What the cluster actor decides for after its write (src/actor/effects.ts carries it out). */
+export type ClusterActorAction =
+  /** Its nodes leave the tenant's usage and every provider field kept for it goes. */
+  { type: "clusterTerminated" };
+
+/** Events of a request that fails (409) unless the cluster takes them; the others are ignored when stale. */
+type RequestEvent = Extract<ClusterEvent, { type: "job.started" | "lease.extend" }>;
+
+const isRequestEvent = (event: ClusterEvent): event is RequestEvent => event.type === "job.started" || event.type === "lease.extend";
+
+const refusalOf = (record: ClusterRecord, event: RequestEvent) =>
+  event.type === "job.started" ? jobRefusal(record, event.action) : leaseRefusal(record);
+
+/** The record after an event the machine took, with the snapshot it moved to. */
+function recordAfter(record: ClusterRecord, event: ClusterEvent, actor: PersistedActor<ClusterContext>): ClusterRecord {
+  switch (event.type) {
+    case "job.started":
+      return { ...record, ...event.changes, actor, jobs: [...record.jobs, event.planId] };
+    case "job.succeeded":
+    case "job.failed": {
+      const next: ClusterRecord = { ...record, actor, ...(event.steps ? { progress: event.steps } : {}) };
+      if (actor.value === "terminated") next.released = true;
+      return next;
+    }
+    case "lease.extend":
+      checkLeaseExtension(record.clusterTemplate, record, event.expireTime, event.at);
+      return { ...record, actor, expireTime: event.expireTime };
+  }
+}
+
+/** The typed form of the actions the cluster machine decided. */
+export function clusterActionsOf(actions: readonly ActorAction[]): ClusterActorAction[] {
+  return actions.map((a) => {
+    if (a.type === "clusterTerminated") return { type: a.type };
+    throw new Error(`the cluster machine decided an unknown action ${a.type}`);
+  });
+}
+
+/**
+ * Applies events in order to a cluster on `machine` (the machine of its stored version). Throws the 409 of an
+ * event that must be taken and is not, or the 400 of a lease extension out of bounds; `undefined` when nothing
+ * changes.
+ */
+export function clusterStep(
+  record: ClusterRecord,
+  machine: AnyStateMachine,
+  events: readonly ClusterEvent[],
+): Decision<ClusterRecord, ClusterActorAction> | undefined {
+  let next = record;
+  const actions: ClusterActorAction[] = [];
+  for (const event of events) {
+    const requested = isRequestEvent(event);
+    if (requested && !accepts(machine, next.actor, event)) throw refusalOf(next, event);
+    const r = applyEvents<ClusterContext, ClusterEvent>(machine, next.actor, [event]);
+    if (!requested && !r.changed) continue;
+    next = recordAfter(next, event, r.persisted);
+    actions.push(...clusterActionsOf(r.actions));
+  }
+  return next === record ? undefined : { record: next, actions };
+}

@@ -1,0 +1,66 @@
+import type { AnyStateMachine } from "xstate";
+import { applyEvents, type ActorAction, type Decision } from "./actors.js";
+import { isPlanEnded, type Dispatch, type PlanContext, type PlanEvent } from "./plan-machine.js";
+import type { PlanRecord } from "./records.js";
+
+/** How a plan ended. */
+export type PlanOutcome = "succeeded" | "failed";
+
+/** What the plan actor decides for after its write (src/actor/effects.ts carries it out). */
+export type PlanActorAction =
+  | { type: "publishStage"; stage: number }
+  | { type: "publishTasks"; tasks: Dispatch[] }
+  | { type: "planFinished"; outcome: PlanOutcome };
+
+/** The typed form of the actions the plan machine decided. */
+export function planActionsOf(actions: readonly ActorAction[]): PlanActorAction[] {
+  return actions.map((a): PlanActorAction => {
+    const p = a.params;
+    switch (a.type) {
+      case "publishStage":
+        return { type: a.type, stage: p["stage"] as number };
+      case "publishTasks":
+        return { type: a.type, tasks: p["tasks"] as Dispatch[] };
+      case "planFinished":
+        return { type: a.type, outcome: p["outcome"] as PlanOutcome };
+      default:
+        throw new Error(`the plan machine decided an unknown action ${a.type}`);
+    }
+  });
+}
+
+/**
+ * Applies events in order to a plan on `machine` (the machine of its stored version). Results are counted in
+ * `resultsApplied` even when stale, while the plan runs: the count tells whether nodes changed (see
+ * engine/dispatch-memory.ts). `undefined` when nothing changes.
+ */
+export function planStep(
+  record: PlanRecord,
+  machine: AnyStateMachine,
+  events: readonly PlanEvent[],
+): Decision<PlanRecord, PlanActorAction> | undefined {
+  const results = events.filter((e) => e.type === "task.result").length;
+  const r = applyEvents<PlanContext, PlanEvent>(machine, record.actor, events);
+  const running = !isPlanEnded(record.actor);
+  if (!r.changed && !(running && results > 0)) return undefined;
+  const resultsApplied = (record.resultsApplied ?? 0) + (running ? results : 0);
+  return { record: { ...record, actor: r.persisted, resultsApplied }, actions: planActionsOf(r.actions) };
+}
+
+/**
+ * The actions a stored plan still owes, re-derived after a crash: its decided but unconfirmed publications, or
+ * the end of its job once it has finished.
+ */
+export function pendingPlanActions(plan: PlanRecord): PlanActorAction[] {
+  if (isPlanEnded(plan.actor)) return [{ type: "planFinished", outcome: plan.actor.value }];
+  const unpublished = plan.actor.context.unpublished;
+  if (!unpublished) return [];
+  const stages = unpublished.stages.map((stage): PlanActorAction => ({ type: "publishStage", stage }));
+  return unpublished.tasks.length > 0 ? [...stages, { type: "publishTasks", tasks: unpublished.tasks }] : stages;
+}
+
+/** Total and completed tasks of a plan. */
+export const stepsOf = (plan: PlanRecord) => ({
+  stepstotal: plan.stageSizes.reduce((a, b) => a + b, 0),
+  stepscompleted: plan.actor.context.completed,
+});

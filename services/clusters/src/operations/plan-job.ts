@@ -1,0 +1,49 @@
+import { planAction, type PlanRequest } from "@corral/solver";
+import type { Decision } from "../domain/actors.js";
+import type { ClusterAction } from "../domain/cluster-machine.js";
+import type { PlanActorAction } from "../domain/plan-steps.js";
+import type { ClusterRecord, PlanRecord, StoredTask } from "../domain/records.js";
+import type { OperationContext } from "./context.js";
+
+/** Every cluster action but solving, which plans no tasks. */
+export type PlannedAction = Exclude<ClusterAction, "solve_layout">;
+
+/**
+ * Plans a job (solver) and stores its plan actor, not yet reachable from its cluster. Answers the plan with the
+ * actions its start decided (publish stage 0, or finish at once when empty), to be carried out once the cluster
+ * points at it.
+ */
+export async function createJobPlan(
+  { deps, actors }: OperationContext,
+  cluster: Pick<ClusterRecord, "id" | "tenant">,
+  planId: string,
+  action: PlannedAction,
+  planRequest: Omit<PlanRequest, "action">,
+  extra: Pick<PlanRecord, "nodeServices"> = {},
+): Promise<Decision<PlanRecord, PlanActorAction>> {
+  const plan = planAction({ ...planRequest, action });
+  const stages: StoredTask[][] = plan.stages.map((stage) =>
+    stage.map((t) => ({ taskName: t.taskName, nodeId: t.nodeId, service: t.service })),
+  );
+  const stageSizes = stages.map((s) => s.length);
+  const now = deps.now();
+  const created = await actors.plans.create(
+    { stageSizes, rollbackConfirm: action === "cluster_create", at: now },
+    (actor): PlanRecord => ({
+      id: planId,
+      clusterId: cluster.id,
+      tenant: cluster.tenant,
+      action: plan.action,
+      createTime: now,
+      stageSizes,
+      actor,
+      ...extra,
+    }),
+    async (record) => {
+      await deps.plans.create(record, stages);
+      return true;
+    },
+  );
+  if (!created) throw new Error(`plan ${planId} could not be stored`);
+  return created;
+}

@@ -1,0 +1,70 @@
+import { NotFoundError, type JsonObject } from "@corral/shared";
+import { jobCounterName } from "../adapters/counters.js";
+import { isActionAllowed, type JobChanges } from "../domain/cluster-machine.js";
+import { jobRefusal, statusOf } from "../domain/cluster-status.js";
+import { formatPlanId, nodeIdsOf } from "../domain/ids.js";
+import type { ClusterRecord } from "../domain/records.js";
+import type { OperationContext } from "./context.js";
+import { createJobPlan, type PlannedAction } from "./plan-job.js";
+
+/** What an operation on an existing cluster asks for. */
+export interface JobRequest {
+  action: PlannedAction;
+  /** For single-service start/stop/restart. */
+  service?: string;
+  /** For add_services: the services added and the nodes' services after the change. */
+  addedServices?: string[];
+  nodeServices?: Record<string, string[]>;
+  /** Changes made to the cluster record in the same write that starts the job (config, services). */
+  changes?: JobChanges;
+  /** Provider fields the request gave: kept for this job's tasks until its plan ends. */
+  providerFields?: JsonObject;
+}
+
+/**
+ * Plans and starts a job on a cluster: stores the plan, then sends `job.started` (with the job's changes) to the
+ * cluster actor, which makes the plan reachable, then publishes the plan's first stage. 409 when the cluster is
+ * busy or in the wrong state. Answers the plan id.
+ */
+export async function startJob(ctx: OperationContext, cluster: ClusterRecord, request: JobRequest): Promise<string> {
+  const { deps, actors } = ctx;
+  if (!isActionAllowed(statusOf(cluster), request.action)) throw jobRefusal(cluster, request.action);
+  // A number of its own per attempt: racing requests never write to the same plan (only one wins below).
+  // Plan 1 is the create's; the per-cluster counter numbers the jobs after it.
+  const planId = formatPlanId(cluster.id, 1 + (await deps.counters.next(jobCounterName(cluster.id))));
+  const nodes = (await deps.nodes.getMany(cluster.id, nodeIdsOf(cluster.id, cluster.numNodes))).map((n) => ({
+    id: n.id,
+    services: request.nodeServices?.[n.id] ?? n.services,
+  }));
+  const plan = await createJobPlan(
+    ctx,
+    cluster,
+    planId,
+    request.action,
+    {
+      nodes,
+      services: request.changes?.serviceDefs ?? cluster.serviceDefs,
+      ...(request.service !== undefined ? { service: request.service } : {}),
+      ...(request.addedServices !== undefined ? { addedServices: request.addedServices } : {}),
+      // Services already running keep running: neither adding a service nor restarting one re-starts its
+      // dependencies (Coopr did both; none of them was stopped).
+      options: { startUnplannedDependencies: false },
+    },
+    request.nodeServices ? { nodeServices: request.nodeServices } : {},
+  );
+  // Before the write that makes the plan reachable, so its tasks find them; a plan never started leaves them
+  // to the reconciler's sweep when the removal below does not happen.
+  await deps.credentials.put(cluster.id, planId, request.providerFields ?? {}, deps.now());
+  try {
+    // Another operation may have started since the caller read the cluster: the actor refuses it then (409).
+    const started = await actors.effects.deliverToCluster(cluster.id, [
+      { type: "job.started", action: request.action, planId, ...(request.changes ? { changes: request.changes } : {}) },
+    ]);
+    if (!started) throw new NotFoundError("cluster", cluster.id);
+  } catch (err) {
+    await deps.credentials.purge(cluster.id, planId).catch(() => {});
+    throw err;
+  }
+  await actors.effects.ofPlan(plan.record, plan.actions);
+  return planId;
+}
