@@ -71,6 +71,8 @@ export {
   listValues,
   purgeKeys,
   RevisionCache,
+  KeyTurns,
+  processTurns,
 } from "./kv.js";
 export type { KV, Versioned, Modification, ModifyOptions } from "./kv.js";
 export { BoundedCache } from "./bounded-cache.js";

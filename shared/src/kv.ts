@@ -9,13 +9,30 @@ import { bucketSettings } from "./subjects.js";
 
 export type { KV } from "@nats-io/kv";
 
-/** Buckets opened by `openBucket`: their reads and writes below take the lean request path (js-requests.ts). */
-const leanBuckets = new WeakMap<KV, { nc: NatsConnection; stream: string; prefix: string }>();
+/**
+ * Where the helpers below find a bucket's stream: nats.js's KV does not expose its connection, so `openBucket`
+ * records it. The helpers talk to the stream directly (js-requests.ts: one reply subscription per connection
+ * instead of nats.js's per-request objects, timers and Errors), which only a bucket opened here allows.
+ */
+interface BucketAddress {
+  nc: NatsConnection;
+  stream: string;
+  /** Subject prefix of the bucket's keys. */
+  prefix: string;
+}
+
+const openedBuckets = new WeakMap<KV, BucketAddress>();
+
+function addressOf(kv: KV): BucketAddress {
+  const address = openedBuckets.get(kv);
+  if (!address) throw new Error("a KV bucket handed to the shared KV helpers must be opened with openBucket");
+  return address;
+}
 
 /** Opens a KV bucket, creating it when absent (idempotent across instances), with its `bucketSettings`. */
 export async function openBucket(nc: NatsConnection, name: string, options: Partial<KvOptions> = {}): Promise<KV> {
   const kv = await new Kvm(nc).create(name, { history: 1, ...bucketSettings[name], ...options });
-  leanBuckets.set(kv, { nc, stream: `KV_${name}`, prefix: `$KV.${name}.` });
+  openedBuckets.set(kv, { nc, stream: `KV_${name}`, prefix: `$KV.${name}.` });
   return kv;
 }
 
@@ -26,12 +43,8 @@ interface RawEntry {
 }
 
 async function readEntry(kv: KV, key: string): Promise<RawEntry | undefined> {
-  const lean = leanBuckets.get(kv);
-  if (!lean) {
-    const e = await kv.get(key);
-    return e ? { operation: e.operation, revision: e.revision, bytes: e.value } : undefined;
-  }
-  const m = await jsRequests(lean.nc).lastBySubject(lean.stream, lean.prefix + key);
+  const { nc, stream, prefix } = addressOf(kv);
+  const m = await jsRequests(nc).lastBySubject(stream, prefix + key);
   if (!m) return undefined;
   const op = m.header("KV-Operation");
   return { operation: op === "DEL" || op === "PURGE" ? op : "PUT", revision: m.seq, bytes: m.data };
@@ -39,9 +52,8 @@ async function readEntry(kv: KV, key: string): Promise<RawEntry | undefined> {
 
 /** Writes bytes to a key; `expect` is the compare-and-set revision (0: the key must not exist). */
 async function writeBytes(kv: KV, key: string, bytes: Uint8Array, expect?: number): Promise<number> {
-  const lean = leanBuckets.get(kv);
-  if (!lean) return expect === undefined ? kv.put(key, bytes) : kv.put(key, bytes, { previousSeq: expect });
-  return jsRequests(lean.nc).publish(lean.prefix + key, bytes, expect === undefined ? {} : { expectLastSubjectSequence: expect });
+  const { nc, prefix } = addressOf(kv);
+  return jsRequests(nc).publish(prefix + key, bytes, expect === undefined ? {} : { expectLastSubjectSequence: expect });
 }
 
 /** A value and the revision it was read at. */
@@ -135,10 +147,17 @@ export interface ModifyOptions {
   /** @default 100 */
   maxAttempts?: number;
   /**
-   * Last known revisions of this bucket's keys: a hit is tried without a read, the compare-and-set checks it.
-   * Only a write is ever decided on a cached value; when it keeps, deletes, throws or loses, the key is read.
+   * Start from a cached guess instead of a read: `modify` first decides on the value this process last wrote or
+   * read (see {@link RevisionCache}); a write decided on it is tried at the cached revision, and what it writes or
+   * reads is remembered. Anything else (keep, delete, an error, a lost compare-and-set) is decided again on a read.
    */
   cache?: RevisionCache;
+  /**
+   * Writers of one key in this process wait for each other's turn (see {@link KeyTurns}), so compare-and-set races
+   * only against other processes. `false`: they race each other too.
+   * @default processTurns
+   */
+  turns?: KeyTurns | false;
 }
 
 /**
@@ -187,64 +206,94 @@ export class RevisionCache {
 }
 
 /**
- * Writers of one key inside this process take turns, so compare-and-set only races against other
- * processes; without it N local writers need up to N rounds of conflicts.
+ * Turn-taking per key: a writer of a key runs once every earlier writer of that key in this process has finished.
+ * N local writers of one key then make N compare-and-set writes in a row (each starting from the value the one
+ * before wrote, when a {@link RevisionCache} is given) instead of racing through up to N rounds of conflicts and
+ * re-reads (measured in bench/clusters/compare-and-set.ts).
  */
-const localTurns = new Map<string, Promise<unknown>>();
+export class KeyTurns {
+  private readonly last = new Map<string, Promise<unknown>>();
 
-async function inTurn<T>(lockKey: string, fn: () => Promise<T>): Promise<T> {
-  const previous = localTurns.get(lockKey) ?? Promise.resolve();
-  const run = previous.then(fn, fn);
-  const settled = run.then(
-    () => undefined,
-    () => undefined,
-  );
-  localTurns.set(lockKey, settled);
-  try {
-    return await run;
-  } finally {
-    if (localTurns.get(lockKey) === settled) localTurns.delete(lockKey);
+  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.last.get(key) ?? Promise.resolve();
+    const run = previous.then(fn, fn);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.last.set(key, settled);
+    try {
+      return await run;
+    } finally {
+      if (this.last.get(key) === settled) this.last.delete(key);
+    }
+  }
+
+  /** Keys with a writer running or waiting. */
+  get busyKeys(): number {
+    return this.last.size;
   }
 }
 
+/** The turns every `modifyValue` of this process takes unless told otherwise. */
+export const processTurns = new KeyTurns();
+
 /** What a modify function decides: write `value`, delete the key, or leave it. */
 export type Modification<T> = { put: T } | { delete: true } | { keep: true };
+
+type ModifyFn<T> = (current: Versioned<T> | undefined) => Modification<T> | Promise<Modification<T>>;
+
+/** What a modify finally wrote (or kept) and its revision. */
+interface Modified<T> {
+  value: T | undefined;
+  revision: number;
+}
 
 /**
  * Read-modify-write with compare-and-set and bounded retry. `modify` receives the current value (or
  * `undefined`) and returns a Modification, or throws to abort (the error propagates). `modify` may run more
  * than once, so it must be pure. Returns what was finally written (or kept) and the revision.
  */
-export function modifyValue<T>(
-  kv: KV,
-  key: string,
-  modify: (current: Versioned<T> | undefined) => Modification<T> | Promise<Modification<T>>,
-  options: ModifyOptions = {},
-): Promise<{ value: T | undefined; revision: number }> {
-  return inTurn(`${(kv as { bucket?: string }).bucket ?? ""}\u0000${key}`, () => casLoop(kv, key, modify, options));
+export function modifyValue<T>(kv: KV, key: string, modify: ModifyFn<T>, options: ModifyOptions = {}): Promise<Modified<T>> {
+  const turns = options.turns ?? processTurns;
+  const attempt = () => modifyNow(kv, key, modify, options);
+  return turns === false ? attempt() : turns.run(`${addressOf(kv).stream}\u0000${key}`, attempt);
 }
 
-async function casLoop<T>(
+async function modifyNow<T>(kv: KV, key: string, modify: ModifyFn<T>, options: ModifyOptions): Promise<Modified<T>> {
+  const { cache } = options;
+  const guessed = cache ? await writeOnCachedGuess(kv, key, modify, cache) : undefined;
+  return guessed ?? (await modifyFromReads(kv, key, modify, cache, options.maxAttempts ?? 100));
+}
+
+/**
+ * The cached guess: `modify` decides on the value this process last wrote or read, with no read. Only a write is
+ * taken from that decision, and only while the key is still at the cached revision. A decision to keep or delete,
+ * and an error, may come from a stale value: they are dropped (`undefined`) for the caller to decide again on a
+ * read, where an error the current value still causes is thrown.
+ */
+async function writeOnCachedGuess<T>(kv: KV, key: string, modify: ModifyFn<T>, cache: RevisionCache): Promise<Modified<T> | undefined> {
+  const guess = cache.peek<T>(key);
+  if (!guess) return undefined;
+  let decision: Modification<T>;
+  try {
+    decision = await modify(guess);
+  } catch {
+    return undefined;
+  }
+  if (!("put" in decision)) return undefined;
+  const revision = await updateValue(kv, key, decision.put, guess.revision, cache);
+  return revision === undefined ? undefined : { value: decision.put, revision };
+}
+
+/** Read, decide, compare-and-set; on a conflict again from a fresh read, with jittered backoff. */
+async function modifyFromReads<T>(
   kv: KV,
   key: string,
-  modify: (current: Versioned<T> | undefined) => Modification<T> | Promise<Modification<T>>,
-  options: ModifyOptions,
-): Promise<{ value: T | undefined; revision: number }> {
-  const { cache } = options;
-  const guess = cache?.peek<T>(key);
-  if (guess) {
-    let decision: Modification<T> | undefined;
-    try {
-      decision = await modify(guess);
-    } catch {
-      decision = undefined; // decided on a stale value, perhaps: the read below decides again
-    }
-    if (decision && "put" in decision) {
-      const revision = await updateValue(kv, key, decision.put, guess.revision, cache);
-      if (revision !== undefined) return { value: decision.put, revision };
-    }
-  }
-  const maxAttempts = options.maxAttempts ?? 100;
+  modify: ModifyFn<T>,
+  cache: RevisionCache | undefined,
+  maxAttempts: number,
+): Promise<Modified<T>> {
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const current = await readValue<T>(kv, key, cache);
     const decision = await modify(current);
@@ -280,10 +329,9 @@ export async function listKeys(kv: KV, filter = ">"): Promise<string[]> {
  * mirrors through a watch. Answers how many stored revisions were removed.
  */
 export async function purgeKeys(kv: KV, filter: string): Promise<number> {
-  const lean = leanBuckets.get(kv);
-  if (!lean) throw new Error("purgeKeys needs a bucket opened with openBucket");
-  const jsm = await jetstreamManager(lean.nc);
-  return (await jsm.streams.purge(lean.stream, { filter: lean.prefix + filter })).purged;
+  const { nc, stream, prefix } = addressOf(kv);
+  const jsm = await jetstreamManager(nc);
+  return (await jsm.streams.purge(stream, { filter: prefix + filter })).purged;
 }
 
 /** Reads every live value under a filter, with keys. */
