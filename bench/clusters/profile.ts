@@ -1,7 +1,8 @@
 /**
  * Where the time of the throughput scenario goes. Assembles one clusters service in this process the way
- * services/clusters/src/service.ts does, but with every dependency (each KV bucket, the usage store, the tenancy
- * client, the publisher, the actors' effects and dispatcher) wrapped in a timer; provisioners run as child processes. Creates clusters
+ * services/clusters/src/service.ts does, but with every dependency (each store, the usage store, the tenancy
+ * client, the publisher, the actors' effects and dispatcher) wrapped in a timer (not the KV buckets: the stores
+ * reach their streams through shared/src/kv.ts, which needs the buckets as openBucket made them); provisioners run as child processes. Creates clusters
  * straight through `createCluster` (no gateway) and reports, per create, how long each awaited step took (through
  * AsyncLocalStorage), and for the rest (results, dispatch) the total time in each call, its count and its failures
  * (compare-and-set conflicts). Diagnostic only: writes bench/results/clusters-profile.json.
@@ -13,7 +14,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { connectNats, ensureStreams, silentLogger, type Identity } from "@corral/shared";
-import { openClusterBuckets, type ClusterBuckets } from "../../services/clusters/src/adapters/buckets.js";
+import { openClusterBuckets } from "../../services/clusters/src/adapters/buckets.js";
 import { openClusterStore } from "../../services/clusters/src/adapters/cluster-store.js";
 import { createCounters } from "../../services/clusters/src/adapters/counters.js";
 import { createCredentialStore } from "../../services/clusters/src/adapters/credentials-store.js";
@@ -99,8 +100,7 @@ try {
 
   const nc = await connectNats({ url: sys.nats.url, name: "profiled-clusters" });
   await ensureStreams(nc);
-  const raw = await openClusterBuckets(nc);
-  const b = Object.fromEntries(Object.entries(raw).map(([k, kv]) => [k, timed(`kv.${k}`, kv)])) as unknown as ClusterBuckets;
+  const b = await openClusterBuckets(nc);
   const clusters = await openClusterStore(b.clusters, silentLogger);
   const deps: EngineDeps = {
     nc,
