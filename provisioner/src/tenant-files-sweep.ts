@@ -25,7 +25,7 @@ export interface TenantFilesSweepDeps {
 export interface TenantFilesSweepReport {
   /** `<tenant>/<clusterId>` of the cluster directories removed. */
   clusters: string[];
-  /** Tenants whose everything was removed (`LocalSandbox.removeTenant`). */
+  /** Tenants whose everything was removed (`LocalSandbox.removeTenants`). */
   tenants: string[];
 }
 
@@ -37,7 +37,8 @@ export interface TenantFilesSweepReport {
  * purges it). So, for every tenant not busy (`isBusy`):
  *
  * 1. each `nodes/<clusterId>` whose cluster is not stored, is another tenant's or is terminated goes;
- * 2. with no cluster directory left and no active resources, the whole tenant goes (`LocalSandbox.removeTenant`).
+ * 2. with no cluster directory left and no active resources, the whole tenant goes (`LocalSandbox.removeTenants`,
+ *    once for all of them).
  *
  * A live tenant that matches (no workers, no clusters, no resources) loses nothing it needs: its directory and
  * uid are made again by its next action. A failure to read a bucket leaves that tenant for the next pass.
@@ -47,18 +48,21 @@ export async function sweepTenantFiles(deps: TenantFilesSweepDeps): Promise<Tena
   const segments = await directories(deps.workDir);
   if (segments.length === 0) return report;
   const [clusters, activeSets] = await Promise.all([deps.clusters(), deps.activeSets()]);
+  const gone: string[] = [];
   for (const segment of segments) {
     const tenant = nameOfSegment(segment);
     if (segment.startsWith(".") || pathSegment(tenant) !== segment || deps.isBusy(tenant)) continue;
     try {
       const clustersLeft = await removeLeftoverClusters(deps, clusters, tenant, report);
-      if (clustersLeft > 0 || activeResourceCount(await activeSets.get(kvKey(tenant)), silentLogger) > 0) continue;
-      if (deps.isBusy(tenant)) continue;
-      await deps.sandbox.removeTenant(deps.workDir, tenant);
-      report.tenants.push(tenant);
+      if (clustersLeft === 0 && activeResourceCount(await activeSets.get(kvKey(tenant)), silentLogger) === 0) gone.push(tenant);
     } catch (err) {
       deps.log.warn("could not sweep a tenant's files; trying again later", { tenant, err });
     }
+  }
+  const removable = gone.filter((tenant) => !deps.isBusy(tenant));
+  if (removable.length > 0) {
+    await deps.sandbox.removeTenants(deps.workDir, removable);
+    report.tenants.push(...removable);
   }
   return report;
 }

@@ -24,13 +24,13 @@ export interface LocalSandbox {
   /** Readies a tenant's directory for a resource install; what it answers makes a staged tree readable by the tenant's actions. */
   forResources(workDir: string, tenant: string): Promise<ShareTree>;
   /**
-   * Removes everything kept for a tenant here: its directory (synced resources, node directories, temporary files,
-   * links never followed) and, with tenant users, every process still running as its user and that user's files
-   * in the host's shared temporary directories; its id is then retired (`TenantIds.retire`), before the directory
-   * goes, so a crash part-way leaves the directory to find again. Idempotent. The caller makes sure that no action
-   * or resource install of the tenant runs meanwhile.
+   * Removes everything kept for these tenants here: their directories (synced resources, node directories,
+   * temporary files, links never followed) and, with tenant users, every process still running as their users and
+   * those users' files in the host's shared temporary directories (one walk for all); their ids are then retired
+   * (`TenantIds.retire`), before the directories go, so a crash part-way leaves a directory to find again.
+   * Idempotent. The caller makes sure that no action or resource install of these tenants runs meanwhile.
    */
-  removeTenant(workDir: string, tenant: string): Promise<void>;
+  removeTenants(workDir: string, tenants: readonly string[]): Promise<void>;
 }
 
 /** Makes a staged resource tree (not yet visible under its final name) readable by the tenant's actions. */
@@ -140,16 +140,18 @@ export function createLocalSandbox(options: LocalSandboxOptions = {}): LocalSand
       const { owner } = await prepareTenant(workDir, tenant);
       return owner ? (dir) => shareTreeWithGroup(dir, owner.gid) : async () => {};
     },
-    async removeTenant(workDir, tenant) {
+    async removeTenants(workDir, tenants) {
       if ((await isolation()).mode === "tenant-user") {
-        const id = await idsOf(workDir).held(tenant);
-        if (id !== undefined) {
-          await killProcessesOf(id);
-          await removeEntriesOwnedBy(id);
-          await idsOf(workDir).retire(tenant);
+        const held = new Set<number>();
+        for (const tenant of tenants) {
+          const id = await idsOf(workDir).held(tenant);
+          if (id !== undefined) held.add(id);
         }
+        await killProcessesOf(held);
+        await removeEntriesOwnedBy(held);
+        for (const tenant of tenants) await idsOf(workDir).retire(tenant);
       }
-      await removeBelow(workDir, [pathSegment(tenant)]);
+      for (const tenant of tenants) await removeBelow(workDir, [pathSegment(tenant)]);
     },
   };
 }

@@ -113,7 +113,7 @@ export interface Launch {
  * Only in a user namespace does the action get the tenant's own `/tmp`: there every tenant is the same uid, so a
  * shared `/tmp` would be a way across. Tenant users keep the host's (their files in it are their own uid's, 0600
  * by the umask; what the harness and operators share with actions through it keeps working); what a tenant's
- * user leaves there goes when the tenant is removed (`LocalSandbox.removeTenant`).
+ * user leaves there goes when the tenant is removed (`LocalSandbox.removeTenants`).
  */
 export function launchFor(isolation: Isolation, id: number | undefined, view: NamespaceView): Launch {
   const setup = (unshare: readonly string[], tmpDir: string) => [

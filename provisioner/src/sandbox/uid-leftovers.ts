@@ -11,14 +11,15 @@ export const SHARED_TMP_DIRS = ["/tmp", "/var/tmp", "/dev/shm"] as const;
 const KILL_PASSES = 20;
 
 /**
- * Kills every process running as `uid` (real, effective, saved or filesystem uid): what a tenant's action left
- * running in the background. Repeated until a pass finds none, as one may fork while another is killed. Answers
- * how many were killed.
+ * Kills every process running as one of `uids` (real, effective, saved or filesystem uid): what tenants' actions
+ * left running in the background. Repeated until a pass finds none, as one may fork while another is killed.
+ * Answers how many were killed.
  */
-export async function killProcessesOf(uid: number): Promise<number> {
+export async function killProcessesOf(uids: ReadonlySet<number>): Promise<number> {
   let killed = 0;
+  if (uids.size === 0) return killed;
   for (let pass = 0; pass < KILL_PASSES; pass++) {
-    const pids = await processesOf(uid);
+    const pids = await processesOf(uids);
     if (pids.length === 0) return killed;
     for (const pid of pids) {
       try {
@@ -30,38 +31,43 @@ export async function killProcessesOf(uid: number): Promise<number> {
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  throw new Error(`processes of uid ${uid} are still running after ${KILL_PASSES} rounds of SIGKILL`);
+  throw new Error(`processes of uids ${[...uids].join(", ")} are still running after ${KILL_PASSES} rounds of SIGKILL`);
 }
 
-async function processesOf(uid: number): Promise<number[]> {
+async function processesOf(uids: ReadonlySet<number>): Promise<number[]> {
   const pids: number[] = [];
   for (const entry of await readdir("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const status = await readFile(`/proc/${entry}/status`, "utf8").catch(() => "");
-    const uids = /^Uid:\s+(.*)$/m.exec(status)?.[1]?.split(/\s+/).map(Number) ?? [];
-    if (uids.includes(uid)) pids.push(Number(entry));
+    const of = /^Uid:\s+(.*)$/m.exec(status)?.[1]?.split(/\s+/).map(Number) ?? [];
+    if (of.some((uid) => uids.has(uid))) pids.push(Number(entry));
   }
   return pids;
 }
 
 /**
- * Removes whatever `uid` owns in `dirs`, at any depth (links not followed, other filesystems not entered): a file
- * or directory of its goes whole. Answers how many were removed.
+ * Removes whatever one of `uids` owns in `dirs`, at any depth (links not followed, other filesystems not
+ * entered): a file or directory of theirs goes whole. One walk for all of them: it looks at every entry (about a
+ * second for 36,000). Answers how many were removed.
  */
-export async function removeEntriesOwnedBy(uid: number, dirs: readonly string[] = SHARED_TMP_DIRS): Promise<number> {
+export async function removeEntriesOwnedBy(uids: ReadonlySet<number>, dirs: readonly string[] = SHARED_TMP_DIRS): Promise<number> {
   let removed = 0;
+  if (uids.size === 0) return removed;
   const walk = async (dir: string, device: number): Promise<void> => {
-    for (const entry of await readdir(dir).catch(() => [] as string[])) {
-      const path = join(dir, entry);
-      const s = await lstat(path).catch(() => undefined);
-      if (!s || s.dev !== device) continue;
-      if (s.uid === uid) {
-        await rm(path, { recursive: true, force: true });
-        removed++;
-      } else if (s.isDirectory()) {
-        await walk(path, device);
-      }
-    }
+    const entries = await readdir(dir).catch(() => [] as string[]);
+    await Promise.all(
+      entries.map(async (entry) => {
+        const path = join(dir, entry);
+        const s = await lstat(path).catch(() => undefined);
+        if (!s || s.dev !== device) return;
+        if (uids.has(s.uid)) {
+          await rm(path, { recursive: true, force: true });
+          removed++;
+        } else if (s.isDirectory()) {
+          await walk(path, device);
+        }
+      }),
+    );
   };
   for (const dir of dirs) {
     const s = await lstat(dir).catch(() => undefined);
