@@ -22,7 +22,12 @@ export interface UsableType {
   entry: Readonly<Record<string, string>>;
 }
 
-type MachineKind = "hardware type" | "image type";
+/** How each kind of machine type is named in messages, in the providermap, the request and the template. */
+const MACHINE_KINDS = {
+  hardware: { noun: "hardware type", key: "flavor", field: "hardwaretype", compatibility: "hardwaretypes" },
+  image: { noun: "image type", key: "image", field: "imagetype", compatibility: "imagetypes" },
+} as const;
+export type MachineKind = keyof typeof MACHINE_KINDS;
 
 /**
  * Coopr's getHardwareTypeMap / getImageTypeMap: with a required type only that type, otherwise every type;
@@ -30,15 +35,14 @@ type MachineKind = "hardware type" | "image type";
  * provider, and that entry has the key (`flavor` / `image`). Sorted by name.
  */
 export function resolveUsableTypes(
-  kind: MachineKind,
-  key: "flavor" | "image",
+  machineKind: MachineKind,
   all: ReadonlyMap<string, MachineType>,
   required: string | undefined,
-  compatible: readonly string[],
   template: ClusterTemplate,
   providerName: string,
 ): UsableType[] {
-  const field = kind === "hardware type" ? "hardwaretype" : "imagetype";
+  const { noun: kind, key, field } = MACHINE_KINDS[machineKind];
+  const compatible = template.compatibility[MACHINE_KINDS[machineKind].compatibility];
   const allowed = compatible.length === 0 ? null : new Set(compatible);
   const check = (type: MachineType): string | undefined => {
     if (allowed !== null && !allowed.has(type.name)) {

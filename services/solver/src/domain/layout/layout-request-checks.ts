@@ -44,24 +44,19 @@ function checkMachineCount(request: LayoutRequest, constraints: NormalizedConstr
 export function checkLayoutRequest(request: LayoutRequest, constraints: NormalizedConstraints): CheckedLayoutRequest {
   const { template } = request;
   checkMachineCount(request, constraints);
-  const providerName = request.provider.name;
   const hardware = resolveUsableTypes(
-    "hardware type",
-    "flavor",
+    "hardware",
     toNameMap(request.catalog.hardwareTypes),
     nonEmpty(request.hardwaretype) ?? nonEmpty(template.defaults.hardwaretype),
-    template.compatibility.hardwaretypes,
     template,
-    providerName,
+    request.provider.name,
   );
   const images = resolveUsableTypes(
-    "image type",
     "image",
     toNameMap(request.catalog.imageTypes),
     nonEmpty(request.imagetype) ?? nonEmpty(template.defaults.imagetype),
-    template.compatibility.imagetypes,
     template,
-    providerName,
+    request.provider.name,
   );
 
   const given = request.services !== undefined && request.services.length > 0 ? request.services : template.defaults.services;
