@@ -1,6 +1,7 @@
 import {
+  createActor,
   initialTransition,
-  transition,
+  type AnyActorScope,
   type AnyMachineSnapshot,
   type AnyStateMachine,
   type EventObject,
@@ -81,8 +82,45 @@ export function startActor<C>(
 }
 
 /**
- * Applies events one after the other to a persisted actor with xstate's pure `transition`. Returns the next
- * persisted form, every action decided (in order) and whether anything changed.
+ * The actor scope `machine.transition` runs in: inert like the one xstate's pure `transition(logic, snapshot,
+ * event)` builds (it executes nothing; actions are collected), but built once per machine instead of once per event.
+ * xstate builds it with `createActor`, which computes a whole initial snapshot: that took about 110 us per event
+ * against 25 us here, measured on the plan machine (every task result is one event, so the difference was about a
+ * seventh of the clusters service's CPU per task). Fit for machines without invoked or spawned actors, as both
+ * machines here are; transitions are synchronous, so one collecting array per machine serves every call.
+ */
+interface ReusedScope {
+  scope: AnyActorScope;
+  collected: Array<{ type: string; params?: unknown }>;
+}
+
+const reusedScopes = new WeakMap<AnyStateMachine, ReusedScope>();
+
+function reusedScopeOf(machine: AnyStateMachine): ReusedScope {
+  let found = reusedScopes.get(machine);
+  if (!found) {
+    const self = createActor(machine);
+    const collected: ReusedScope["collected"] = [];
+    const scope: AnyActorScope = {
+      self,
+      defer: () => {},
+      id: "",
+      logger: () => {},
+      sessionId: "",
+      stopChild: () => {},
+      system: self.system,
+      emit: () => {},
+      actionExecutor: (action) => void collected.push(action),
+    };
+    found = { scope, collected };
+    reusedScopes.set(machine, found);
+  }
+  return found;
+}
+
+/**
+ * Applies events one after the other to a persisted actor (`machine.transition` in a {@link ReusedScope}). Returns
+ * the next persisted form, every action decided (in order) and whether anything changed.
  */
 export function applyEvents<C, E extends EventObject>(
   machine: AnyStateMachine,
@@ -92,12 +130,15 @@ export function applyEvents<C, E extends EventObject>(
   let snapshot: AnyMachineSnapshot = resolve(machine, persisted);
   const actions: ActorAction[] = [];
   let changed = false;
+  const { scope, collected } = reusedScopeOf(machine);
   for (const event of events) {
-    const [next, executable] = transition(machine, snapshot, event);
+    collected.length = 0;
+    const next = machine.transition(snapshot, event, scope);
     if (next.value !== snapshot.value || next.context !== snapshot.context) changed = true;
-    actions.push(...actionsOf(executable));
+    actions.push(...actionsOf(collected));
     snapshot = next;
   }
+  collected.length = 0;
   return { persisted: persistedOf<C>(persisted.machine, snapshot), actions, changed };
 }
 

@@ -1,0 +1,141 @@
+/**
+ * The clusters service's core (stores, actors, effects, operations, reconciler) on a real nats-server, without its
+ * request handlers, results consumer, gateway, tenancy service or provisioners: tests drive the actors with events
+ * themselves and read what was stored and published.
+ */
+import { jetstreamManager } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
+import {
+  decode,
+  ensureStreams,
+  silentLogger,
+  streams,
+  taskSubject,
+  type CatalogSnapshot,
+  type Identity,
+  type TaskMessage,
+  type Tenant,
+} from "@corral/shared";
+import { createActors, type Actors } from "../../src/actor/index.js";
+import type { AfterWriteHook } from "../../src/actor/durable-actor.js";
+import { openClusterBuckets } from "../../src/adapters/buckets.js";
+import { openClusterStore } from "../../src/adapters/cluster-store.js";
+import { createCounters } from "../../src/adapters/counters.js";
+import { createCredentialStore } from "../../src/adapters/credentials-store.js";
+import { createNodeStore } from "../../src/adapters/node-store.js";
+import { createPlanStore } from "../../src/adapters/plan-store.js";
+import { createPublisher } from "../../src/adapters/publisher.js";
+import type { TenancyClient } from "../../src/adapters/tenancy-client.js";
+import { openUsageStore } from "../../src/adapters/usage-store.js";
+import type { EngineDeps } from "../../src/engine/deps.js";
+import { createReconciler } from "../../src/engine/reconciler.js";
+import { createClusterOperations, type ClusterOperations, type OperationContext } from "../../src/operations/index.js";
+
+/** Lease of the test template: 1 h at first, extended by at most 10 min at a time, to at most 1 day. */
+export const LEASE = { initial: 3_600_000, max: 86_400_000, step: 600_000 };
+
+/** A catalog with provider `sim1`, service `base` (shell actions) and template `t1` using both. */
+export function testCatalog(): CatalogSnapshot {
+  const shell = (script: string) => ({ type: "shell", fields: { script } });
+  return {
+    providers: [{ name: "sim1", providertype: "sim", provisioner: {} }],
+    hardwaretypes: [{ name: "small", providermap: { sim1: { flavor: "s1" } } }],
+    imagetypes: [{ name: "img", providermap: { sim1: { image: "i1" } } }],
+    services: [
+      {
+        name: "base",
+        dependencies: { provides: [], conflicts: [], install: { requires: [], uses: [] }, runtime: { requires: [], uses: [] } },
+        provisioner: { actions: { install: shell("true"), start: shell("true"), stop: shell("true"), configure: shell("true") } },
+      },
+    ],
+    clustertemplates: [
+      {
+        name: "t1",
+        compatibility: { services: ["base"], hardwaretypes: ["small"], imagetypes: ["img"] },
+        defaults: { services: ["base"], provider: "sim1", hardwaretype: "small", imagetype: "img", config: {} },
+        administration: { leaseduration: LEASE },
+      },
+    ],
+  };
+}
+
+/** What tenancy answers about one tenant and its catalog (the tenancy service is not part of this core). */
+export function tenancyOf(tenant: Tenant, catalog: CatalogSnapshot): TenancyClient {
+  return {
+    tenant: async (name) => (name === tenant.name ? { tenant, uid: `uid-${tenant.name}` } : undefined),
+    catalog: async () => catalog,
+    providerType: async () => undefined,
+  };
+}
+
+export interface CoreOptions {
+  tenant: Tenant;
+  afterWrite?: AfterWriteHook;
+  /** The clock of the core. @default Date.now */
+  now?: () => number;
+  /** @default 0: the reconciler republishes whatever is unconfirmed */
+  republishAfterMs?: number;
+}
+
+export interface Core {
+  deps: EngineDeps;
+  actors: Actors;
+  ctx: OperationContext;
+  operations: ClusterOperations;
+  reconciler: ReturnType<typeof createReconciler>;
+  /** The tenant's admin. */
+  admin: Identity;
+  stop(): void;
+}
+
+export async function startCore(nc: NatsConnection, options: CoreOptions): Promise<Core> {
+  await ensureStreams(nc);
+  const buckets = await openClusterBuckets(nc);
+  const clusters = await openClusterStore(buckets.clusters, silentLogger);
+  const deps: EngineDeps = {
+    nc,
+    log: silentLogger,
+    now: options.now ?? Date.now,
+    clusters,
+    nodes: createNodeStore(buckets.nodes),
+    plans: createPlanStore(buckets.plans, buckets.planTasks),
+    counters: createCounters(buckets.counters),
+    credentials: createCredentialStore(buckets.credentials),
+    usage: await openUsageStore(nc),
+    tenancy: tenancyOf(options.tenant, testCatalog()),
+    publisher: createPublisher(nc),
+  };
+  const actors = createActors(deps, options.afterWrite ? { afterWrite: options.afterWrite } : {});
+  const ctx = { deps, actors };
+  return {
+    deps,
+    actors,
+    ctx,
+    operations: createClusterOperations(ctx),
+    reconciler: createReconciler(ctx, { republishAfterMs: options.republishAfterMs ?? 0 }),
+    admin: { tenant: options.tenant.name, userId: "admin", role: "admin" },
+    stop: () => clusters.stop(),
+  };
+}
+
+/** One task dispatch as stored on the task stream. */
+export interface PublishedTask {
+  taskId: string;
+  dispatch: number;
+  taskName: string;
+  republished: boolean;
+}
+
+/** Every task message stored on the task stream for `tenant`, in order (duplicates were dropped by their id). */
+export async function storedTasks(nc: NatsConnection, tenant: string): Promise<PublishedTask[]> {
+  const jsm = await jetstreamManager(nc);
+  const { state } = await jsm.streams.info(streams.tasks);
+  const out: PublishedTask[] = [];
+  for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
+    const m = await jsm.streams.getMessage(streams.tasks, { seq }).catch(() => undefined);
+    if (!m || m.subject !== taskSubject(tenant)) continue;
+    const t = decode<TaskMessage>(m.data);
+    out.push({ taskId: t.taskId, dispatch: t.dispatch, taskName: t.taskName, republished: t.republished === true });
+  }
+  return out;
+}
