@@ -13,18 +13,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
-import { connectNats, ensureStreams, silentLogger, type Identity } from "@corral/shared";
-import { openClusterBuckets } from "../../services/clusters/src/adapters/buckets.js";
-import { openClusterStore } from "../../services/clusters/src/adapters/cluster-store.js";
-import { createCounters } from "../../services/clusters/src/adapters/counters.js";
-import { createCredentialStore } from "../../services/clusters/src/adapters/credentials-store.js";
-import { createNodeStore } from "../../services/clusters/src/adapters/node-store.js";
-import { createPlanStore } from "../../services/clusters/src/adapters/plan-store.js";
-import { createPublisher } from "../../services/clusters/src/adapters/publisher.js";
-import { openTenancyClient } from "../../services/clusters/src/adapters/tenancy-client.js";
-import { openUsageStore } from "../../services/clusters/src/adapters/usage-store.js";
+import { connectNats, silentLogger, type Identity } from "@corral/shared";
 import { createActors, type Actors, type Effects } from "../../services/clusters/src/actor/index.js";
-import type { EngineDeps } from "../../services/clusters/src/engine/deps.js";
+import { openEngineDeps, type EngineDeps } from "../../services/clusters/src/engine/deps.js";
 import { startResultsConsumer } from "../../services/clusters/src/engine/results-consumer.js";
 import { createCluster } from "../../services/clusters/src/operations/create-cluster.js";
 import { createClusterCatalog } from "../../test/helpers/cluster-fixture.js";
@@ -99,21 +90,17 @@ try {
   await sys.waitForWorkers(catalog.tenant, WORKERS);
 
   const nc = await connectNats({ url: sys.nats.url, name: "profiled-clusters" });
-  await ensureStreams(nc);
-  const b = await openClusterBuckets(nc);
-  const clusters = await openClusterStore(b.clusters, silentLogger);
+  const opened = await openEngineDeps(nc, { log: silentLogger });
   const deps: EngineDeps = {
-    nc,
-    log: silentLogger,
-    now: Date.now,
-    clusters: timed("clusters", clusters),
-    nodes: timed("nodes", createNodeStore(b.nodes)),
-    plans: timed("plans", createPlanStore(b.plans, b.planTasks)),
-    counters: timed("counters", createCounters(b.counters)),
-    credentials: timed("credentials", createCredentialStore(b.credentials)),
-    usage: timed("usage", await openUsageStore(nc)),
-    tenancy: timed("tenancy", await openTenancyClient(nc)),
-    publisher: timed("publisher", createPublisher(nc)),
+    ...opened,
+    clusters: timed("clusters", opened.clusters),
+    nodes: timed("nodes", opened.nodes),
+    plans: timed("plans", opened.plans),
+    counters: timed("counters", opened.counters),
+    credentials: timed("credentials", opened.credentials),
+    usage: timed("usage", opened.usage),
+    tenancy: timed("tenancy", opened.tenancy),
+    publisher: timed("publisher", opened.publisher),
   };
   const inner = createActors(deps);
   const effects: Effects = {
@@ -153,7 +140,7 @@ try {
   loopDelay.disable();
   tracker.stop();
   await results.stop();
-  clusters.stop();
+  opened.clusters.stop();
 
   // Per create: mean time in each step (calls made inside createCluster, dispatch of stage 0 included).
   const merged = new Map<string, Stat>();

@@ -1,17 +1,8 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ensureStreams, queues, serve, type Logger } from "@corral/shared";
-import { openClusterBuckets } from "./adapters/buckets.js";
-import { openClusterStore } from "./adapters/cluster-store.js";
-import { createCounters } from "./adapters/counters.js";
-import { createCredentialStore } from "./adapters/credentials-store.js";
-import { createNodeStore } from "./adapters/node-store.js";
-import { createPlanStore } from "./adapters/plan-store.js";
-import { createPublisher } from "./adapters/publisher.js";
-import { openTenancyClient } from "./adapters/tenancy-client.js";
+import { queues, serve, type Logger } from "@corral/shared";
 import { createTenantMessages } from "./adapters/tenant-messages.js";
-import { openUsageStore } from "./adapters/usage-store.js";
 import { createActors, type ActorsOptions } from "./actor/index.js";
-import type { EngineDeps } from "./engine/deps.js";
+import { openEngineDeps } from "./engine/deps.js";
 import { createReconciler } from "./engine/reconciler.js";
 import { startResultsConsumer } from "./engine/results-consumer.js";
 import { clusterHandlers } from "./handlers/clusters.js";
@@ -42,22 +33,7 @@ export interface ClustersService {
 /** Starts the clusters service: cluster and plan actors, task dispatch, results, reconciliation. */
 export async function startClustersService(options: ClustersServiceDeps): Promise<ClustersService> {
   const { nc, log } = options;
-  await ensureStreams(nc);
-  const buckets = await openClusterBuckets(nc);
-  const clusters = await openClusterStore(buckets.clusters, log);
-  const deps: EngineDeps = {
-    nc,
-    log,
-    now: options.now ?? Date.now,
-    clusters,
-    nodes: createNodeStore(buckets.nodes),
-    plans: createPlanStore(buckets.plans, buckets.planTasks),
-    counters: createCounters(buckets.counters),
-    credentials: createCredentialStore(buckets.credentials),
-    usage: await openUsageStore(nc),
-    tenancy: await openTenancyClient(nc),
-    publisher: createPublisher(nc),
-  };
+  const deps = await openEngineDeps(nc, { log, ...(options.now ? { now: options.now } : {}) });
   const ctx = { deps, actors: createActors(deps, options.actors) };
   const h = { deps, operations: createClusterOperations(ctx) };
   const served = serve({
@@ -92,7 +68,7 @@ export async function startClustersService(options: ClustersServiceDeps): Promis
         await served.stop();
         await results.stop();
         await reconciling;
-        clusters.stop();
+        deps.clusters.stop();
       })();
       return stopping;
     },

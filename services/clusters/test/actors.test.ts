@@ -266,6 +266,16 @@ test("actor - a stored snapshot of a machine version this process does not know 
   t.deepEqual((await f.core.deps.plans.get(id, planId))?.value, future);
 });
 
+/** The `count` results of a create's stage 0 were each applied once, and stage 1 (CONFIRM) published once. */
+async function eachResultAppliedOnce(t: T, f: Fixture, id: string, planId: string, count: number) {
+  const p = await plan(f.core, id, planId);
+  t.is(p.actor.context.completed, count);
+  t.is(p.resultsApplied, count);
+  t.is(p.actor.context.stage, 1);
+  const confirms = (await storedTasks(t.context.nc, f.tenant.name)).filter((x) => x.taskName === "CONFIRM");
+  t.is(confirms.length, count, "stage 1 published once");
+}
+
 test("actor - 20 concurrent sends to one plan: each result applied exactly once, the next stage published once", async (t) => {
   const f = await fixture(t);
   const id = await createdCluster(f, 20);
@@ -273,19 +283,34 @@ test("actor - 20 concurrent sends to one plan: each result applied exactly once,
   const events = await stageResults(f.core, await plan(f.core, id, planId));
   t.is(events.length, 20);
   await Promise.all(events.map((e) => f.core.actors.effects.deliverToPlan({ clusterId: id, planId }, [e])));
-  const p = await plan(f.core, id, planId);
-  t.is(p.actor.context.completed, 20);
-  t.is(p.resultsApplied, 20);
-  t.is(p.actor.context.stage, 1);
-  const stage1 = (await storedTasks(t.context.nc, f.tenant.name)).filter((x) => x.taskName === "CONFIRM");
-  t.is(stage1.length, 20, "stage 1 published once");
+  await eachResultAppliedOnce(t, f, id, planId, 20);
 });
 
-/** Runs test/helpers/send-child.ts with `env`; answers how it ended. */
-function sendFromAnotherProcess(t: T, env: Record<string, string>): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
+interface ChildSend {
+  tenant: string;
+  clusterId: string;
+  planId: string;
+  events: PlanEvent[];
+  /** Epoch ms the child waits for before sending. */
+  startAt?: number;
+  /** The child kills itself right after the plan write that decided an action of this type. */
+  crashOn?: "publishStage" | "planFinished";
+}
+
+/** Sends events from test/helpers/send-child.ts, a process of its own; answers how it ended. */
+function sendFromAnotherProcess(t: T, send: ChildSend): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
+  const env: Record<string, string> = {
+    SEND_NATS_URL: t.context.nats.url,
+    SEND_TENANT: send.tenant,
+    SEND_CLUSTER: send.clusterId,
+    SEND_PLAN: send.planId,
+    SEND_EVENTS: JSON.stringify(send.events),
+    ...(send.startAt !== undefined ? { SEND_START_AT: String(send.startAt) } : {}),
+    ...(send.crashOn !== undefined ? { SEND_CRASH_ON: send.crashOn } : {}),
+  };
   const child = spawn(process.execPath, ["--import=tsx", "services/clusters/test/helpers/send-child.ts"], {
     cwd: repoRoot,
-    env: { ...process.env, SEND_NATS_URL: t.context.nats.url, ...env },
+    env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -294,31 +319,27 @@ function sendFromAnotherProcess(t: T, env: Record<string, string>): Promise<{ co
   return new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal, output })));
 }
 
+/** Sends the results of the plan's current stage from another process, which dies right after the plan's write. */
+async function crashAfterWrite(t: T, f: Fixture, id: string, planId: string, crashOn: "publishStage" | "planFinished") {
+  const events = await stageResults(f.core, await plan(f.core, id, planId));
+  const end = await sendFromAnotherProcess(t, { tenant: f.tenant.name, clusterId: id, planId, events, crashOn });
+  t.is(end.signal, "SIGKILL", end.output);
+}
+
 test("actor - senders in 4 processes race on one plan (compare-and-set): each result applied exactly once", async (t) => {
   t.timeout(120_000);
   const f = await fixture(t);
   const id = await createdCluster(f, 20);
   const planId = createPlanId(id);
   const events = await stageResults(f.core, await plan(f.core, id, planId));
-  const startAt = String(Date.now() + 8_000);
+  const startAt = Date.now() + 8_000;
   const ends = await Promise.all(
     [0, 1, 2, 3].map((k) =>
-      sendFromAnotherProcess(t, {
-        SEND_TENANT: f.tenant.name,
-        SEND_CLUSTER: id,
-        SEND_PLAN: planId,
-        SEND_EVENTS: JSON.stringify(events.filter((_, i) => i % 4 === k)),
-        SEND_START_AT: startAt,
-      }),
+      sendFromAnotherProcess(t, { tenant: f.tenant.name, clusterId: id, planId, events: events.filter((_, i) => i % 4 === k), startAt }),
     ),
   );
   for (const end of ends) t.is(end.code, 0, end.output);
-  const p = await plan(f.core, id, planId);
-  t.is(p.actor.context.completed, 20);
-  t.is(p.resultsApplied, 20);
-  t.is(p.actor.context.stage, 1);
-  const confirms = (await storedTasks(t.context.nc, f.tenant.name)).filter((x) => x.taskName === "CONFIRM");
-  t.is(confirms.length, 20, "stage 1 published once");
+  await eachResultAppliedOnce(t, f, id, planId, 20);
 });
 
 test.serial("crash - a process killed between the plan's write and publishing the next stage: the reconciler publishes it", async (t) => {
@@ -326,14 +347,7 @@ test.serial("crash - a process killed between the plan's write and publishing th
   const f = await fixture(t);
   const id = await createdCluster(f, 2);
   const planId = createPlanId(id);
-  const end = await sendFromAnotherProcess(t, {
-    SEND_TENANT: f.tenant.name,
-    SEND_CLUSTER: id,
-    SEND_PLAN: planId,
-    SEND_EVENTS: JSON.stringify(await stageResults(f.core, await plan(f.core, id, planId))),
-    SEND_CRASH_ON: "publishStage",
-  });
-  t.is(end.signal, "SIGKILL", end.output);
+  await crashAfterWrite(t, f, id, planId, "publishStage");
   const written = await plan(f.core, id, planId);
   t.is(written.actor.context.stage, 1, "the write that moved to stage 1 was stored");
   t.deepEqual(written.actor.context.unpublished?.stages, [1], "its publication still owed");
@@ -359,14 +373,7 @@ test.serial("crash - a process killed between the plan's final write and telling
     if (p.actor.context.stage === p.stageSizes.length - 1) break;
     await f.core.actors.effects.deliverToPlan(ref, await stageResults(f.core, p));
   }
-  const end = await sendFromAnotherProcess(t, {
-    SEND_TENANT: f.tenant.name,
-    SEND_CLUSTER: id,
-    SEND_PLAN: planId,
-    SEND_EVENTS: JSON.stringify(await stageResults(f.core, await plan(f.core, id, planId))),
-    SEND_CRASH_ON: "planFinished",
-  });
-  t.is(end.signal, "SIGKILL", end.output);
+  await crashAfterWrite(t, f, id, planId, "planFinished");
   t.is((await plan(f.core, id, planId)).actor.value, "succeeded");
   t.is((await cluster(f.core, id)).actor.value, "pending", "the cluster was not told");
   const published = (await storedTasks(t.context.nc, f.tenant.name)).length;

@@ -152,3 +152,17 @@ export interface Decision<R, A> {
   record: R;
   actions: A[];
 }
+
+/** How each action type of a machine becomes its typed form, from the params the machine gave it. */
+export type ActionDecoders<A extends { type: string }> = {
+  [K in A["type"]]: (params: Record<string, unknown>) => Extract<A, { type: K }>;
+};
+
+/** The typed form of the actions a machine decided; an action type without a decoder is a bug of the machine. */
+export function typedActions<A extends { type: string }>(kind: string, actions: readonly ActorAction[], decoders: ActionDecoders<A>): A[] {
+  return actions.map((a) => {
+    const decode = Object.hasOwn(decoders, a.type) ? (decoders as Record<string, (p: Record<string, unknown>) => A>)[a.type] : undefined;
+    if (!decode) throw new Error(`the ${kind} machine decided an unknown action ${a.type}`);
+    return decode(a.params);
+  });
+}

@@ -1,5 +1,5 @@
 import type { AnyStateMachine } from "xstate";
-import { accepts, applyEvents, type ActorAction, type Decision, type PersistedActor } from "./actors.js";
+import { accepts, applyEvents, typedActions, type ActorAction, type Decision, type PersistedActor } from "./actors.js";
 import type { ClusterContext, ClusterEvent } from "./cluster-machine.js";
 import { jobRefusal, leaseRefusal } from "./cluster-status.js";
 import { checkLeaseExtension } from "./lease.js";
@@ -41,12 +41,8 @@ function recordAfter(record: ClusterRecord, event: ClusterEvent, actor: Persiste
 }
 
 /** The typed form of the actions the cluster machine decided. */
-export function clusterActionsOf(actions: readonly ActorAction[]): ClusterActorAction[] {
-  return actions.map((a) => {
-    if (a.type === "clusterTerminated") return { type: a.type };
-    throw new Error(`the cluster machine decided an unknown action ${a.type}`);
-  });
-}
+export const clusterActionsOf = (actions: readonly ActorAction[]): ClusterActorAction[] =>
+  typedActions<ClusterActorAction>("cluster", actions, { clusterTerminated: () => ({ type: "clusterTerminated" }) });
 
 /**
  * Applies events in order to a cluster on `machine` (the machine of its stored version). Throws the 409 of an

@@ -1,5 +1,5 @@
 import type { AnyStateMachine } from "xstate";
-import { applyEvents, type ActorAction, type Decision } from "./actors.js";
+import { applyEvents, typedActions, type ActorAction, type Decision } from "./actors.js";
 import { isPlanEnded, type Dispatch, type PlanContext, type PlanEvent } from "./plan-machine.js";
 import type { PlanRecord } from "./records.js";
 
@@ -13,21 +13,12 @@ export type PlanActorAction =
   | { type: "planFinished"; outcome: PlanOutcome };
 
 /** The typed form of the actions the plan machine decided. */
-export function planActionsOf(actions: readonly ActorAction[]): PlanActorAction[] {
-  return actions.map((a): PlanActorAction => {
-    const p = a.params;
-    switch (a.type) {
-      case "publishStage":
-        return { type: a.type, stage: p["stage"] as number };
-      case "publishTasks":
-        return { type: a.type, tasks: p["tasks"] as Dispatch[] };
-      case "planFinished":
-        return { type: a.type, outcome: p["outcome"] as PlanOutcome };
-      default:
-        throw new Error(`the plan machine decided an unknown action ${a.type}`);
-    }
+export const planActionsOf = (actions: readonly ActorAction[]): PlanActorAction[] =>
+  typedActions<PlanActorAction>("plan", actions, {
+    publishStage: (p) => ({ type: "publishStage", stage: p["stage"] as number }),
+    publishTasks: (p) => ({ type: "publishTasks", tasks: p["tasks"] as Dispatch[] }),
+    planFinished: (p) => ({ type: "planFinished", outcome: p["outcome"] as PlanOutcome }),
   });
-}
 
 /**
  * Applies events in order to a plan on `machine` (the machine of its stored version). Results are counted in

@@ -7,7 +7,6 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import {
   decode,
-  ensureStreams,
   silentLogger,
   streams,
   taskSubject,
@@ -18,16 +17,8 @@ import {
 } from "@corral/shared";
 import { createActors, type Actors } from "../../src/actor/index.js";
 import type { AfterWriteHook } from "../../src/actor/durable-actor.js";
-import { openClusterBuckets } from "../../src/adapters/buckets.js";
-import { openClusterStore } from "../../src/adapters/cluster-store.js";
-import { createCounters } from "../../src/adapters/counters.js";
-import { createCredentialStore } from "../../src/adapters/credentials-store.js";
-import { createNodeStore } from "../../src/adapters/node-store.js";
-import { createPlanStore } from "../../src/adapters/plan-store.js";
-import { createPublisher } from "../../src/adapters/publisher.js";
 import type { TenancyClient } from "../../src/adapters/tenancy-client.js";
-import { openUsageStore } from "../../src/adapters/usage-store.js";
-import type { EngineDeps } from "../../src/engine/deps.js";
+import { openEngineDeps, type EngineDeps } from "../../src/engine/deps.js";
 import { createReconciler } from "../../src/engine/reconciler.js";
 import { createClusterOperations, type ClusterOperations, type OperationContext } from "../../src/operations/index.js";
 
@@ -89,22 +80,11 @@ export interface Core {
 }
 
 export async function startCore(nc: NatsConnection, options: CoreOptions): Promise<Core> {
-  await ensureStreams(nc);
-  const buckets = await openClusterBuckets(nc);
-  const clusters = await openClusterStore(buckets.clusters, silentLogger);
-  const deps: EngineDeps = {
-    nc,
+  const deps = await openEngineDeps(nc, {
     log: silentLogger,
-    now: options.now ?? Date.now,
-    clusters,
-    nodes: createNodeStore(buckets.nodes),
-    plans: createPlanStore(buckets.plans, buckets.planTasks),
-    counters: createCounters(buckets.counters),
-    credentials: createCredentialStore(buckets.credentials),
-    usage: await openUsageStore(nc),
     tenancy: tenancyOf(options.tenant, testCatalog()),
-    publisher: createPublisher(nc),
-  };
+    ...(options.now ? { now: options.now } : {}),
+  });
   const actors = createActors(deps, options.afterWrite ? { afterWrite: options.afterWrite } : {});
   const ctx = { deps, actors };
   return {
@@ -114,7 +94,7 @@ export async function startCore(nc: NatsConnection, options: CoreOptions): Promi
     operations: createClusterOperations(ctx),
     reconciler: createReconciler(ctx, { republishAfterMs: options.republishAfterMs ?? 0 }),
     admin: { tenant: options.tenant.name, userId: "admin", role: "admin" },
-    stop: () => clusters.stop(),
+    stop: () => deps.clusters.stop(),
   };
 }
 
