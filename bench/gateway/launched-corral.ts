@@ -7,12 +7,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "@corral/deploy";
 import { startServiceProcess, type ServiceProcess } from "../../test/helpers/processes.js";
+import { commandLine, descendants } from "./process-cpu.js";
 
 export interface LaunchedCorral {
   /** `http://127.0.0.1:<port>/v2` */
   baseUrl: string;
   /** The services' NATS URL, credentials included (from the data dir's services.properties). */
   natsUrl: string;
+  /** Process ids of the services (`gateway`, `tenancy`, ...), `nats-server` and `redis-server`, by name. */
+  pids(): Record<string, number>;
   /** Stops the launcher (services, then redis and nats) and removes the data dir. */
   stop(): Promise<void>;
 }
@@ -37,6 +40,13 @@ function natsUrlIn(dataDir: string): string {
     .find((l) => l.startsWith("nats.url="));
   if (!line) throw new Error(`no nats.url in ${dataDir}/services.properties`);
   return line.slice("nats.url=".length);
+}
+
+/** What a launcher's child is, from its command line: a service entry's folder, or the server's name. */
+function processName(command: string): string | undefined {
+  const service = /(?:services\/([\w-]+)|(provisioner))\/src\/index\.ts/.exec(command);
+  if (service) return service[1] ?? service[2];
+  return /\b(nats-server|redis-server)\b/.exec(command)?.[1];
 }
 
 export async function launchCorral(options: LaunchOptions = {}): Promise<LaunchedCorral> {
@@ -67,6 +77,14 @@ export async function launchCorral(options: LaunchOptions = {}): Promise<Launche
   return {
     baseUrl,
     natsUrl: natsUrlIn(dataDir),
+    pids() {
+      const out: Record<string, number> = {};
+      for (const pid of descendants(launcher.pid)) {
+        const name = processName(commandLine(pid));
+        if (name) out[name] = pid;
+      }
+      return out;
+    },
     async stop() {
       await launcher.stop(30_000);
       rmSync(dataDir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 /**
- * Where a process spent its time: reads the `.cpuprofile` files of a directory (node --cpu-prof, as written by
+ * Where a process spent its time: reads the `.cpuprofile` files of a directory (as written by
  * `BENCH_PROFILE_DIR=<dir> throughput.ts`) and prints, for each profile whose code includes `--match`, the
  * functions with the most self time and the files with the most self time.
  * Run: node --import=tsx bench/gateway/profile-summary.ts <dir> [--match services/gateway/src] [--top 25]

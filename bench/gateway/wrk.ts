@@ -14,6 +14,8 @@ export interface LoadOptions {
 }
 
 export interface LoadResult {
+  /** Answers received. */
+  requests: number;
   requestsPerSecond: number;
   latencyP50Ms: number;
   latencyP99Ms: number;
@@ -53,6 +55,7 @@ export async function runWrk(wrk: string, url: string, headers: Record<string, s
   const { stdout: out } = await promisify(execFile)(wrk, [...args, url], { encoding: "utf8" });
   const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   return {
+    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
     requestsPerSecond: Math.round(Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0)),
     latencyP50Ms: milliseconds(percentile(out, 50)),
     latencyP99Ms: milliseconds(percentile(out, 99)),

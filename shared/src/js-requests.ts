@@ -1,18 +1,21 @@
-import { headers as newHeaders, type Msg, type NatsConnection } from "@nats-io/transport-node";
+import { headers as newHeaders, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/transport-node";
 import { UnavailableError } from "./errors.js";
-import { newInbox } from "./nats.js";
+import { muxedRequests } from "./muxed-requests.js";
 
 /**
  * The JetStream requests of the hot paths (acknowledged publishes, compare-and-set writes, direct gets), over
- * one reply subscription per connection. nats.js builds a request object, a timer, a deferred and an Error
- * (even on success) per request; at thousands of tasks a second that was the largest single cost of the
- * clusters service and the provisioners. Timeouts are swept once a quarter second instead of a timer each.
+ * the connection's muxed requests (muxed-requests.ts: no request object, timer or Error per request).
  */
 export interface JsRequests {
   /** Publishes to a stream and waits for its acknowledgement; the stream's sequence of the message. */
   publish(subject: string, data: Uint8Array, options?: JsPublishOptions): Promise<number>;
   /** The last message on `subject` in `stream` (direct get), or `undefined` when there is none. */
   lastBySubject(stream: string, subject: string): Promise<StoredMsg | undefined>;
+  /**
+   * The first message on `subject` (wildcards allowed) in `stream` at sequence `fromSeq` or later (direct get), or
+   * `undefined` when there is none. Costs the server the same whatever the stream holds, even past its end.
+   */
+  nextBySubject(stream: string, subject: string, fromSeq: number): Promise<StoredMsg | undefined>;
 }
 
 export interface JsPublishOptions {
@@ -43,13 +46,7 @@ export class JsApiError extends Error {
 const TIMEOUT_MS = 5_000;
 const utf8Decoder = new TextDecoder();
 const utf8Encoder = new TextEncoder();
-const SWEEP_MS = 250;
-
-interface Pending {
-  resolve(msg: Msg): void;
-  reject(err: Error): void;
-  deadline: number;
-}
+const timeoutError = () => new UnavailableError(`JetStream did not answer within ${TIMEOUT_MS / 1000} s; try again`);
 
 const byConnection = new WeakMap<NatsConnection, JsRequests>();
 
@@ -64,55 +61,9 @@ export function jsRequests(nc: NatsConnection): JsRequests {
 }
 
 function createJsRequests(nc: NatsConnection): JsRequests {
-  const prefix = newInbox(nc);
-  const pending = new Map<string, Pending>();
-  let next = 0;
-  let sweeper: ReturnType<typeof setInterval> | undefined;
-
-  nc.subscribe(`${prefix}.*`, {
-    callback: (_err, msg) => {
-      const token = msg.subject.slice(prefix.length + 1);
-      const p = pending.get(token);
-      if (!p) return;
-      pending.delete(token);
-      p.resolve(msg);
-    },
-  });
-  void nc.closed().then(() => {
-    for (const p of pending.values()) p.reject(new Error("connection closed"));
-    pending.clear();
-    if (sweeper) clearInterval(sweeper);
-  });
-
-  const sweep = () => {
-    const now = Date.now();
-    for (const [token, p] of pending) {
-      if (p.deadline <= now) {
-        pending.delete(token);
-        p.reject(new UnavailableError(`JetStream did not answer within ${TIMEOUT_MS / 1000} s; try again`));
-      }
-    }
-    if (pending.size === 0 && sweeper) {
-      clearInterval(sweeper);
-      sweeper = undefined;
-    }
-  };
-
-  const request = (subject: string, data: Uint8Array, hdrs?: ReturnType<typeof newHeaders>) =>
-    new Promise<Msg>((resolve, reject) => {
-      const token = (next++).toString(36);
-      pending.set(token, { resolve, reject, deadline: Date.now() + TIMEOUT_MS });
-      if (!sweeper) {
-        sweeper = setInterval(sweep, SWEEP_MS);
-        sweeper.unref();
-      }
-      try {
-        nc.publish(subject, data, { reply: `${prefix}.${token}`, ...(hdrs ? { headers: hdrs } : {}) });
-      } catch (err) {
-        pending.delete(token);
-        reject(err as Error);
-      }
-    });
+  const requests = muxedRequests(nc);
+  const request = (subject: string, data: Uint8Array, headers?: MsgHdrs) =>
+    requests.request(subject, data, { timeoutMs: TIMEOUT_MS, timeoutError, ...(headers ? { headers } : {}) });
 
   /** A status reply: 503 is "no responders" (no stream or JetStream down), a 503 to our callers too. */
   const statusError = (msg: Msg, what: string): Error | undefined => {
@@ -120,6 +71,18 @@ function createJsRequests(nc: NatsConnection): JsRequests {
     if (!h || !h.hasError) return undefined;
     if (h.code === 503) return new UnavailableError(`JetStream is not available (${what}: no responders); try again`);
     return new JsApiError(`${what}: ${h.code} ${h.description}`, 0, h.code);
+  };
+
+  const directGet = async (stream: string, query: object, subject: string): Promise<StoredMsg | undefined> => {
+    const reply = await request(`$JS.API.DIRECT.GET.${stream}`, utf8Encoder.encode(JSON.stringify(query)));
+    const h = reply.headers;
+    if (h?.hasError) {
+      if (h.code === 404) return undefined;
+      throw statusError(reply, `direct get of ${subject}`) ?? new Error(`direct get of ${subject} failed`);
+    }
+    const seq = Number(h?.get("Nats-Sequence"));
+    if (!h || !Number.isFinite(seq)) throw new Error(`direct get of ${subject}: reply without a sequence`);
+    return { seq, data: reply.data, header: (name) => h.get(name) || undefined };
   };
 
   return {
@@ -144,16 +107,7 @@ function createJsRequests(nc: NatsConnection): JsRequests {
       return ack.seq;
     },
 
-    async lastBySubject(stream, subject) {
-      const reply = await request(`$JS.API.DIRECT.GET.${stream}`, utf8Encoder.encode(JSON.stringify({ last_by_subj: subject })));
-      const h = reply.headers;
-      if (h?.hasError) {
-        if (h.code === 404) return undefined;
-        throw statusError(reply, `direct get of ${subject}`) ?? new Error(`direct get of ${subject} failed`);
-      }
-      const seq = Number(h?.get("Nats-Sequence"));
-      if (!h || !Number.isFinite(seq)) throw new Error(`direct get of ${subject}: reply without a sequence`);
-      return { seq, data: reply.data, header: (name) => h.get(name) || undefined };
-    },
+    lastBySubject: (stream, subject) => directGet(stream, { last_by_subj: subject }, subject),
+    nextBySubject: (stream, subject, fromSeq) => directGet(stream, { seq: fromSeq, next_by_subj: subject }, subject),
   };
 }

@@ -2,6 +2,7 @@ import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node"
 import { decode, encode } from "./codec.js";
 import { CorralError, UnavailableError, fromWireError, toWireError, type WireError } from "./errors.js";
 import type { Logger } from "./log.js";
+import { muxedRequests } from "./muxed-requests.js";
 
 /** Who is calling, as established by the gateway. */
 export interface Identity {
@@ -128,20 +129,6 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
-function isNoResponders(err: unknown): boolean {
-  const e = err as { name?: string; message?: string; isNoResponders?: () => boolean };
-  return (
-    (typeof e?.isNoResponders === "function" && e.isNoResponders()) ||
-    /no responders/i.test(e?.message ?? "") ||
-    e?.name === "NoRespondersError"
-  );
-}
-
-function isTimeout(err: unknown): boolean {
-  const e = err as { name?: string; message?: string; isTimeout?: () => boolean };
-  return (typeof e?.isTimeout === "function" && e.isTimeout()) || e?.name === "TimeoutError" || /timeout/i.test(e?.message ?? "");
-}
-
 /**
  * Sends a request to a service and returns its value, or throws the service's CorralError.
  * No responder is a 503; no answer in time is a 504.
@@ -152,14 +139,12 @@ export async function call<T = unknown>(
   request: unknown,
   options: CallOptions = {},
 ): Promise<T> {
-  let msg: Msg;
-  try {
-    msg = await nc.request(subject, encode(request), { timeout: options.timeoutMs ?? 15000 });
-  } catch (err) {
-    if (isNoResponders(err)) throw new UnavailableError(`no service answers ${subject}`);
-    if (isTimeout(err)) throw new CorralError(504, "timeout", `service did not answer ${subject} in time`);
-    throw err;
-  }
+  const msg = await muxedRequests(nc).request(subject, encode(request), {
+    timeoutMs: options.timeoutMs ?? 15000,
+    timeoutError: () => new CorralError(504, "timeout", `service did not answer ${subject} in time`),
+  });
+  // A status without data: nats-server found no subscriber (503).
+  if (msg.data.length === 0 && msg.headers?.code === 503) throw new UnavailableError(`no service answers ${subject}`);
   const reply = decode<Reply>(msg.data);
   if (reply && typeof reply === "object" && "error" in reply) throw fromWireError(reply.error);
   return (reply as { value?: unknown })?.value as T;

@@ -9,7 +9,6 @@ import {
   kvKey,
   modifyValue,
   openBucket,
-  readValue,
   type CatalogEntity,
   type CatalogKind,
   type KV,
@@ -45,7 +44,7 @@ class KvCatalogStore implements CatalogStore {
     private readonly mirror: CatalogMirror,
   ) {}
   get(tenant: string, kind: CatalogKind, name: string) {
-    return readValue<CatalogEntity>(this.kv, kvKey(tenant, kind, name));
+    return this.mirror.get(keyToken(tenant), kind, name);
   }
   async create(tenant: string, kind: CatalogKind, entity: CatalogEntity) {
     return (await createValue(this.kv, kvKey(tenant, kind, entity.name), entity)) !== undefined;
@@ -77,5 +76,5 @@ class KvCatalogStore implements CatalogStore {
 
 export async function openCatalogStore(nc: NatsConnection, log: Logger): Promise<CatalogStore> {
   const kv = await openBucket(nc, buckets.catalog);
-  return new KvCatalogStore(kv, await openCatalogMirror(kv, log));
+  return new KvCatalogStore(kv, await openCatalogMirror({ nc, kv, bucket: buckets.catalog, log }));
 }
