@@ -10,8 +10,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { KvWatchInclude } from "@nats-io/kv";
-import { decode, kvKey, openBucket } from "@corral/shared";
-import { clusterBuckets } from "../../services/clusters/src/adapters/buckets.js";
+import { buckets, decode, kvKey, openBucket, streams, streamSubjects } from "@corral/shared";
 import type { PlanRecord } from "../../services/clusters/src/domain/records.js";
 import { api } from "../../test/helpers/api.js";
 import { createClusterCatalog } from "../../test/helpers/cluster-fixture.js";
@@ -28,7 +27,7 @@ const PHASE_TIMEOUT_MS = env("BENCH_PHASE_TIMEOUT_MS", 300_000);
 
 /** When each stage of a plan ended, by watching the plan record (ms since `since`). */
 async function watchStages(sys: BenchSystem, clusterId: string, planId: string, since: () => number) {
-  const kv = await openBucket(sys.nc, clusterBuckets.plans);
+  const kv = await openBucket(sys.nc, buckets.plans);
   const ended: Array<{ stage: number; tasks: number; endedAtS: number }> = [];
   let writes = 0;
   const watch = await kv.watch({ key: kvKey(clusterId, planId), include: KvWatchInclude.AllHistory });
@@ -69,7 +68,7 @@ async function runMode(sync: SyncMode) {
     const loadBefore = loadavg();
     // Sizes of the first task messages (a sample: the server copies each to this connection too).
     const taskBytes: number[] = [];
-    sys.nc.subscribe("corral.tasks.>", { max: 50, callback: (_err, m) => void taskBytes.push(m.data.length) });
+    sys.nc.subscribe(streamSubjects[streams.tasks], { max: 50, callback: (_err, m) => void taskBytes.push(m.data.length) });
 
     // Create.
     let cpu = cpuMeter(sys);

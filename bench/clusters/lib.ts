@@ -14,7 +14,7 @@ import { startNats, type NatsHandle } from "@corral/deploy";
 import { startGateway, type Gateway } from "@corral/gateway";
 import { startTenancyService, type TenancyService } from "@corral/tenancy";
 import { buckets, connectNats, decode, fromKeyToken, kvKey, openBucket, readValue, silentLogger, type ProvisionerRecord } from "@corral/shared";
-import { clusterBuckets, openClusterBuckets } from "../../services/clusters/src/adapters/buckets.js";
+import { openClusterBuckets } from "../../services/clusters/src/adapters/buckets.js";
 import type { ClusterRecord, PlanRecord } from "../../services/clusters/src/domain/records.js";
 import {
   createProcessSet,
@@ -191,7 +191,7 @@ export async function trackClusters(nc: NatsConnection): Promise<ClusterTracker>
 
 /** Reads a plan record (stored by the clusters service). */
 export async function readPlan(nc: NatsConnection, clusterId: string, planId: string): Promise<PlanRecord | undefined> {
-  const kv = await openBucket(nc, clusterBuckets.plans);
+  const kv = await openBucket(nc, buckets.plans);
   return (await readValue<PlanRecord>(kv, kvKey(clusterId, planId)))?.value;
 }
 

@@ -14,6 +14,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import type { Msg } from "@nats-io/transport-node";
+import { streams, streamSubjects } from "@corral/shared";
 import { createCluster, createClusterCatalog } from "../../test/helpers/cluster-fixture.js";
 import {
   cpuMeter,
@@ -73,7 +74,7 @@ async function runMode(sync: SyncMode, nodes = NODES, clustersProcesses = CLUSTE
 
     // Warm-up cluster; its task messages give the typical task size.
     const sizes: Msg[] = [];
-    const sub = sys.nc.subscribe("corral.tasks.>", { callback: (_err, m) => void sizes.push(m) });
+    const sub = sys.nc.subscribe(streamSubjects[streams.tasks], { callback: (_err, m) => void sizes.push(m) });
     const warm = await createCluster(sys.baseUrl, catalog, nodes, "warmup");
     await tracker.waitAll([warm], "active", 60_000);
     sub.unsubscribe();

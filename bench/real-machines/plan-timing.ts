@@ -9,11 +9,11 @@
  *   task that ended last, and is split into the wait before its first task started (dispatch: the clusters
  *   service saw the previous stage end, published the next, a worker pulled it) and the running part.
  */
+import { PROVIDER_TASKS, isTaskName } from "@corral/shared";
 import { latencySummary, round } from "./lib.js";
 
-export const PROVIDER_TASKS: ReadonlySet<string> = new Set(["CREATE", "CONFIRM", "DELETE"]);
 export type TaskKind = "provider" | "automator";
-export const kindOf = (taskName: string): TaskKind => (PROVIDER_TASKS.has(taskName) ? "provider" : "automator");
+export const kindOf = (taskName: string): TaskKind => (isTaskName(taskName) && PROVIDER_TASKS.has(taskName) ? "provider" : "automator");
 
 /** The parts of `GET /clusters/{id}/plans` used here. */
 export interface PlanView {

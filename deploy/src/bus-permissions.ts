@@ -1,4 +1,13 @@
-import { buckets, objectStores, PROVISIONER_INBOX_PREFIX, streams } from "@corral/shared";
+import {
+  buckets,
+  kvStream,
+  kvSubjectPrefix,
+  objectStores,
+  objectStoreStream,
+  PROVISIONER_INBOX_PREFIX,
+  streams,
+  streamSubjects,
+} from "@corral/shared";
 import type { BusCredentials } from "./bus-credentials.js";
 import type { NatsUser } from "./servers.js";
 
@@ -24,9 +33,6 @@ import type { NatsUser } from "./servers.js";
  * message's subject, never a service subject (`serve` in shared/src/rpc.ts).
  */
 
-/** The `corral_clusters` bucket (services/clusters `clusterBuckets.clusters`; provisioner `CLUSTERS_BUCKET`). */
-export const CLUSTERS_BUCKET = "corral_clusters";
-
 /** KV buckets the provisioner reads; the first five it also writes. */
 export const PROVISIONER_WRITES_BUCKETS = [
   buckets.provisioners,
@@ -35,7 +41,7 @@ export const PROVISIONER_WRITES_BUCKETS = [
   buckets.hostPool,
   buckets.installation,
 ] as const;
-export const PROVISIONER_READS_BUCKETS = [...PROVISIONER_WRITES_BUCKETS, buckets.assignments, buckets.pluginActive, CLUSTERS_BUCKET] as const;
+export const PROVISIONER_READS_BUCKETS = [...PROVISIONER_WRITES_BUCKETS, buckets.assignments, buckets.pluginActive, buckets.clusters] as const;
 /** Object stores the provisioner reads. */
 export const PROVISIONER_READS_OBJECT_STORES = [objectStores.pluginResources] as const;
 
@@ -47,9 +53,9 @@ export interface NatsPermissions {
 
 /** Subjects of the token signing keys' bucket: refused to provisioners even if an allow rule grew to cover them. */
 export function authKeysSubjects(): string[] {
-  const stream = `KV_${buckets.authKeys}`;
+  const stream = kvStream(buckets.authKeys);
   return [
-    `$KV.${buckets.authKeys}.>`,
+    `${kvSubjectPrefix(buckets.authKeys)}>`,
     `$JS.API.*.*.${stream}`,
     `$JS.API.*.*.${stream}.>`,
     `$JS.API.*.*.*.${stream}`,
@@ -72,14 +78,14 @@ export function provisionerPermissions(): NatsPermissions {
     `$JS.API.CONSUMER.INFO.${stream}.>`,
     `$JS.API.CONSUMER.MSG.NEXT.${stream}.>`,
   ];
-  const storeStreams = [...PROVISIONER_READS_BUCKETS.map((b) => `KV_${b}`), ...PROVISIONER_READS_OBJECT_STORES.map((o) => `OBJ_${o}`)];
+  const storeStreams = [...PROVISIONER_READS_BUCKETS.map(kvStream), ...PROVISIONER_READS_OBJECT_STORES.map(objectStoreStream)];
   return {
     publish: {
       allow: [
         "$JS.API.INFO",
         // buckets and object stores: reads, watches and object reads (ordered consumers, deleted when done)
         ...storeStreams.flatMap((s) => [...reads(s), ...consumes(s), `$JS.API.CONSUMER.DELETE.${s}.>`]),
-        ...PROVISIONER_WRITES_BUCKETS.map((b) => `$KV.${b}.>`),
+        ...PROVISIONER_WRITES_BUCKETS.map((b) => `${kvSubjectPrefix(b)}>`),
         // tasks: the per-tenant durable consumers (shared/src/tasks.ts ensureTaskConsumer), pulls and acks
         ...reads(streams.tasks),
         ...consumes(streams.tasks),
@@ -87,7 +93,7 @@ export function provisionerPermissions(): NatsPermissions {
         `$JS.ACK.${streams.tasks}.>`,
         // results: published, and looked up after a crash (worker-loop.ts)
         ...reads(streams.results),
-        "corral.results.>",
+        streamSubjects[streams.results],
         // flow control answers of ordered push consumers
         "$JS.FC.>",
       ],

@@ -1,10 +1,7 @@
 import { Objm } from "@nats-io/obj";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { ensureStreams, openBucket } from "@corral/shared";
-import { CLUSTERS_BUCKET, PROVISIONER_READS_BUCKETS, PROVISIONER_READS_OBJECT_STORES } from "./bus-permissions.js";
-
-/** Settings that differ from `openBucket`'s for buckets this module creates (services/clusters opens it so). */
-const BUCKET_OPTIONS: Readonly<Record<string, { history: number }>> = { [CLUSTERS_BUCKET]: { history: 5 } };
+import { PROVISIONER_READS_BUCKETS, PROVISIONER_READS_OBJECT_STORES } from "./bus-permissions.js";
 
 /**
  * What the launcher creates before anything else connects (idempotent; existing streams and buckets are kept as
@@ -21,7 +18,7 @@ export async function prepareBus(nc: NatsConnection): Promise<void> {
  * streams (bus-permissions.ts), so these must exist before the first one connects.
  */
 export async function createProvisionerStores(nc: NatsConnection): Promise<void> {
-  await Promise.all(PROVISIONER_READS_BUCKETS.map((name) => openBucket(nc, name, BUCKET_OPTIONS[name] ?? {})));
+  await Promise.all(PROVISIONER_READS_BUCKETS.map((name) => openBucket(nc, name)));
   const objm = new Objm(nc);
   await Promise.all(PROVISIONER_READS_OBJECT_STORES.map((name) => objm.create(name)));
 }

@@ -1,11 +1,8 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { kvKey, openBucket, readValue, type KV } from "@corral/shared";
+import { buckets, kvKey, openBucket, readValue, type KV } from "@corral/shared";
 
 /** The clusters service's bucket (key `kvKey(clusterId)`); the provisioner only reads it. */
-export const CLUSTERS_BUCKET = "corral_clusters";
-
-/** Whichever process opens the bucket first creates it, so ask for the clusters service's settings (5 revisions). */
-export const openClustersBucket = (nc: NatsConnection): Promise<KV> => openBucket(nc, CLUSTERS_BUCKET, { history: 5 });
+export const openClustersBucket = (nc: NatsConnection): Promise<KV> => openBucket(nc, buckets.clusters);
 
 /** The fields of the clusters service's `ClusterRecord` a provisioner reads; its status is the actor's state. */
 export interface ClusterView {

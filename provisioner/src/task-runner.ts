@@ -1,6 +1,8 @@
 import {
   PROVIDER_TASKS,
   TaskName,
+  isTaskName,
+  serviceActionOf,
   truncateLog,
   type Json,
   type TaskMessage,
@@ -9,8 +11,6 @@ import {
 import type { PluginSet } from "./plugin-set.js";
 import type { PluginContext, PluginOutcome } from "./plugins/types.js";
 
-const TASK_NAMES = new Set<string>(Object.values(TaskName));
-const SERVICE_ACTIONS = new Set<string>(["INSTALL", "CONFIGURE", "INITIALIZE", "START", "STOP", "REMOVE"]);
 
 /** What the runner needs besides the task: what every plugin call gets, the plugins, and a clock. */
 export interface RunTaskEnv extends Omit<PluginContext, "task"> {
@@ -61,7 +61,7 @@ export async function runTask(task: TaskMessage, env: RunTaskEnv): Promise<TaskR
 
 async function dispatch(task: TaskMessage, env: RunTaskEnv): Promise<PluginOutcome> {
   const name = String(task.taskName ?? "").toUpperCase();
-  if (!TASK_NAMES.has(name)) return { status: 1, stderr: `unknown task ${String(task.taskName)}` };
+  if (!isTaskName(name)) return { status: 1, stderr: `unknown task ${String(task.taskName)}` };
   if (typeof task.config !== "object" || task.config === null) return { status: 1, stderr: "malformed task: no config" };
   const ctx: PluginContext = {
     task,
@@ -73,22 +73,22 @@ async function dispatch(task: TaskMessage, env: RunTaskEnv): Promise<PluginOutco
     log: env.log,
   };
   const config = task.config;
-  if ((PROVIDER_TASKS as readonly string[]).includes(name)) {
+  if (PROVIDER_TASKS.has(name)) {
     const type = config.provider?.providertype;
     const provider = typeof type === "string" ? env.plugins.providers.get(type) : undefined;
     if (!provider) return { status: 1, stderr: `unknown provider type ${String(type)} (this provisioner has ${list(env.plugins.names.providertypes)})` };
-    if (name === "CREATE") return provider.create(ctx);
-    if (name === "CONFIRM") return provider.confirm(ctx);
+    if (name === TaskName.Create) return provider.create(ctx);
+    if (name === TaskName.Confirm) return provider.confirm(ctx);
     return provider.delete(ctx);
   }
-  if (name === "BOOTSTRAP") return bootstrap(ctx, env);
-  if (!SERVICE_ACTIONS.has(name)) return { status: 1, stderr: `task ${name} is not handled` };
+  if (name === TaskName.Bootstrap) return bootstrap(ctx, env);
+  if (serviceActionOf(name) === undefined) return { status: 1, stderr: `task ${name} is not handled` };
   const service = config.service;
   const type = service?.action?.type;
   if (!service || typeof type !== "string") return { status: 1, stderr: `task ${name} has no service action` };
   const automator = env.plugins.automators.get(type);
   if (!automator) return { status: 1, stderr: `unknown automator type ${type} (this provisioner has ${list(env.plugins.names.automatortypes)})` };
-  return automator.runAction(ctx, { name: name as TaskName, service: service.name, fields: service.action.fields ?? {} });
+  return automator.runAction(ctx, { name, service: service.name, fields: service.action.fields ?? {} });
 }
 
 /** Every automator of the node in order; stops at the first failure; results merged shallowly (last wins). */

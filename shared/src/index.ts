@@ -52,12 +52,37 @@ export { createLogger, silentLogger, LogLevel } from "./log.js";
 export type { Logger, LoggerOptions } from "./log.js";
 export { loadConfig, envNameOf, CONFIG_KEYS, HANDLER_PREFIX } from "./config.js";
 export type { CorralConfig, ConfigKey, LoadConfigOptions } from "./config.js";
-export { connectNats, newInbox, PROVISIONER_INBOX_PREFIX } from "./nats.js";
+export { connectNats, newInbox } from "./nats.js";
 export { splitServerList, redactUrls, withUrlCredentials } from "./url-credentials.js";
 export type { UrlCredentials, ServerList } from "./url-credentials.js";
 export type { ConnectOptions } from "./nats.js";
 export { serve, call } from "./rpc.js";
 export type { Identity, ApiRequest, Handler, ServeOptions, Served, CallOptions } from "./rpc.js";
+export { endpoints, endpointList } from "./endpoints/table.js";
+export type { Endpoints, EndpointName, RequestOf, ReplyOf, ServedEndpointName } from "./endpoints/table.js";
+export type { Endpoint, RestBinding, RestRoute, Access, Method, BodyKind, ServiceName } from "./endpoints/endpoint.js";
+export type { JsonSchema } from "./endpoints/json-schema.js";
+export type { TenantWriteBody, HostView } from "./endpoints/tenancy.js";
+export type {
+  CreateClusterBody,
+  ProviderFieldsBody,
+  ClusterProgress,
+  ClusterSummary,
+  NodeActionView,
+  NodeView,
+  ClusterDetails,
+  ClusterStatusView,
+  PlanTaskView,
+  PlanView,
+  ClustersPurgeResult,
+} from "./endpoints/clusters.js";
+export type { PluginSpecView, ResourceMeta, CopyTenantResult, PurgeResult } from "./endpoints/plugins.js";
+export type { QueueCounts, NodeUsageAnswer } from "./endpoints/metrics.js";
+export type { VerifiedToken } from "./endpoints/auth.js";
+export type { ExpandRequest } from "./endpoints/solver.js";
+export { ResourceStatus, RESOURCE_STATUSES } from "./resource-status.js";
+export { serveEndpoints, callEndpoint } from "./endpoint-rpc.js";
+export type { HandlerRequest, EndpointHandler, EndpointHandlers, ServeEndpointsOptions, ServingService } from "./endpoint-rpc.js";
 export {
   openBucket,
   isCasConflict,
@@ -90,8 +115,29 @@ export {
   hostAllocationFilter,
 } from "./hostpool.js";
 export type { HostEntry, HostState, HostAllocation } from "./hostpool.js";
-export { subjects, queues, buckets, objectStores, SUPERADMIN_TENANT, ADMIN_USER } from "./subjects.js";
-export type { CrudSubjects } from "./subjects.js";
+export {
+  subjects,
+  queues,
+  buckets,
+  kvStream,
+  kvSubjectPrefix,
+  objectStores,
+  objectStoreStream,
+  objectChunksSubject,
+  streams,
+  streamSubjects,
+  taskSubject,
+  resultSubject,
+  eventSubject,
+  eventFilter,
+  tenantStreamFilters,
+  consumers,
+  taskConsumerName,
+  PROVISIONER_INBOX_PREFIX,
+  SUPERADMIN_TENANT,
+  ADMIN_USER,
+} from "./subjects.js";
+export type { CrudSubjects, StreamName } from "./subjects.js";
 export { liveTenantRecord } from "./tenant-record.js";
 export type { TenantDeletion, TenantRecordHead } from "./tenant-record.js";
 export {
@@ -120,19 +166,21 @@ export {
   parseCatalogSnapshot,
 } from "./validation/index.js";
 export type { ValidationContext } from "./validation/index.js";
+export { TaskName, TASK_KINDS, NODE_TASKS, PROVIDER_TASKS, isTaskName, serviceActionOf } from "./task-names.js";
+export type { TaskKind } from "./task-names.js";
 export {
-  TaskName,
-  PROVIDER_TASKS,
+  ClusterStatus,
+  CLUSTER_STATUSES,
+  ClusterAction,
+  PlanAction,
+  planActionOf,
+  parsePlanAction,
+} from "./cluster-actions.js";
+export type { PlannedClusterAction } from "./cluster-actions.js";
+export {
   MAX_LOG_CHARS,
   truncateLog,
-  streams,
-  RESULTS_CONSUMER,
-  taskSubject,
-  taskConsumerName,
-  resultSubject,
-  eventSubject,
   taskMessageId,
-  tenantStreamFilters,
   TASK_ACK_WAIT_MS,
   RESULTS_ACK_WAIT_MS,
   DUPLICATE_WINDOW_MS,

@@ -5,7 +5,7 @@ import { decode, encode } from "./codec.js";
 import { BoundedCache } from "./bounded-cache.js";
 import { CorralError } from "./errors.js";
 import { jsRequests } from "./js-requests.js";
-import { bucketSettings } from "./subjects.js";
+import { bucketSettings, kvStream, kvSubjectPrefix } from "./subjects.js";
 
 export type { KV } from "@nats-io/kv";
 
@@ -32,7 +32,7 @@ function addressOf(kv: KV): BucketAddress {
 /** Opens a KV bucket, creating it when absent (idempotent across instances), with its `bucketSettings`. */
 export async function openBucket(nc: NatsConnection, name: string, options: Partial<KvOptions> = {}): Promise<KV> {
   const kv = await new Kvm(nc).create(name, { history: 1, ...bucketSettings[name], ...options });
-  openedBuckets.set(kv, { nc, stream: `KV_${name}`, prefix: `$KV.${name}.` });
+  openedBuckets.set(kv, { nc, stream: kvStream(name), prefix: kvSubjectPrefix(name) });
   return kv;
 }
 

@@ -12,14 +12,12 @@ export interface ConnectOptions {
   timeoutMs?: number;
   /**
    * First token of every reply subject of this connection. A user whose permissions let it subscribe only to its
-   * own prefix (provisioners: {@link PROVISIONER_INBOX_PREFIX}) cannot listen to other users' replies.
+   * own prefix (provisioners: `PROVISIONER_INBOX_PREFIX` in subjects.ts) cannot listen to other users' replies.
    * @default "_INBOX"
    */
   inboxPrefix?: string;
 }
 
-/** Reply subjects of provisioner connections: the provisioner NATS user may subscribe to `<prefix>.>` only. */
-export const PROVISIONER_INBOX_PREFIX = "_INBOX_PROVISIONER";
 
 const inboxPrefixes = new WeakMap<NatsConnection, string>();
 

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import type { ObjectInfo } from "@nats-io/obj";
+import { objectChunksSubject, objectStoreStream } from "./subjects.js";
 
 /** Chunks pulled per request: bounds what a reader holds in memory (128 KiB chunks -> about 1 MiB). */
 const CHUNKS_IN_FLIGHT = 8;
@@ -30,7 +31,7 @@ async function nextWithin<T>(it: AsyncIterator<T>, what: string): Promise<Iterat
  */
 export async function* readObjectChunks(js: JetStreamClient, info: ObjectInfo): AsyncGenerator<Uint8Array> {
   if (info.size === 0) return;
-  const consumer = await js.consumers.get(`OBJ_${info.bucket}`, { filter_subjects: [`$O.${info.bucket}.C.${info.nuid}`] });
+  const consumer = await js.consumers.get(objectStoreStream(info.bucket), { filter_subjects: [objectChunksSubject(info.bucket, info.nuid)] });
   const messages = await consumer.consume({ max_messages: CHUNKS_IN_FLIGHT });
   const sha = createHash("sha256");
   let size = 0;

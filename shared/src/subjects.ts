@@ -1,8 +1,9 @@
 import type { CatalogKind } from "./entities.js";
+import { keyToken } from "./kv-keys.js";
 
 /**
- * Every NATS subject, queue group, stream and KV bucket name Corral uses, in one place.
- * Handlers never build these strings themselves.
+ * Every NATS subject, queue group, stream, consumer, KV bucket and object store name Corral uses, in one place.
+ * Nothing else builds these strings.
  */
 
 const catalogOps = (kind: CatalogKind) =>
@@ -112,7 +113,11 @@ export const queues = {
   auth: "corral-auth",
 } as const;
 
-/** JetStream KV buckets. */
+/**
+ * JetStream KV buckets. Each is written by one owner (named on each); other services read it only through a
+ * reader the owner exports, or through the documented provisioner protocol (shared/src/provisioners.ts,
+ * hostpool.ts, tasks.ts).
+ */
 export const buckets = {
   /** tenant name token -> stored tenant record */
   tenants: "corral_tenants",
@@ -138,6 +143,18 @@ export const buckets = {
   hostPool: "corral_hostpool",
   /** `id` -> this installation's id (shared/src/installation.ts) */
   installation: "corral_installation",
+  /** cluster id token -> cluster record, written by the clusters service (provisioners read its status) */
+  clusters: "corral_clusters",
+  /** `<clusterId>.<nodeId>` tokens -> node record, written by the clusters service */
+  nodes: "corral_nodes",
+  /** `<clusterId>.<planId>` tokens -> plan record, written by the clusters service */
+  plans: "corral_plans",
+  /** `<clusterId>.<planId>.<stage>.<page>` tokens -> a page of a stage's tasks, written by the clusters service */
+  planTasks: "corral_plan_tasks",
+  /** counter name -> id blocks and per-cluster job counters, written by the clusters service */
+  counters: "corral_counters",
+  /** `<clusterId>.<planId>` tokens -> a request's provider fields while its plan runs, written by the clusters service */
+  credentials: "corral_credentials",
 } as const;
 
 /**
@@ -147,7 +164,13 @@ export const buckets = {
 export const bucketSettings: Readonly<Record<string, { history: number }>> = {
   /** Tenant records keep a few revisions. */
   [buckets.tenants]: { history: 5 },
+  /** So do cluster records. */
+  [buckets.clusters]: { history: 5 },
 };
+
+/** The stream behind a KV bucket and the prefix of its subjects (nats.js's layout, NATS ADR-8). */
+export const kvStream = (bucket: string) => `KV_${bucket}`;
+export const kvSubjectPrefix = (bucket: string) => `$KV.${bucket}.`;
 
 /** Object stores. */
 export const objectStores = {
@@ -156,6 +179,54 @@ export const objectStores = {
   /** Bytes of every plugin resource version, named in the version's metadata; written by the plugins service. */
   pluginResources: "corral_plugin_resources",
 } as const;
+
+/** The stream behind an object store and the subject of one object's chunks (NATS ADR-20). */
+export const objectStoreStream = (store: string) => `OBJ_${store}`;
+export const objectChunksSubject = (store: string, nuid: string) => `$O.${store}.C.${nuid}`;
+
+/** JetStream streams of the task protocol (shared/src/tasks.ts). */
+export const streams = {
+  tasks: "CORRAL_TASKS",
+  results: "CORRAL_RESULTS",
+  events: "CORRAL_EVENTS",
+} as const;
+export type StreamName = (typeof streams)[keyof typeof streams];
+
+/** What each stream takes. */
+export const streamSubjects: Readonly<Record<StreamName, string>> = {
+  [streams.tasks]: "corral.tasks.>",
+  [streams.results]: "corral.results.>",
+  [streams.events]: "corral.events.>",
+};
+
+/** A tenant's tasks, one work queue per tenant. */
+export const taskSubject = (tenant: string) => `corral.tasks.${keyToken(tenant)}`;
+/** One dispatch's result: looked up by subject to tell whether the dispatch already ran. */
+export const resultSubject = (tenant: string, taskId: string, dispatch: number) =>
+  `corral.results.${keyToken(tenant)}.${keyToken(taskId)}.${dispatch}`;
+/** An event of a tenant; `kind` is dotted (`node.created`). */
+export const eventSubject = (tenant: string, kind: string) => `corral.events.${keyToken(tenant)}.${kind}`;
+/** Events matching `kind` (may hold wildcards: `node.*`) of any tenant. */
+export const eventFilter = (kind: string) => `corral.events.*.${kind}`;
+/** Subject filters of everything one tenant has in the three streams. */
+export const tenantStreamFilters = (tenant: string): Record<StreamName, string> => ({
+  [streams.tasks]: taskSubject(tenant),
+  [streams.results]: `corral.results.${keyToken(tenant)}.>`,
+  [streams.events]: eventSubject(tenant, ">"),
+});
+
+/** Durable consumers. */
+export const consumers = {
+  /** On `streams.results`: the clusters service's instances share it. */
+  results: "clusters",
+  /** On `streams.events`, node events: the metrics service's instances share it. */
+  nodeEvents: "metrics-node-usage",
+} as const;
+/** On `streams.tasks`: the one a tenant's workers share. */
+export const taskConsumerName = (tenant: string) => `tasks-${keyToken(tenant)}`;
+
+/** First token of the provisioners' reply subjects (their NATS user may listen to nothing else). */
+export const PROVISIONER_INBOX_PREFIX = "_INBOX_PROVISIONER";
 
 export const SUPERADMIN_TENANT = "superadmin";
 export const ADMIN_USER = "admin";

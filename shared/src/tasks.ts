@@ -1,7 +1,8 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstreamManager } from "@nats-io/jetstream";
 import type { Json, JsonObject } from "./entities.js";
-import { keyToken } from "./kv-keys.js";
+import type { TaskName } from "./task-names.js";
+import { consumers, streams, streamSubjects, taskConsumerName, taskSubject } from "./subjects.js";
 
 /**
  * The task protocol between the clusters service and provisioners (DESIGN.md "Provisioners").
@@ -13,24 +14,9 @@ import { keyToken } from "./kv-keys.js";
  *   clusters service through one shared durable consumer. A worker handed a redelivered task first looks up the
  *   result subject: if a result exists, the task already ran and it only acks.
  * - Events: stream CORRAL_EVENTS on `corral.events.<tenant>.<kind>`.
+ *
+ * The names (streams, subjects, consumers) are in subjects.ts.
  */
-
-export const TaskName = {
-  Create: "CREATE",
-  Confirm: "CONFIRM",
-  Bootstrap: "BOOTSTRAP",
-  Install: "INSTALL",
-  Configure: "CONFIGURE",
-  Initialize: "INITIALIZE",
-  Start: "START",
-  Stop: "STOP",
-  Remove: "REMOVE",
-  Delete: "DELETE",
-} as const;
-export type TaskName = (typeof TaskName)[keyof typeof TaskName];
-
-/** Task names a provider plugin carries out; the rest go to automators. */
-export const PROVIDER_TASKS: readonly TaskName[] = ["CREATE", "CONFIRM", "DELETE"];
 
 /** What every plugin gets about a node (Coopr's task config, section 2.2 of the provisioner reference). */
 export interface TaskNodeInfo {
@@ -119,27 +105,8 @@ export function truncateLog(text: string | undefined): string | undefined {
   return "[snipped]" + text.slice(text.length - MAX_LOG_CHARS);
 }
 
-export const streams = {
-  tasks: "CORRAL_TASKS",
-  results: "CORRAL_RESULTS",
-  events: "CORRAL_EVENTS",
-} as const;
-
-/** The consumer the clusters service reads results with. */
-export const RESULTS_CONSUMER = "clusters";
-
-export const taskSubject = (tenant: string) => `corral.tasks.${keyToken(tenant)}`;
-export const taskConsumerName = (tenant: string) => `tasks-${keyToken(tenant)}`;
-export const resultSubject = (tenant: string, taskId: string, dispatch: number) =>
-  `corral.results.${keyToken(tenant)}.${keyToken(taskId)}.${dispatch}`;
-export const eventSubject = (tenant: string, kind: string) => `corral.events.${keyToken(tenant)}.${kind}`;
+/** Message id of one dispatch: JetStream drops a re-publish within the duplicate window. */
 export const taskMessageId = (taskId: string, dispatch: number) => `${taskId}.${dispatch}`;
-/** Subject filters of everything one tenant has in the three streams. */
-export const tenantStreamFilters = (tenant: string): Record<string, string> => ({
-  [streams.tasks]: taskSubject(tenant),
-  [streams.results]: `corral.results.${keyToken(tenant)}.>`,
-  [streams.events]: `corral.events.${keyToken(tenant)}.>`,
-});
 
 /** How long a worker may hold a task without an in-progress ack before it is redelivered elsewhere. */
 export const TASK_ACK_WAIT_MS = 15_000;
@@ -170,7 +137,7 @@ export async function ensureStreams(nc: NatsConnection, options: { replicas?: nu
   };
   await ensure({
     name: streams.tasks,
-    subjects: ["corral.tasks.>"],
+    subjects: [streamSubjects[streams.tasks]],
     retention: RetentionPolicy.Workqueue,
     storage: StorageType.File,
     num_replicas: replicas,
@@ -178,7 +145,7 @@ export async function ensureStreams(nc: NatsConnection, options: { replicas?: nu
   });
   await ensure({
     name: streams.results,
-    subjects: ["corral.results.>"],
+    subjects: [streamSubjects[streams.results]],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     num_replicas: replicas,
@@ -187,7 +154,7 @@ export async function ensureStreams(nc: NatsConnection, options: { replicas?: nu
   });
   await ensure({
     name: streams.events,
-    subjects: ["corral.events.>"],
+    subjects: [streamSubjects[streams.events]],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     num_replicas: replicas,
@@ -220,10 +187,10 @@ export async function ensureTaskConsumer(nc: NatsConnection, tenant: string): Pr
 export async function ensureResultsConsumer(nc: NatsConnection): Promise<string> {
   const jsm = await jetstreamManager(nc);
   try {
-    await jsm.consumers.info(streams.results, RESULTS_CONSUMER);
+    await jsm.consumers.info(streams.results, consumers.results);
   } catch {
     await jsm.consumers.add(streams.results, {
-      durable_name: RESULTS_CONSUMER,
+      durable_name: consumers.results,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       ack_wait: ns(RESULTS_ACK_WAIT_MS),
@@ -231,5 +198,5 @@ export async function ensureResultsConsumer(nc: NatsConnection): Promise<string>
       max_ack_pending: 20_000,
     });
   }
-  return RESULTS_CONSUMER;
+  return consumers.results;
 }

@@ -13,7 +13,6 @@ import { createCluster, waitForAssignment, waitForStatus } from "../helpers/clus
 import { eventually } from "../helpers/eventually.js";
 import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
 import { NO_LEFTOVERS, tenantLeftovers } from "../helpers/tenant-leftovers.js";
-import { clusterBuckets } from "../../services/clusters/src/adapters/buckets.js";
 import { pluginClient } from "../../services/plugins/test/rest-helpers.js";
 
 const test = testWithSystem({ clusters: 1, metrics: 1, provisioners: 1, requestTimeoutMs: 30_000 });
@@ -99,7 +98,7 @@ test("tenant delete - a later tenant of the same name sees nothing of the delete
   await terminate(t, user, id);
   // Provider fields a plan of the cluster was given, as the clusters service keeps them while the plan runs.
   const fields = { clusterId: id, planId, fields: { secret: "old-secret" }, writtenAt: Date.now() };
-  await (await openBucket(sys.nc, clusterBuckets.credentials)).put(kvKey(id, planId), encode(fields));
+  await (await openBucket(sys.nc, buckets.credentials)).put(kvKey(id, planId), encode(fields));
 
   // The checks below are not vacuous: all of this exists before the delete (but done tasks, which the work queue drops).
   const { tasks: _none, ...before } = await tenantLeftovers(sys.nc, name, [id], sys.redis?.url);

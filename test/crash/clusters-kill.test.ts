@@ -8,7 +8,7 @@ import anyTest, { type ExecutionContext, type TestFn } from "ava";
 import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RESULTS_CONSUMER, connectNats, decode, fromKeyToken, silentLogger, streams } from "@corral/shared";
+import { connectNats, consumers, decode, fromKeyToken, silentLogger, streams } from "@corral/shared";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { KvWatchInclude } from "@nats-io/kv";
 import { jetstreamManager } from "@nats-io/jetstream";
@@ -139,7 +139,7 @@ test.serial("crash - clusters service killed mid-create and restarted: the clust
       timeoutMs: 10_000,
     });
     // Results the dead process had received but not acked come back only after the consumer's ack wait.
-    const info = await (await jetstreamManager(sys.nc)).consumers.info(streams.results, RESULTS_CONSUMER);
+    const info = await (await jetstreamManager(sys.nc)).consumers.info(streams.results, consumers.results);
     t.log(`results at restart: ${info.num_ack_pending} delivered to the dead process and unacked, ${info.num_pending} undelivered`);
   });
   const killedAt = Date.now();

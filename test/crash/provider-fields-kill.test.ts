@@ -5,7 +5,7 @@
  * nothing stored in JetStream holds them.
  */
 import anyTest, { type TestFn } from "ava";
-import { listKeys, openBucket } from "@corral/shared";
+import { buckets, listKeys, openBucket } from "@corral/shared";
 import { eventually } from "../helpers/eventually.js";
 import { createClusterCatalog, waitForStatus } from "../helpers/cluster-fixture.js";
 import { createCluster } from "../helpers/clusters.js";
@@ -51,7 +51,7 @@ test("crash - clusters process killed mid-create: the resumed plan's tasks still
     providerFields: { sim_password: SECRET },
   });
   const planId = `${id}-001`;
-  const fields = await openBucket(sys.nc, "corral_credentials");
+  const fields = await openBucket(sys.nc, buckets.credentials);
   const state = await openClusterState(sys.nc);
   const completed = async () => (await state.plan(id, planId))?.value.actor.context.completed ?? 0;
   // 3 nodes x (CREATE, CONFIRM, BOOTSTRAP, INSTALL, CONFIGURE, START) = 18 tasks.

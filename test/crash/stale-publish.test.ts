@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RetentionPolicy, StorageType, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { connectNats, encode, kvKey, silentLogger, streams } from "@corral/shared";
+import { connectNats, encode, kvKey, silentLogger, streams, streamSubjects } from "@corral/shared";
 import { startProvisioner, type RunningProvisioner } from "@corral/provisioner";
 import { eventually } from "../helpers/eventually.js";
 import { createCluster, createClusterCatalog, waitForStatus, type ClusterCatalog } from "../helpers/cluster-fixture.js";
@@ -60,7 +60,7 @@ async function setUp(
     // Created before any clusters service: ensureStreams keeps an existing stream as it is.
     await (await jetstreamManager(sys.nc)).streams.add({
       name: streams.tasks,
-      subjects: ["corral.tasks.>"],
+      subjects: [streamSubjects[streams.tasks]],
       retention: RetentionPolicy.Workqueue,
       storage: StorageType.File,
       duplicate_window: options.duplicateWindowMs * 1_000_000,

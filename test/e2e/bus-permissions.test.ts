@@ -6,7 +6,19 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { AckPolicy, DeliverPolicy } from "@nats-io/jetstream";
-import { buckets, connectNats, encode, openBucket, PROVISIONER_INBOX_PREFIX, subjects, type ApiRequest } from "@corral/shared";
+import {
+  buckets,
+  connectNats,
+  encode,
+  kvStream,
+  kvSubjectPrefix,
+  openBucket,
+  PROVISIONER_INBOX_PREFIX,
+  streams,
+  streamSubjects,
+  subjects,
+  type ApiRequest,
+} from "@corral/shared";
 import { api, SUPERADMIN } from "../helpers/api.js";
 import { createCluster, createClusterCatalog, waitForStatus } from "../helpers/cluster-fixture.js";
 import { waitForAssignment } from "../helpers/clusters.js";
@@ -15,7 +27,8 @@ import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
 
 const test = testWithSystem({ clusters: 1, provisioners: 1, reconcileIntervalMs: 500 });
 
-const AUTH_KEYS_STREAM = `KV_${buckets.authKeys}`;
+const AUTH_KEYS_STREAM = kvStream(buckets.authKeys);
+const AUTH_KEYS_SUBJECTS = kvSubjectPrefix(buckets.authKeys);
 const SIGNING_KEY = "key1";
 
 async function asProvisioner(t: SystemTest): Promise<NatsConnection> {
@@ -46,8 +59,8 @@ test("bus permissions - the provisioner user cannot read, watch or copy the sign
   const jsm = await jetstreamManager(nc);
   const refusals: Array<[string, Promise<unknown>]> = [
     ["open the bucket", openBucket(nc, buckets.authKeys)],
-    ["stream message get", jsm.streams.getMessage(AUTH_KEYS_STREAM, { last_by_subj: `$KV.${buckets.authKeys}.${SIGNING_KEY}` })],
-    ["direct get", jsm.direct.getMessage(AUTH_KEYS_STREAM, { last_by_subj: `$KV.${buckets.authKeys}.${SIGNING_KEY}` })],
+    ["stream message get", jsm.streams.getMessage(AUTH_KEYS_STREAM, { last_by_subj: `${AUTH_KEYS_SUBJECTS}${SIGNING_KEY}` })],
+    ["direct get", jsm.direct.getMessage(AUTH_KEYS_STREAM, { last_by_subj: `${AUTH_KEYS_SUBJECTS}${SIGNING_KEY}` })],
     ["consumer on it", jsm.consumers.add(AUTH_KEYS_STREAM, { name: "steal" })],
     ["a stream sourcing it", jsm.streams.add({ name: "steal", subjects: ["steal.>"], sources: [{ name: AUTH_KEYS_STREAM }] })],
     ["its stream info", jsm.streams.info(AUTH_KEYS_STREAM)],
@@ -56,12 +69,12 @@ test("bus permissions - the provisioner user cannot read, watch or copy the sign
     const err = await t.throwsAsync(attempt, undefined, what);
     t.regex(err?.message ?? "", PERMISSION, what);
   }
-  t.regex(await subscriptionOutcome(nc, `$KV.${buckets.authKeys}.>`), PERMISSION, "subscribing to the bucket's subjects");
+  t.regex(await subscriptionOutcome(nc, `${AUTH_KEYS_SUBJECTS}>`), PERMISSION, "subscribing to the bucket's subjects");
   // Services' replies (a gateway's KV read of the signing keys among them) go to `_INBOX.*`.
   t.regex(await subscriptionOutcome(nc, "_INBOX.>"), PERMISSION, "listening to other users' replies");
 
   const services = await jetstreamManager(t.context.sys.nc);
-  const stored = await services.streams.getMessage(AUTH_KEYS_STREAM, { last_by_subj: `$KV.${buckets.authKeys}.${SIGNING_KEY}` });
+  const stored = await services.streams.getMessage(AUTH_KEYS_STREAM, { last_by_subj: `${AUTH_KEYS_SUBJECTS}${SIGNING_KEY}` });
   t.truthy(stored, "the services user reads the key (so the refusals above are the permissions at work)");
   t.is(await subscriptionOutcome(t.context.sys.nc, "_INBOX.>"), "open");
 });
@@ -74,7 +87,7 @@ test("bus permissions - the provisioner user can neither ask as the gateway nor 
   }
   t.regex(await subscriptionOutcome(nc, subjects.auth.verify), PERMISSION, "serving corral.auth.verify");
   t.regex(await subscriptionOutcome(nc, "corral.tenancy.>"), PERMISSION, "serving corral.tenancy.>");
-  t.regex(await subscriptionOutcome(nc, "corral.tasks.>"), PERMISSION, "reading task messages besides its pulls");
+  t.regex(await subscriptionOutcome(nc, streamSubjects[streams.tasks]), PERMISSION, "reading task messages besides its pulls");
 });
 
 test("bus permissions - a push consumer of the provisioner user aimed at a service subject gets no request served", async (t) => {
@@ -100,17 +113,17 @@ test("bus permissions - a push consumer of the provisioner user aimed at a servi
   });
   t.teardown(() => spy.unsubscribe());
   const jsm = await jetstreamManager(nc);
-  await jsm.consumers.add(`KV_${buckets.provisioners}`, {
+  await jsm.consumers.add(kvStream(buckets.provisioners), {
     name: "forged-requests",
     deliver_subject: subjects.tenancy.tenants.create,
-    filter_subject: `$KV.${buckets.provisioners}.${key}`,
+    filter_subject: `${kvSubjectPrefix(buckets.provisioners)}${key}`,
     ack_policy: AckPolicy.None,
     deliver_policy: DeliverPolicy.All,
   });
   await eventually(async () => delivered, { what: "the forged request delivered to the tenancy service's subject" });
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   t.is((await api(t.context.sys.baseUrl, "GET", `/tenants/${tenant}`, SUPERADMIN)).status, 404, "no tenant was created");
-  const listing = await t.throwsAsync(jsm.consumers.list(`KV_${buckets.provisioners}`).next());
+  const listing = await t.throwsAsync(jsm.consumers.list(kvStream(buckets.provisioners)).next());
   t.regex(listing?.message ?? "", PERMISSION, "other users' consumers (and their inboxes) are not listed");
 });
 

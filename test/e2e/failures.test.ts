@@ -5,7 +5,7 @@
  * and the cluster becomes active; quotas refuse creates with 409 and free up after delete; a busy cluster
  * answers 409 to every other operation.
  */
-import { keyToken } from "@corral/shared";
+import { eventSubject } from "@corral/shared";
 import { api, type Caller } from "../helpers/api.js";
 import { assertError, assertOk, show } from "../helpers/assertions.js";
 import {
@@ -117,7 +117,7 @@ test("events: every machine the provider creates and deletes is a node.created /
 
   const events = await eventually(
     async () => {
-      const all = await readEvents<any>(nc, `corral.events.${keyToken(tenant.name)}.>`);
+      const all = await readEvents<any>(nc, eventSubject(tenant.name, ">"));
       const mine = all.filter((e) => e.data.nodeId === node.id);
       return mine.some((e) => e.data.type === "node.deleted") ? mine : false;
     },

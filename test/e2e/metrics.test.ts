@@ -4,7 +4,7 @@
  * (times floored to seconds), and lies within what the wall clock allows. Queue metrics drain to zero.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { keyToken } from "@corral/shared";
+import { eventSubject } from "@corral/shared";
 import { api, SUPERADMIN, type Caller } from "../helpers/api.js";
 import { show } from "../helpers/assertions.js";
 import { createCluster, createWorkerTenant, importSimCatalog, readEvents, waitForStatus } from "../helpers/clusters.js";
@@ -34,9 +34,8 @@ async function usage(t: T, caller: Caller, query = ""): Promise<Usage> {
 
 /** Node lifetimes in whole seconds from the published events, per owner. */
 async function lifetimes(t: T, tenant: string, clusterIds: string[]) {
-  const prefix = `corral.events.${keyToken(tenant)}`;
   const read = async (kind: string) =>
-    (await readEvents<NodeEventBody>(t.context.sys.nc, `${prefix}.node.${kind}`)).map((e) => e.data).filter((e) => clusterIds.includes(e.clusterId));
+    (await readEvents<NodeEventBody>(t.context.sys.nc, eventSubject(tenant, `node.${kind}`))).map((e) => e.data).filter((e) => clusterIds.includes(e.clusterId));
   const created = await read("created");
   const deleted = await read("deleted");
   return created.map((c) => {

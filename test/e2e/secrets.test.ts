@@ -4,7 +4,7 @@
  * wherever their values appear in task output. A redacted value written back keeps the stored one. Provider
  * fields given with a request live only as long as their plan: afterwards nothing stored in JetStream holds them.
  */
-import { encode, listKeys, openBucket, REDACTED } from "@corral/shared";
+import { buckets, encode, listKeys, openBucket, REDACTED } from "@corral/shared";
 import { api, type Caller } from "../helpers/api.js";
 import { assertError, assertOk, show } from "../helpers/assertions.js";
 import { createCluster, getOk, tenantWithSimCatalog, waitForStatus, type E2eTenant } from "../helpers/clusters.js";
@@ -155,7 +155,7 @@ test("provider fields given with a request live only as long as their plan: noth
     t.true(output.includes(`"sim_password":"${REDACTED}"`), `${caller.user} sees the output, the given value redacted: ${output}`);
     t.false(output.includes(secret));
   }
-  const fields = await openBucket(nc, "corral_credentials");
+  const fields = await openBucket(nc, buckets.credentials);
   const keptFields = async () => (await listKeys(fields)).filter((key) => key.startsWith(id));
   t.deepEqual(await keptFields(), [], "no provider fields are kept once the plan ended");
   // Cluster, plan and node records with their kept history, the results stream, the task queue: nowhere. (A task
@@ -177,7 +177,7 @@ test("provider fields given with a request live only as long as their plan: noth
 
 test("provider fields no running plan needs are swept: an entry left by a crash before its plan started is removed", async (t) => {
   const { nc } = t.context.sys;
-  const fields = await openBucket(nc, "corral_credentials");
+  const fields = await openBucket(nc, buckets.credentials);
   // As a process killed between storing a request's fields and starting its plan leaves them (and as the older
   // layout kept them per cluster, until the cluster was terminated).
   const orphan = { clusterId: "99999999", planId: "99999999-002", fields: { sim_password: "orphan-Secret-1" }, writtenAt: 0 };

@@ -15,8 +15,8 @@ import {
   streams,
   taskConsumerName,
   tenantStreamFilters,
+  type StreamName,
 } from "@corral/shared";
-import { clusterBuckets } from "../../services/clusters/src/adapters/buckets.js";
 import { jobCounterName } from "../../services/clusters/src/adapters/counters.js";
 
 /** Counts of what is stored for a tenant (0 or false: nothing). */
@@ -74,7 +74,7 @@ export async function tenantLeftovers(
   redisUrl?: string,
 ): Promise<TenantLeftovers> {
   const jsm = await jetstreamManager(nc);
-  const clustersKv = await openBucket(nc, clusterBuckets.clusters, { history: 5 });
+  const clustersKv = await openBucket(nc, buckets.clusters);
   const clusters: string[] = [];
   for (const key of await listKeys(clustersKv)) {
     const record = await readValue<{ id: string; tenant: string }>(clustersKv, key);
@@ -85,8 +85,8 @@ export async function tenantLeftovers(
     for (const id of clusterIds) n += await under(nc, bucket, keyOf(id));
     return n;
   };
-  const messages = async (stream: string) => {
-    const filter = tenantStreamFilters(tenant)[stream] ?? "";
+  const messages = async (stream: StreamName) => {
+    const filter = tenantStreamFilters(tenant)[stream];
     const info = await jsm.streams.info(stream, { subjects_filter: filter });
     return Object.values(info.state.subjects ?? {}).reduce((a, b) => a + b, 0);
   };
@@ -94,11 +94,11 @@ export async function tenantLeftovers(
   return {
     tenantRecord: (await readValue(await openBucket(nc, buckets.tenants), kvKey(tenant))) !== undefined,
     clusters,
-    nodes: await perCluster(clusterBuckets.nodes, (id) => `${kvKey(id)}.>`),
-    plans: await perCluster(clusterBuckets.plans, (id) => `${kvKey(id)}.>`),
-    planTasks: await perCluster(clusterBuckets.planTasks, (id) => `${kvKey(id)}.>`),
-    jobCounters: await perCluster(clusterBuckets.counters, jobCounterName),
-    credentials: (await perCluster(clusterBuckets.credentials, (id) => kvKey(id))) + (await perCluster(clusterBuckets.credentials, (id) => `${kvKey(id)}.>`)),
+    nodes: await perCluster(buckets.nodes, (id) => `${kvKey(id)}.>`),
+    plans: await perCluster(buckets.plans, (id) => `${kvKey(id)}.>`),
+    planTasks: await perCluster(buckets.planTasks, (id) => `${kvKey(id)}.>`),
+    jobCounters: await perCluster(buckets.counters, jobCounterName),
+    credentials: (await perCluster(buckets.credentials, (id) => kvKey(id))) + (await perCluster(buckets.credentials, (id) => `${kvKey(id)}.>`)),
     clusterKeys: await under(nc, buckets.clusterKeys, tenantKeys),
     hostPool: await under(nc, buckets.hostPool, tenantKeys),
     usage: (await readValue(await openBucket(nc, buckets.usage), kvKey(tenant))) !== undefined,

@@ -5,7 +5,7 @@ import { removeKeyOfEmptyCluster } from "./containers.js";
 import type { ContainerSummary, DockerClient } from "./docker-api.js";
 import { LABEL, managedFilter } from "./naming.js";
 
-export { CLUSTERS_BUCKET, openClustersBucket } from "../../cluster-records.js";
+export { openClustersBucket } from "../../cluster-records.js";
 
 export interface ReconcileOptions {
   docker: DockerClient;

@@ -1,16 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { openBucket, type KV } from "@corral/shared";
+import { buckets, openBucket, type KV } from "@corral/shared";
 
-/** Buckets only the clusters service writes. */
-export const clusterBuckets = {
-  clusters: "corral_clusters",
-  nodes: "corral_nodes",
-  plans: "corral_plans",
-  planTasks: "corral_plan_tasks",
-  counters: "corral_counters",
-  credentials: "corral_credentials",
-} as const;
-
+/** The buckets only the clusters service writes. */
 export interface ClusterBuckets {
   clusters: KV;
   nodes: KV;
@@ -22,12 +13,12 @@ export interface ClusterBuckets {
 
 export async function openClusterBuckets(nc: NatsConnection): Promise<ClusterBuckets> {
   const [clusters, nodes, plans, planTasks, counters, credentials] = await Promise.all([
-    openBucket(nc, clusterBuckets.clusters, { history: 5 }),
-    openBucket(nc, clusterBuckets.nodes),
-    openBucket(nc, clusterBuckets.plans),
-    openBucket(nc, clusterBuckets.planTasks),
-    openBucket(nc, clusterBuckets.counters),
-    openBucket(nc, clusterBuckets.credentials),
+    openBucket(nc, buckets.clusters),
+    openBucket(nc, buckets.nodes),
+    openBucket(nc, buckets.plans),
+    openBucket(nc, buckets.planTasks),
+    openBucket(nc, buckets.counters),
+    openBucket(nc, buckets.credentials),
   ]);
   return { clusters, nodes, plans, planTasks, counters, credentials };
 }

@@ -1,5 +1,5 @@
 import { assign, setup } from "xstate";
-import type { JsonObject, Service } from "@corral/shared";
+import type { ClusterAction, ClusterStatus, JsonObject, Service } from "@corral/shared";
 import { machineVersions } from "./actors.js";
 
 /**
@@ -8,29 +8,6 @@ import { machineVersions } from "./actors.js";
  */
 
 export const CLUSTER_MACHINE_VERSION = "cluster@1";
-
-export const ClusterStatus = {
-  Pending: "pending",
-  Active: "active",
-  Incomplete: "incomplete",
-  Inconsistent: "inconsistent",
-  Terminated: "terminated",
-} as const;
-export type ClusterStatus = (typeof ClusterStatus)[keyof typeof ClusterStatus];
-export const CLUSTER_STATUSES: readonly ClusterStatus[] = Object.values(ClusterStatus);
-
-export const ClusterAction = {
-  SolveLayout: "solve_layout",
-  Create: "cluster_create",
-  Delete: "cluster_delete",
-  Configure: "cluster_configure",
-  ConfigureWithRestart: "cluster_configure_with_restart",
-  StopServices: "stop_services",
-  StartServices: "start_services",
-  RestartServices: "restart_services",
-  AddServices: "add_services",
-} as const;
-export type ClusterAction = (typeof ClusterAction)[keyof typeof ClusterAction];
 
 export const ActionStatus = {
   NotSubmitted: "not_submitted",

@@ -1,5 +1,4 @@
-import { ConflictError, NotFoundError, type Identity } from "@corral/shared";
-import type { ClusterAction, ClusterStatus } from "./cluster-machine.js";
+import { ConflictError, NotFoundError, type ClusterAction, type ClusterStatus, type Identity } from "@corral/shared";
 import type { ClusterRecord } from "./records.js";
 
 export const statusOf = (cluster: ClusterRecord) => cluster.actor.value as ClusterStatus;

@@ -1,4 +1,4 @@
-import type { ClusterTemplate, Json, JsonObject, Provider, Service, TaskName } from "@corral/shared";
+import type { ClusterTemplate, Json, JsonObject, PlanAction, Provider, Service, TaskName } from "@corral/shared";
 import type { PersistedActor } from "./actors.js";
 import type { ClusterContext } from "./cluster-machine.js";
 import type { PlanContext } from "./plan-machine.js";
@@ -66,8 +66,7 @@ export interface PlanRecord {
   id: string;
   clusterId: string;
   tenant: string;
-  /** Upper case, e.g. CLUSTER_CREATE. */
-  action: string;
+  action: PlanAction;
   /** ms */
   createTime: number;
   stageSizes: number[];

@@ -1,8 +1,5 @@
-import type { Json, JsonObject, Service, TaskConfig, TaskMessage, TaskName, TaskNodeInfo } from "@corral/shared";
+import { NODE_TASKS, type Json, type JsonObject, type Service, type TaskConfig, type TaskMessage, type TaskName, type TaskNodeInfo } from "@corral/shared";
 import type { ClusterNode, ClusterRecord, StoredTask } from "./records.js";
-
-/** Tasks that act on the machine itself: they get the cluster config unexpanded (as Coopr did). */
-export const HARDWARE_TASKS: ReadonlySet<TaskName> = new Set(["CREATE", "CONFIRM", "BOOTSTRAP", "DELETE"]);
 
 /** Above this many nodes, tasks do not carry every other node (it would grow every message with the cluster). */
 export const MAX_NODES_IN_TASK = 256;
@@ -63,7 +60,7 @@ export function buildTaskMessage(
   const { cluster } = ctx;
   const config: TaskConfig = {
     ...nodeInfo(node, ctx.defs),
-    cluster: HARDWARE_TASKS.has(taskName) ? cluster.config : ctx.expandedConfig(node.id),
+    cluster: NODE_TASKS.has(taskName) ? cluster.config : ctx.expandedConfig(node.id),
     provider: {
       name: cluster.provider.name,
       providertype: cluster.provider.providertype,

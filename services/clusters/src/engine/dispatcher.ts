@@ -1,9 +1,9 @@
 import { createMacroContext, compileConfig, expandConfig, type MacroNode } from "@corral/solver";
-import type { Json, JsonObject, Service, TaskMessage } from "@corral/shared";
+import { NODE_TASKS, type Json, type JsonObject, type Service, type TaskMessage } from "@corral/shared";
 import { formatTaskId, nodeIdsOf } from "../domain/ids.js";
 import { stagePositionOf, type Dispatch, type PlanEvent } from "../domain/plan-machine.js";
 import type { ClusterNode, ClusterRecord, PlanRecord, StoredTask } from "../domain/records.js";
-import { buildTaskMessage, HARDWARE_TASKS } from "../domain/task-builder.js";
+import { buildTaskMessage } from "../domain/task-builder.js";
 import type { EngineDeps } from "./deps.js";
 import type { DispatchMemory } from "./dispatch-memory.js";
 
@@ -92,7 +92,7 @@ export function createDispatcher(deps: EngineDeps, memory: DispatchMemory): Disp
       }
 
       const defs = new Map<string, Service>(cluster.serviceDefs.map((s) => [s.name, s]));
-      const needsExpansion = work.some((w) => !HARDWARE_TASKS.has(w.taskName));
+      const needsExpansion = work.some((w) => !NODE_TASKS.has(w.taskName));
       const macroContext = needsExpansion
         ? createMacroContext({ nodes: [...nodes.values()].map(macroNode), owner: cluster.ownerId })
         : undefined;

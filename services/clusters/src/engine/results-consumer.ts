@@ -1,5 +1,5 @@
 import { jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
-import { RESULTS_ACK_WAIT_MS, decode, ensureResultsConsumer, streams, type TaskResult } from "@corral/shared";
+import { RESULTS_ACK_WAIT_MS, TaskName, decode, ensureResultsConsumer, streams, type TaskResult } from "@corral/shared";
 import { mapLimit } from "../adapters/buckets.js";
 import { taskIndexOf } from "../domain/ids.js";
 import { applyResultToNode } from "../domain/node-results.js";
@@ -104,9 +104,9 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
         return next ? { put: next } : { keep: true };
       });
       // Published on every delivery, not only the first: after a crash the repeat is dropped by its message id.
-      if (r.status === 0 && (r.taskName === "CREATE" || r.taskName === "DELETE")) {
+      if (r.status === 0 && (r.taskName === TaskName.Create || r.taskName === TaskName.Delete)) {
         await deps.publisher.publishEvent({
-          type: r.taskName === "CREATE" ? "node.created" : "node.deleted",
+          type: r.taskName === TaskName.Create ? "node.created" : "node.deleted",
           tenant: r.tenant,
           clusterId: r.clusterId,
           nodeId: r.nodeId,

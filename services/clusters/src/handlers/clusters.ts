@@ -1,5 +1,4 @@
-import { BadRequestError, seesSecrets, subjects, type ApiRequest, type Handler } from "@corral/shared";
-import { CLUSTER_STATUSES, type ClusterStatus } from "../domain/cluster-machine.js";
+import { BadRequestError, CLUSTER_STATUSES, seesSecrets, subjects, type ApiRequest, type ClusterStatus, type Handler } from "@corral/shared";
 import { statusOf } from "../domain/cluster-status.js";
 import { nodeIdsOf } from "../domain/ids.js";
 import { parseCreateCluster, parseLeaseExtension, parseProviderFieldsBody } from "../domain/requests.js";

@@ -1,12 +1,9 @@
+import { planActionOf, type PlannedClusterAction } from "@corral/shared";
 import { planAction, type PlanRequest } from "@corral/solver";
 import type { Decision } from "../domain/actors.js";
-import type { ClusterAction } from "../domain/cluster-machine.js";
 import type { PlanActorAction } from "../domain/plan-steps.js";
 import type { ClusterRecord, PlanRecord, StoredTask } from "../domain/records.js";
 import type { OperationContext } from "./context.js";
-
-/** Every cluster action but solving, which plans no tasks. */
-export type PlannedAction = Exclude<ClusterAction, "solve_layout">;
 
 /**
  * Plans a job (solver) and stores its plan actor, not yet reachable from its cluster. Answers the plan with the
@@ -17,11 +14,11 @@ export async function createJobPlan(
   { deps, actors }: OperationContext,
   cluster: Pick<ClusterRecord, "id" | "tenant">,
   planId: string,
-  action: PlannedAction,
+  action: PlannedClusterAction,
   planRequest: Omit<PlanRequest, "action">,
   extra: Pick<PlanRecord, "nodeServices"> = {},
 ): Promise<Decision<PlanRecord, PlanActorAction>> {
-  const plan = planAction({ ...planRequest, action });
+  const plan = planAction({ ...planRequest, action: planActionOf(action) });
   const stages: StoredTask[][] = plan.stages.map((stage) =>
     stage.map((t) => ({ taskName: t.taskName, nodeId: t.nodeId, service: t.service })),
   );

@@ -1,15 +1,15 @@
-import { NotFoundError, type JsonObject } from "@corral/shared";
+import { NotFoundError, type JsonObject, type PlannedClusterAction } from "@corral/shared";
 import { jobCounterName } from "../adapters/counters.js";
 import { isActionAllowed, type JobChanges } from "../domain/cluster-machine.js";
 import { jobRefusal, statusOf } from "../domain/cluster-status.js";
 import { formatPlanId, nodeIdsOf } from "../domain/ids.js";
 import type { ClusterRecord } from "../domain/records.js";
 import type { OperationContext } from "./context.js";
-import { createJobPlan, type PlannedAction } from "./plan-job.js";
+import { createJobPlan } from "./plan-job.js";
 
 /** What an operation on an existing cluster asks for. */
 export interface JobRequest {
-  action: PlannedAction;
+  action: PlannedClusterAction;
   /** For single-service start/stop/restart. */
   service?: string;
   /** For add_services: the services added and the nodes' services after the change. */

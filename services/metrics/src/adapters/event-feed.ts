@@ -1,13 +1,13 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
-import { decode, ensureStreams, streams, type Logger } from "@corral/shared";
+import { consumers, decode, ensureStreams, eventFilter, streams, type Logger } from "@corral/shared";
 import { parseNodeEvent, type NodeEvent } from "../domain/node-events.js";
 import type { UsageStore } from "./usage-store.js";
 
 /** Durable consumer of node events on the events stream. Every metrics instance shares it. */
-export const NODE_EVENTS_CONSUMER = "metrics-node-usage";
-/** `corral.events.<tenant>.node.created|deleted` (shared/src/tasks.ts `eventSubject`), any tenant. */
-const NODE_EVENTS_FILTER = "corral.events.*.node.*";
+const NODE_EVENTS_CONSUMER = consumers.nodeEvents;
+/** `node.created` and `node.deleted` events of any tenant. */
+const NODE_EVENTS_FILTER = eventFilter("node.*");
 
 export interface EventFeedOptions {
   nc: NatsConnection;

@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstreamManager, type ConsumerInfo, type JetStreamManager } from "@nats-io/jetstream";
-import { buckets, fromKeyToken, listKeys, openBucket, streams, taskConsumerName, taskSubject, type KV } from "@corral/shared";
+import { buckets, fromKeyToken, listKeys, openBucket, streams, streamSubjects, taskConsumerName, taskSubject, type KV } from "@corral/shared";
 
 /** Tasks of one tenant (spec 2.11): in progress (delivered, not acked), queued (not yet delivered), total. */
 export interface QueueCounts {
@@ -65,7 +65,7 @@ export async function openQueueStateReader(nc: NatsConnection): Promise<QueueSta
     if (tenants.length === 0) return out;
     const only = tenants.length === 1 ? tenants[0] : undefined;
     try {
-      const info = await jsm.streams.info(streams.tasks, { subjects_filter: only !== undefined ? taskSubject(only) : "corral.tasks.>" });
+      const info = await jsm.streams.info(streams.tasks, { subjects_filter: only !== undefined ? taskSubject(only) : streamSubjects[streams.tasks] });
       for (const t of tenants) out.set(t, info.state.subjects?.[taskSubject(t)] ?? 0);
     } catch (err) {
       if (!isNotFound(err)) throw err;

@@ -4,7 +4,7 @@
  * running runtime dependencies that are not planned themselves.
  */
 import type { Service } from "../../../../../shared/src/entities.js";
-import { ACTION_TASK_ORDER, NODE_TASKS, SERVICE_ACTION_KEY, TaskName } from "./actions.js";
+import { ACTION_TASK_ORDER, NODE_TASKS, TaskName, serviceActionOf } from "./actions.js";
 import type { ClusterDependencies } from "./dependencies.js";
 import type { PlanCluster } from "./plan-request.js";
 import type { PlannedScope } from "./planned-scope.js";
@@ -25,7 +25,7 @@ export interface TaskGroupDrafts {
 }
 
 function defines(def: Service, task: TaskName): boolean {
-  const key = SERVICE_ACTION_KEY[task];
+  const key = serviceActionOf(task);
   return key !== undefined && def.provisioner?.actions?.[key] !== undefined;
 }
 
