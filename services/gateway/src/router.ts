@@ -1,13 +1,20 @@
-import type { Method, Route } from "./routes.js";
+import type { Method } from "./routes.js";
 
-export type RouteMatch =
-  | { kind: "found"; route: Route; params: Record<string, string> }
+/** What the router needs of a route: its method and path pattern. */
+export interface RoutePattern {
+  method: Method;
+  /** `:name` segments become params. */
+  pattern: string;
+}
+
+export type RouteMatch<R extends RoutePattern> =
+  | { kind: "found"; route: R; params: Record<string, string> }
   | { kind: "method_not_allowed"; allowed: Method[] }
   | { kind: "not_found" }
   | { kind: "bad_path"; message: string };
 
-interface CompiledRoute {
-  route: Route;
+interface CompiledRoute<R extends RoutePattern> {
+  route: R;
   segments: Array<{ literal: string } | { param: string }>;
   literalCount: number;
 }
@@ -21,8 +28,8 @@ export function pathSegments(path: string): string[] {
  * Matches method + path against the route table. Literal segments win over parameters, so
  * `/clusters/:id/services/start` beats `/clusters/:id/services/:service`.
  */
-export function createRouter(routes: Route[]): (method: string, path: string) => RouteMatch {
-  const bySize = new Map<number, CompiledRoute[]>();
+export function createRouter<R extends RoutePattern>(routes: R[]): (method: string, path: string) => RouteMatch<R> {
+  const bySize = new Map<number, CompiledRoute<R>[]>();
   for (const route of routes) {
     const segments = pathSegments(route.pattern).map((s) => (s.startsWith(":") ? { param: s.slice(1) } : { literal: s }));
     const compiled = { route, segments, literalCount: segments.filter((s) => "literal" in s).length };
@@ -35,7 +42,7 @@ export function createRouter(routes: Route[]): (method: string, path: string) =>
   return (method, path) => {
     const parts = pathSegments(path);
     const candidates = bySize.get(parts.length) ?? [];
-    let shapeMatched: CompiledRoute | undefined;
+    let shapeMatched: CompiledRoute<R> | undefined;
     const allowed = new Set<Method>();
     for (const c of candidates) {
       if (!c.segments.every((seg, i) => !("literal" in seg) || seg.literal === parts[i])) continue;

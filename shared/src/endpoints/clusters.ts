@@ -1,0 +1,369 @@
+/** Endpoints the clusters service answers: clusters, their plans, config and services, node properties (spec 4.7, 4.11). */
+import type { ClusterTemplate, Json, JsonObject, Provider } from "../entities.js";
+import { subjects } from "../subjects.js";
+import { TaskName } from "../task-names.js";
+import { endpointsOf, route } from "./endpoint.js";
+import { clusterTemplateSchema, providerSchema } from "./entity-schemas.js";
+import {
+  anyJson,
+  anyObject,
+  arrayOf,
+  boolean,
+  count,
+  integer,
+  objectOf,
+  oneOfValues,
+  recordOf,
+  string,
+  type JsonSchema,
+} from "./json-schema.js";
+
+/** `POST /clusters`. */
+export interface CreateClusterBody {
+  name: string;
+  clusterTemplate: string;
+  numMachines: number;
+  description?: string;
+  imagetype?: string;
+  hardwaretype?: string;
+  provider?: string;
+  providerFields?: JsonObject;
+  services?: string[];
+  /** ms; 0: the template's maximum. */
+  initialLeaseDuration?: number;
+  dnsSuffix?: string;
+  config?: JsonObject;
+}
+
+/** Delete, start, stop and restart take only the provider fields a provider type asks users for (spec 7). */
+export interface ProviderFieldsBody {
+  providerFields?: JsonObject;
+}
+
+/** Live progress of a cluster's current or last job. */
+export interface ClusterProgress {
+  action: string;
+  actionstatus: string;
+  stepstotal: number;
+  stepscompleted: number;
+}
+
+/** Spec 2.7 summary form (`GET /clusters`). */
+export interface ClusterSummary {
+  id: string;
+  name: string;
+  description: string;
+  createTime: number;
+  expireTime: number;
+  services: string[];
+  numNodes: number;
+  status: string;
+  provider: { name: string };
+  clusterTemplate: { name: string };
+  ownerId: string;
+  progress: ClusterProgress;
+}
+
+/** One entry of a node's action history (spec 2.7). */
+export interface NodeActionView {
+  taskId: string;
+  service: string;
+  action: TaskName;
+  submitTime: number;
+  statusTime: number;
+  status: "complete" | "failed";
+  stdout?: string;
+  stderr?: string;
+}
+
+/** Spec 2.7 node object. */
+export interface NodeView {
+  id: string;
+  clusterId: string;
+  services: string[];
+  properties: Record<string, Json>;
+  actions: NodeActionView[];
+}
+
+/** Spec 2.7 full form (`GET /clusters/{id}`). */
+export interface ClusterDetails {
+  id: string;
+  name: string;
+  description: string;
+  createTime: number;
+  expireTime: number;
+  services: string[];
+  ownerId: string;
+  status: string;
+  provider: Provider;
+  clusterTemplate: ClusterTemplate;
+  jobs: string[];
+  config: JsonObject;
+  progress: ClusterProgress;
+  nodes: NodeView[];
+}
+
+/** Spec 4.7 status body. */
+export interface ClusterStatusView {
+  clusterid: string;
+  status: string;
+  action: string;
+  actionstatus: string;
+  stepstotal: number;
+  stepscompleted: number;
+}
+
+/** One task of a plan view. */
+export interface PlanTaskView {
+  id: string;
+  taskName: TaskName;
+  nodeId: string;
+  service?: string;
+}
+
+/** Spec 2.8 plan object. */
+export interface PlanView {
+  id: string;
+  clusterId: string;
+  /** Upper case, e.g. CLUSTER_CREATE. */
+  action: string;
+  currentStage: number;
+  status: string;
+  createTime: number;
+  stages: PlanTaskView[][];
+}
+
+/** What `corral.clusters.purgeTenant` answers: `done` once nothing of the tenant is left. */
+export interface ClustersPurgeResult {
+  done: boolean;
+  removed: number;
+}
+
+const names = arrayOf(string);
+const taskName = oneOfValues(Object.values(TaskName));
+const providerFields = { providerFields: anyObject };
+
+const progressSchema = objectOf({ action: string, actionstatus: string, stepstotal: count, stepscompleted: count });
+
+const clusterSummarySchema = objectOf({
+  id: string,
+  name: string,
+  description: string,
+  createTime: count,
+  expireTime: count,
+  services: names,
+  numNodes: count,
+  status: string,
+  provider: objectOf({ name: string }),
+  clusterTemplate: objectOf({ name: string }),
+  ownerId: string,
+  progress: progressSchema,
+});
+
+const nodeViewSchema = objectOf({
+  id: string,
+  clusterId: string,
+  services: names,
+  properties: recordOf(anyJson),
+  actions: arrayOf(
+    objectOf(
+      {
+        taskId: string,
+        service: string,
+        action: taskName,
+        submitTime: count,
+        statusTime: count,
+        status: oneOfValues(["complete", "failed"]),
+      },
+      { optional: { stdout: string, stderr: string } },
+    ),
+  ),
+});
+
+const clusterDetailsSchema = objectOf({
+  id: string,
+  name: string,
+  description: string,
+  createTime: count,
+  expireTime: count,
+  services: names,
+  ownerId: string,
+  status: string,
+  provider: providerSchema,
+  clusterTemplate: clusterTemplateSchema,
+  jobs: names,
+  config: anyObject,
+  progress: progressSchema,
+  nodes: arrayOf(nodeViewSchema),
+});
+
+const clusterStatusSchema = objectOf({
+  clusterid: string,
+  status: string,
+  action: string,
+  actionstatus: string,
+  stepstotal: count,
+  stepscompleted: count,
+});
+
+const planViewSchema = objectOf({
+  id: string,
+  clusterId: string,
+  action: string,
+  currentStage: count,
+  status: string,
+  createTime: count,
+  stages: arrayOf(arrayOf(objectOf({ id: string, taskName, nodeId: string }, { optional: { service: string } }))),
+});
+
+const createClusterSchema = objectOf(
+  { name: string, clusterTemplate: string, numMachines: integer },
+  {
+    optional: {
+      description: string,
+      imagetype: string,
+      hardwaretype: string,
+      provider: string,
+      services: names,
+      initialLeaseDuration: count,
+      dnsSuffix: string,
+      config: anyObject,
+      ...providerFields,
+    },
+    additionalProperties: true,
+  },
+);
+
+const providerFieldsSchema: JsonSchema = objectOf({}, { optional: providerFields, additionalProperties: true });
+
+const define = endpointsOf("clusters");
+const c = subjects.clusters;
+
+/** start, stop or restart the services of a cluster: all of them, or the one named in the path. */
+const runServices = (op: "start" | "stop" | "restart", subject: string) =>
+  define.rest<ProviderFieldsBody, void>({
+    subject,
+    routes: [route("POST", `/clusters/:id/services/${op}`), route("POST", `/clusters/:id/services/:service/${op}`)],
+    access: "user",
+    body: "optional",
+    request: providerFieldsSchema,
+    reply: "empty",
+  });
+
+export const clusterEndpoints = {
+  "clusters.list": define.rest<undefined, ClusterSummary[]>({
+    subject: c.list,
+    routes: [route("GET", "/clusters")],
+    access: "user",
+    body: "none",
+    reply: arrayOf(clusterSummarySchema),
+  }),
+  "clusters.create": define.rest<CreateClusterBody, { id: string }>({
+    subject: c.create,
+    routes: [route("POST", "/clusters")],
+    access: "user",
+    body: "json",
+    request: createClusterSchema,
+    reply: objectOf({ id: string }),
+  }),
+  "clusters.get": define.rest<undefined, ClusterDetails>({
+    subject: c.get,
+    routes: [route("GET", "/clusters/:id")],
+    access: "user",
+    body: "none",
+    reply: clusterDetailsSchema,
+  }),
+  "clusters.extendLease": define.rest<{ expireTime: number }, void>({
+    subject: c.extendLease,
+    routes: [route("POST", "/clusters/:id")],
+    access: "user",
+    body: "json",
+    request: objectOf({ expireTime: count }, { additionalProperties: true }),
+    reply: "empty",
+  }),
+  "clusters.delete": define.rest<ProviderFieldsBody, void>({
+    subject: c.delete,
+    routes: [route("DELETE", "/clusters/:id")],
+    access: "user",
+    body: "optional",
+    request: providerFieldsSchema,
+    reply: "empty",
+  }),
+  "clusters.status": define.rest<undefined, ClusterStatusView>({
+    subject: c.status,
+    routes: [route("GET", "/clusters/:id/status")],
+    access: "user",
+    body: "none",
+    reply: clusterStatusSchema,
+  }),
+  "clusters.plans": define.rest<undefined, PlanView[]>({
+    subject: c.plans,
+    routes: [route("GET", "/clusters/:id/plans")],
+    access: "user",
+    body: "none",
+    reply: arrayOf(planViewSchema),
+  }),
+  "clusters.plan": define.rest<undefined, PlanView>({
+    subject: c.plan,
+    routes: [route("GET", "/clusters/:id/plans/:planId")],
+    access: "user",
+    body: "none",
+    reply: planViewSchema,
+  }),
+  "clusters.getConfig": define.rest<undefined, JsonObject>({
+    subject: c.getConfig,
+    routes: [route("GET", "/clusters/:id/config")],
+    access: "user",
+    body: "none",
+    reply: anyObject,
+  }),
+  "clusters.putConfig": define.rest<{ config: JsonObject; restart?: boolean } & ProviderFieldsBody, void>({
+    subject: c.putConfig,
+    routes: [route("PUT", "/clusters/:id/config")],
+    access: "user",
+    body: "json",
+    request: objectOf({ config: anyObject }, { optional: { restart: boolean, ...providerFields }, additionalProperties: true }),
+    reply: "empty",
+  }),
+  "clusters.getServices": define.rest<undefined, string[]>({
+    subject: c.getServices,
+    routes: [route("GET", "/clusters/:id/services")],
+    access: "user",
+    body: "none",
+    reply: names,
+  }),
+  "clusters.addServices": define.rest<{ services: string[] } & ProviderFieldsBody, void>({
+    subject: c.addServices,
+    routes: [route("POST", "/clusters/:id/services")],
+    access: "user",
+    body: "json",
+    request: objectOf({ services: names }, { optional: providerFields, additionalProperties: true }),
+    reply: "empty",
+  }),
+  "clusters.startServices": runServices("start", c.startServices),
+  "clusters.stopServices": runServices("stop", c.stopServices),
+  "clusters.restartServices": runServices("restart", c.restartServices),
+  "clusters.nodeProperties": define.rest<
+    { clusterId: string; properties?: string[]; services?: string[] },
+    Record<string, Record<string, Json>>
+  >({
+    subject: c.nodeProperties,
+    routes: [route("POST", "/getNodeProperties")],
+    access: "user",
+    body: "json",
+    request: objectOf({ clusterId: string }, { optional: { properties: names, services: names }, additionalProperties: true }),
+    reply: recordOf(recordOf(anyJson)),
+  }),
+};
+
+export const clustersInternalEndpoints = {
+  /**
+   * Tenant deletion: removes up to a batch of the tenant's clusters with everything kept for them, then its task
+   * queue, results, events and usage. Idempotent; call again until `done`.
+   */
+  "clusters.purgeTenant": define.internal<{ tenant: string }, ClustersPurgeResult>({
+    subject: c.purgeTenant,
+    request: objectOf({ tenant: string }),
+    reply: objectOf({ done: boolean, removed: count }),
+  }),
+};

@@ -1,0 +1,110 @@
+import type { ApiRequest } from "../rpc.js";
+import type { JsonSchema } from "./json-schema.js";
+
+/** The processes that answer endpoints; `gateway` answers only what needs no service (`GET /status`). */
+export type ServiceName = "gateway" | "tenancy" | "clusters" | "plugins" | "metrics" | "auth" | "solver";
+
+/** Who may call a REST endpoint. `public` needs no identity. */
+export type Access = "public" | "user" | "admin" | "superadmin";
+export type Method = "GET" | "POST" | "PUT" | "DELETE";
+/**
+ * `json`: a JSON body is required; `optional`: JSON if present; `none`: any body is ignored; `upload`: raw bytes,
+ * streamed into the uploads object store (never held whole in memory) and handed over by name.
+ */
+export type BodyKind = "json" | "optional" | "none" | "upload";
+
+/** One method and path of a REST endpoint. */
+export interface RestRoute {
+  method: Method;
+  /** Path under the version segment; `:name` segments are path parameters. */
+  path: string;
+  /** Names of the path parameters, in path order. */
+  params: readonly string[];
+}
+
+/** How an endpoint is reached over REST. */
+export interface RestBinding {
+  /** Usually one; start, stop and restart of services have one for all services and one for a single service. */
+  routes: readonly RestRoute[];
+  access: Access;
+  /** Status when the role does not allow the call (spec: 401, except import and metrics queues: 403). */
+  denialStatus: 401 | 403;
+  body: BodyKind;
+}
+
+/**
+ * One operation of Corral: which service answers it on which NATS subject, its REST routes if it has any, and what
+ * goes in and comes out (JSON Schema for the wire, TypeScript types for the typed helpers).
+ */
+export interface Endpoint<Request = unknown, Reply = unknown> {
+  service: ServiceName;
+  /** NATS subject the service answers on; absent only for what the gateway answers itself. */
+  subject?: string;
+  /** Absent: internal, reached over NATS only. */
+  rest?: RestBinding;
+  /** REST: the request body (absent when no body is read); internal: the NATS request. */
+  request?: JsonSchema;
+  /** `"empty"`: the answer has no body. */
+  reply: JsonSchema | "empty";
+  /** Never set: carries the request and reply types to the typed helpers. */
+  readonly types?: { request: Request; reply: Reply };
+}
+
+/** An endpoint with REST routes: its NATS request is the gateway's envelope around a `Body`. */
+export type RestEndpoint<Body, Reply> = Endpoint<ApiRequest<Body>, Reply> & { rest: RestBinding };
+
+/** `route("GET", "/clusters/:id")`: a REST route with its path parameters read from the path. */
+export function route(method: Method, path: string): RestRoute {
+  const params = path
+    .split("/")
+    .filter((segment) => segment.startsWith(":"))
+    .map((segment) => segment.slice(1));
+  return { method, path, params };
+}
+
+export interface RestEndpointDefinition {
+  subject: string;
+  routes: readonly RestRoute[];
+  access: Exclude<Access, "public">;
+  /** @default 401 */
+  denialStatus?: 401 | 403;
+  body: BodyKind;
+  /** Schema of the body; leave out for body `none`. */
+  request?: JsonSchema;
+  reply: JsonSchema | "empty";
+}
+
+export interface InternalEndpointDefinition {
+  subject: string;
+  request: JsonSchema;
+  reply: JsonSchema | "empty";
+}
+
+/** An endpoint a service answers on its subject. */
+export type ServedEndpoint<S extends ServiceName, Request, Reply> = Endpoint<Request, Reply> & { service: S; subject: string };
+
+/** The definers of one service's endpoints; the service's name stays in their types (handlers are checked per service). */
+export interface EndpointDefiners<S extends ServiceName> {
+  /** A REST endpoint whose body is a `Body` (`undefined` when none is read) and whose answer is a `Reply`. */
+  rest<Body, Reply>(definition: RestEndpointDefinition): ServedEndpoint<S, ApiRequest<Body>, Reply> & { rest: RestBinding };
+  /** An endpoint reached over NATS only, by other services. */
+  internal<Request, Reply>(definition: InternalEndpointDefinition): ServedEndpoint<S, Request, Reply>;
+}
+
+export function endpointsOf<S extends Exclude<ServiceName, "gateway">>(service: S): EndpointDefiners<S> {
+  return {
+    rest(definition) {
+      const { routes, access, denialStatus, body, ...served } = definition;
+      return { service, ...served, rest: { routes, access, denialStatus: denialStatus ?? 401, body } };
+    },
+    internal(definition) {
+      return { service, ...definition };
+    },
+  };
+}
+
+/** A public REST endpoint the gateway answers itself, without a service. */
+export function gatewayEndpoint<Reply>(definition: { routes: readonly RestRoute[]; reply: JsonSchema }): RestEndpoint<undefined, Reply> {
+  const { routes, reply } = definition;
+  return { service: "gateway", rest: { routes, access: "public", denialStatus: 401, body: "none" }, reply };
+}

@@ -1,0 +1,145 @@
+/** Endpoints the plugins service answers: plugin types, resources and their versions, sync (spec 2.9, 2.10, 4.8). */
+import type { PluginParameterSet } from "../entities.js";
+import { RESOURCE_STATUSES, type ResourceStatus } from "../resource-status.js";
+import { subjects } from "../subjects.js";
+import { endpointsOf, route } from "./endpoint.js";
+import { anyJson, arrayOf, boolean, bytes, count, objectOf, oneOfValues, recordOf, string } from "./json-schema.js";
+
+/** Spec 2.9: a plugin specification as the API shows it (`resourcetypes` / `filetype`, not the stored names). */
+export interface PluginSpecView {
+  name: string;
+  description: string;
+  resourcetypes: Record<string, { filetype: "file" | "archive" }>;
+  parameters: { admin?: PluginParameterSet; user?: PluginParameterSet };
+}
+
+/** Spec 2.10: one version of a resource. */
+export interface ResourceMeta {
+  name: string;
+  version: number;
+  status: ResourceStatus;
+}
+
+/** What `corral.plugins.copyTenant` answers. */
+export interface CopyTenantResult {
+  resources: number;
+  versions: number;
+  /** Versions whose bytes were copied (the rest were already there from an earlier, interrupted copy). */
+  copied: number;
+}
+
+/** What a purge of a tenant's data answers: how many records went. */
+export interface PurgeResult {
+  removed: number;
+}
+
+const fieldSchema = objectOf(
+  { label: string, type: string },
+  { optional: { tip: string, override: boolean, sensitive: boolean, default: anyJson, options: arrayOf(anyJson) } },
+);
+const parameterSetSchema = objectOf({ fields: recordOf(fieldSchema), required: arrayOf(arrayOf(string)) });
+
+const pluginSpecViewSchema = objectOf({
+  name: string,
+  description: string,
+  resourcetypes: recordOf(objectOf({ filetype: oneOfValues(["file", "archive"]) })),
+  parameters: objectOf({}, { optional: { admin: parameterSetSchema, user: parameterSetSchema } }),
+});
+
+const resourceMetaSchema = objectOf({ name: string, version: count, status: oneOfValues(RESOURCE_STATUSES) });
+const purgeResultSchema = objectOf({ removed: count });
+const tenantRequest = objectOf({ tenant: string });
+
+const define = endpointsOf("plugins");
+const p = subjects.plugins;
+const resource = "/plugins/:type/:plugin/:resourceType/:resource";
+const version = `${resource}/versions/:version`;
+
+export const pluginEndpoints = {
+  "plugins.sync": define.rest<undefined, void>({
+    subject: p.sync,
+    routes: [route("POST", "/plugins/sync")],
+    access: "admin",
+    body: "none",
+    reply: "empty",
+  }),
+  "plugins.listTypes": define.rest<undefined, PluginSpecView[]>({
+    subject: p.listTypes,
+    routes: [route("GET", "/plugins/:type")],
+    access: "user",
+    body: "none",
+    reply: arrayOf(pluginSpecViewSchema),
+  }),
+  "plugins.getType": define.rest<undefined, PluginSpecView>({
+    subject: p.getType,
+    routes: [route("GET", "/plugins/:type/:plugin")],
+    access: "user",
+    body: "none",
+    reply: pluginSpecViewSchema,
+  }),
+  "plugins.listResources": define.rest<undefined, Record<string, ResourceMeta[]>>({
+    subject: p.listResources,
+    routes: [route("GET", "/plugins/:type/:plugin/:resourceType")],
+    access: "admin",
+    body: "none",
+    reply: recordOf(arrayOf(resourceMetaSchema)),
+  }),
+  "plugins.upload": define.rest<undefined, ResourceMeta>({
+    subject: p.upload,
+    routes: [route("POST", resource)],
+    access: "admin",
+    body: "upload",
+    request: bytes,
+    reply: resourceMetaSchema,
+  }),
+  "plugins.listVersions": define.rest<undefined, ResourceMeta[]>({
+    subject: p.listVersions,
+    routes: [route("GET", resource)],
+    access: "admin",
+    body: "none",
+    reply: arrayOf(resourceMetaSchema),
+  }),
+  "plugins.deleteResource": define.rest<undefined, void>({
+    subject: p.deleteResource,
+    routes: [route("DELETE", resource)],
+    access: "admin",
+    body: "none",
+    reply: "empty",
+  }),
+  "plugins.deleteVersion": define.rest<undefined, void>({
+    subject: p.deleteVersion,
+    routes: [route("DELETE", version)],
+    access: "admin",
+    body: "none",
+    reply: "empty",
+  }),
+  "plugins.stage": define.rest<undefined, void>({
+    subject: p.stage,
+    routes: [route("POST", `${version}/stage`)],
+    access: "admin",
+    body: "none",
+    reply: "empty",
+  }),
+  "plugins.recall": define.rest<undefined, void>({
+    subject: p.recall,
+    routes: [route("POST", `${version}/recall`)],
+    access: "admin",
+    body: "none",
+    reply: "empty",
+  }),
+};
+
+export const pluginsInternalEndpoints = {
+  /** Tenant bootstrap: makes `to`'s plugin resources a copy of `from`'s, versions and statuses included. Idempotent. */
+  "plugins.copyTenant": define.internal<{ from: string; to: string }, CopyTenantResult>({
+    subject: p.copyTenant,
+    request: objectOf({ from: string, to: string }),
+    reply: objectOf({ resources: count, versions: count, copied: count }),
+  }),
+  /** Tenant deletion: removes every plugin resource of the tenant (metadata and bytes). Idempotent. */
+  "plugins.purgeTenant": define.internal<{ tenant: string }, PurgeResult>({
+    subject: p.purgeTenant,
+    request: tenantRequest,
+    reply: purgeResultSchema,
+  }),
+};

@@ -1,0 +1,182 @@
+/** Endpoints the tenancy service answers: tenants, provisioners, the catalog, export and import, hostpool hosts. */
+import type { CatalogEntity, CatalogKind, CatalogSnapshot, JsonObject, Provisioner, Tenant } from "../entities.js";
+import type { HostAllocation } from "../hostpool.js";
+import type { ApiRequest } from "../rpc.js";
+import { subjects } from "../subjects.js";
+import { endpointsOf, route, type RestBinding, type ServedEndpoint } from "./endpoint.js";
+import {
+  catalogCreateSchema,
+  catalogEntitySchemas,
+  catalogImportSchema,
+  catalogSnapshotSchema,
+  catalogUpdateSchema,
+  provisionerSchema,
+  tenantSchema,
+  tenantWriteSchema,
+} from "./entity-schemas.js";
+import { arrayOf, count, objectOf, oneOfValues, string } from "./json-schema.js";
+
+/** `POST /tenants`, `PUT /tenants/{id}`. */
+export interface TenantWriteBody {
+  tenant: Tenant;
+  /** Copy the superadmin's catalog and plugin resources into a new tenant. @default false */
+  bootstrap?: boolean;
+}
+
+/** One host of a hostpool provider as the REST API shows it. */
+export interface HostView {
+  host: string;
+  state: "free" | HostAllocation["state"];
+  clusterId?: string;
+  nodeId?: string;
+  since?: number;
+  reason?: string;
+}
+
+const hostViewSchema = objectOf(
+  { host: string, state: oneOfValues(["free", "allocated", "quarantined"]) },
+  { optional: { clusterId: string, nodeId: string, since: count, reason: string } },
+);
+
+const define = endpointsOf("tenancy");
+const t = subjects.tenancy;
+
+export const tenantEndpoints = {
+  "tenancy.tenants.list": define.rest<undefined, Tenant[]>({
+    subject: t.tenants.list,
+    routes: [route("GET", "/tenants")],
+    access: "superadmin",
+    body: "none",
+    reply: arrayOf(tenantSchema),
+  }),
+  "tenancy.tenants.create": define.rest<TenantWriteBody, Tenant>({
+    subject: t.tenants.create,
+    routes: [route("POST", "/tenants")],
+    access: "superadmin",
+    body: "json",
+    request: tenantWriteSchema,
+    reply: tenantSchema,
+  }),
+  "tenancy.tenants.get": define.rest<undefined, Tenant>({
+    subject: t.tenants.get,
+    routes: [route("GET", "/tenants/:id")],
+    access: "superadmin",
+    body: "none",
+    reply: tenantSchema,
+  }),
+  "tenancy.tenants.update": define.rest<TenantWriteBody, Tenant>({
+    subject: t.tenants.update,
+    routes: [route("PUT", "/tenants/:id")],
+    access: "superadmin",
+    body: "json",
+    request: tenantWriteSchema,
+    reply: tenantSchema,
+  }),
+  "tenancy.tenants.delete": define.rest<undefined, void>({
+    subject: t.tenants.delete,
+    routes: [route("DELETE", "/tenants/:id")],
+    access: "superadmin",
+    body: "none",
+    reply: "empty",
+  }),
+  "tenancy.provisioners.list": define.rest<undefined, Provisioner[]>({
+    subject: t.provisioners.list,
+    routes: [route("GET", "/provisioners")],
+    access: "superadmin",
+    body: "none",
+    reply: arrayOf(provisionerSchema),
+  }),
+  "tenancy.provisioners.get": define.rest<undefined, Provisioner>({
+    subject: t.provisioners.get,
+    routes: [route("GET", "/provisioners/:id")],
+    access: "superadmin",
+    body: "none",
+    reply: provisionerSchema,
+  }),
+};
+
+/** The five operations on one catalog kind. Replies are the kind's entity (typed as any catalog entity). */
+interface CatalogKindEndpoints {
+  list: CatalogEndpoint<undefined, CatalogEntity[]>;
+  create: CatalogEndpoint<JsonObject, CatalogEntity>;
+  get: CatalogEndpoint<undefined, CatalogEntity>;
+  update: CatalogEndpoint<JsonObject, CatalogEntity>;
+  delete: CatalogEndpoint<undefined, void>;
+}
+type CatalogEndpoint<Body, Reply> = ServedEndpoint<"tenancy", ApiRequest<Body>, Reply> & { rest: RestBinding };
+
+export type CatalogEndpoints<K extends CatalogKind> = {
+  [Op in keyof CatalogKindEndpoints as `tenancy.catalog.${K}.${Op}`]: CatalogKindEndpoints[Op];
+};
+
+/** `GET|POST /{kind}`, `GET|PUT|DELETE /{kind}/{name}` of one catalog kind (spec 4.3-4.6). */
+export function catalogEndpoints<K extends CatalogKind>(kind: K): CatalogEndpoints<K> {
+  const s = t.catalog[kind];
+  const entity = catalogEntitySchemas[kind];
+  const one = `/${kind}/:name`;
+  const operations: CatalogKindEndpoints = {
+    list: define.rest<undefined, CatalogEntity[]>({ subject: s.list, routes: [route("GET", `/${kind}`)], access: "user", body: "none", reply: arrayOf(entity) }),
+    create: define.rest<JsonObject, CatalogEntity>({
+      subject: s.create,
+      routes: [route("POST", `/${kind}`)],
+      access: "admin",
+      body: "json",
+      request: catalogCreateSchema,
+      reply: entity,
+    }),
+    get: define.rest<undefined, CatalogEntity>({ subject: s.get, routes: [route("GET", one)], access: "user", body: "none", reply: entity }),
+    update: define.rest<JsonObject, CatalogEntity>({
+      subject: s.update,
+      routes: [route("PUT", one)],
+      access: "admin",
+      body: "json",
+      request: catalogUpdateSchema,
+      reply: entity,
+    }),
+    delete: define.rest<undefined, void>({ subject: s.delete, routes: [route("DELETE", one)], access: "admin", body: "none", reply: "empty" }),
+  };
+  // Only the keys are renamed (`list` -> `tenancy.catalog.<kind>.list`); TypeScript cannot follow that through fromEntries.
+  return Object.fromEntries(Object.entries(operations).map(([op, e]) => [`tenancy.catalog.${kind}.${op}`, e])) as CatalogEndpoints<K>;
+}
+
+export const hostPoolAndTransferEndpoints = {
+  "tenancy.hostpool.hosts": define.rest<undefined, HostView[]>({
+    subject: t.hostpool.hosts,
+    routes: [route("GET", "/providers/:name/hosts")],
+    access: "admin",
+    body: "none",
+    reply: arrayOf(hostViewSchema),
+  }),
+  "tenancy.hostpool.release": define.rest<undefined, void>({
+    subject: t.hostpool.release,
+    routes: [route("DELETE", "/providers/:name/hosts/:host/quarantine")],
+    access: "admin",
+    body: "none",
+    reply: "empty",
+  }),
+  "tenancy.export": define.rest<undefined, CatalogSnapshot>({
+    subject: t.export,
+    routes: [route("GET", "/export")],
+    access: "user",
+    body: "none",
+    reply: catalogSnapshotSchema,
+  }),
+  "tenancy.import": define.rest<Partial<CatalogSnapshot>, void>({
+    subject: t.import,
+    routes: [route("POST", "/import")],
+    access: "admin",
+    denialStatus: 403,
+    body: "json",
+    request: catalogImportSchema,
+    reply: "empty",
+  }),
+};
+
+export const tenancyInternalEndpoints = {
+  /** The whole catalog of a tenant, never redacted (the clusters service). */
+  "tenancy.snapshot": define.internal<{ tenant: string }, CatalogSnapshot>({
+    subject: t.snapshot,
+    request: objectOf({ tenant: string }),
+    reply: catalogSnapshotSchema,
+  }),
+};

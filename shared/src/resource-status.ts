@@ -1,0 +1,9 @@
+/** The status of a plugin resource version (spec 2.10, 3.3); services/plugins/src/domain/version-status.ts moves between them. */
+export const ResourceStatus = {
+  Inactive: "inactive",
+  Staged: "staged",
+  Active: "active",
+  Recalled: "recalled",
+} as const;
+export type ResourceStatus = (typeof ResourceStatus)[keyof typeof ResourceStatus];
+export const RESOURCE_STATUSES: readonly ResourceStatus[] = Object.values(ResourceStatus);
