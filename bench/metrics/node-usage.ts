@@ -18,7 +18,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient } from "redis";
 import { startNats, startRedis } from "@corral/deploy";
-import { call, connectNats, silentLogger, subjects, type Identity } from "@corral/shared";
+import { callEndpoint, connectNats, silentLogger, type Identity } from "@corral/shared";
 import { startMetricsService } from "@corral/metrics";
 import { createRedisUsageStore, type RedisClient } from "../../services/metrics/src/adapters/usage-store.js";
 import type { NodeEvent } from "../../services/metrics/src/domain/node-events.js";
@@ -211,7 +211,7 @@ for (const [i, q] of queries.entries()) {
   if (q.window.start !== undefined) query["start"] = String(q.window.start);
   query["end"] = String(q.window.end);
   const s = performance.now();
-  await call(nc, subjects.metrics.nodeUsage, { identity, params: {}, query });
+  await callEndpoint(nc, "metrics.nodeUsage", { identity, params: {}, query });
   if (i >= 50) serviceMs.push(performance.now() - s);
 }
 await service.stop();

@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { createClient } from "redis";
-import { queues, serve, type Logger } from "@corral/shared";
+import { serveEndpoints, type Logger } from "@corral/shared";
 import { startEventFeed } from "./adapters/event-feed.js";
 import { openQueueStateReader } from "./adapters/queue-state.js";
 import { createRedisUsageStore, type RedisClient } from "./adapters/usage-store.js";
@@ -59,9 +59,9 @@ export async function startMetricsService(deps: MetricsServiceDeps): Promise<Met
       emptyCheckMs: deps.emptyCheckMs,
     });
     const reader = await openQueueStateReader(nc);
-    const served = serve({
+    const served = serveEndpoints({
       nc,
-      queue: queues.metrics,
+      service: "metrics",
       log,
       handlers: { ...queueHandlers(reader), ...nodeUsageHandlers(store, now), ...tenantPurgeHandlers(store, feed) },
     });

@@ -6,7 +6,7 @@ import anyTest, { type TestFn } from "ava";
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { createClient } from "redis";
-import { call, connectNats, encode, eventSubject, silentLogger, subjects, type Identity } from "@corral/shared";
+import { callEndpoint, connectNats, encode, eventSubject, silentLogger, type Identity } from "@corral/shared";
 import { startMetricsService } from "@corral/metrics";
 import { eventually } from "../../../test/helpers/eventually.js";
 import { startNats, startRedis, type NatsHandle, type ServerHandle } from "../../../test/helpers/servers.js";
@@ -43,7 +43,7 @@ test.serial("metrics service - node usage survives a restart and is rebuilt from
   await send("node.deleted", "n1", NOW - 40);
   await send("node.created", "n2", NOW - 10);
   const usage = async () =>
-    (await call<{ data: Array<{ value: number }> }>(nc, subjects.metrics.nodeUsage, { identity: superadmin, params: {}, query: {} })).data[0]?.value;
+    (await callEndpoint(nc, "metrics.nodeUsage", { identity: superadmin, params: {}, query: {} })).data[0]?.value;
   await eventually(async () => (await usage()) === 70, { what: "usage recorded", timeoutMs: 10_000 });
 
   await service.stop();
@@ -64,11 +64,11 @@ test.serial("metrics service - node usage survives a restart and is rebuilt from
 test.serial("metrics service - queue metrics are refused to an ordinary user even without the gateway", async (t) => {
   const service = await startMetricsService({ nc: t.context.nc, redis: t.context.redis.url, log: silentLogger });
   const err = await t.throwsAsync(
-    call(t.context.nc, subjects.metrics.queues, { identity: { userId: "bob", tenant: "acme", role: "user" }, params: {}, query: {} }),
+    callEndpoint(t.context.nc, "metrics.queues", { identity: { userId: "bob", tenant: "acme", role: "user" }, params: {}, query: {} }),
   );
   t.is((err as { status?: number }).status, 403);
   t.deepEqual(
-    await call(t.context.nc, subjects.metrics.queues, { identity: { userId: "admin", tenant: "acme", role: "admin" }, params: {}, query: {} }),
+    await callEndpoint(t.context.nc, "metrics.queues", { identity: { userId: "admin", tenant: "acme", role: "admin" }, params: {}, query: {} }),
     { acme: { inProgress: 0, queued: 0, total: 0 } },
   );
   await service.stop();

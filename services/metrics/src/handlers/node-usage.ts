@@ -1,22 +1,15 @@
-import { subjects, type ApiRequest } from "@corral/shared";
+import type { EndpointHandlers } from "@corral/shared";
 import type { UsageStore } from "../adapters/usage-store.js";
 import { resolveUsageQuery } from "../domain/usage-query.js";
-
-/** What `GET /metrics/nodes/usage` answers (spec 2.11). */
-export interface NodeUsageAnswer {
-  start: number;
-  end: number;
-  data: Array<{ time: number; value: number }>;
-}
 
 /** `GET /metrics/nodes/usage` (spec 4.9 rules 2-5): node-seconds of the scope the caller may see. */
 export function nodeUsageHandlers(store: UsageStore, now: () => number) {
   return {
-    [subjects.metrics.nodeUsage]: async (request: ApiRequest): Promise<NodeUsageAnswer> => {
+    "metrics.nodeUsage": async (request) => {
       const nowSeconds = Math.floor(now() / 1000);
       const query = resolveUsageQuery(request.identity, request.query ?? {}, nowSeconds);
       const figure = await store.usage(query.scope, { start: query.start, end: query.end }, nowSeconds);
       return { start: figure.start, end: figure.end, data: [{ time: figure.start, value: figure.value }] };
     },
-  };
+  } satisfies EndpointHandlers<"metrics">;
 }

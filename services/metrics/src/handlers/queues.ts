@@ -1,15 +1,14 @@
-import { ForbiddenError, subjects, type ApiRequest } from "@corral/shared";
+import { ForbiddenError, type EndpointHandlers } from "@corral/shared";
 import type { QueueStateReader } from "../adapters/queue-state.js";
 
 /** `GET /metrics/queues` (spec 4.9 rule 1): a tenant admin sees its tenant, the superadmin every tenant. */
 export function queueHandlers(reader: QueueStateReader) {
   return {
-    [subjects.metrics.queues]: async (request: ApiRequest) => {
-      const { identity } = request;
+    "metrics.queues": async ({ identity }) => {
       // The gateway already refuses ordinary users; this keeps the rule true for any other caller.
       if (identity.role === "user") throw new ForbiddenError("Forbidden to get queue metrics.");
       const tenants = identity.role === "superadmin" ? await reader.tenants() : [identity.tenant];
       return reader.read(tenants);
     },
-  };
+  } satisfies EndpointHandlers<"metrics">;
 }

@@ -1,4 +1,4 @@
-import { BadRequestError, SUPERADMIN_TENANT, UnavailableError, getOwn, parseName, requireObject, subjects } from "@corral/shared";
+import { BadRequestError, SUPERADMIN_TENANT, UnavailableError, getOwn, parseName, requireObject, type EndpointHandlers } from "@corral/shared";
 import type { EventFeed } from "../adapters/event-feed.js";
 import type { UsageStore } from "../adapters/usage-store.js";
 
@@ -12,7 +12,7 @@ const CATCH_UP_MS = 10_000;
  */
 export function tenantPurgeHandlers(store: UsageStore, feed: EventFeed) {
   return {
-    [subjects.metrics.purgeTenant]: async (body: unknown): Promise<{ removed: number }> => {
+    "metrics.purgeTenant": async (body: unknown) => {
       const tenant = parseName(getOwn(requireObject(body, ""), "tenant"), "tenant");
       if (tenant === SUPERADMIN_TENANT) throw new BadRequestError("the superadmin tenant is never purged");
       if (!(await feed.caughtUp(CATCH_UP_MS))) {
@@ -20,5 +20,5 @@ export function tenantPurgeHandlers(store: UsageStore, feed: EventFeed) {
       }
       return { removed: await store.purgeTenant(tenant) };
     },
-  };
+  } satisfies EndpointHandlers<"metrics">;
 }
