@@ -196,6 +196,8 @@ export {
   isProvisionerAlive,
 } from "./provisioners.js";
 export type { ProvisionerRecord, WorkerAssignment } from "./provisioners.js";
+export { openPluginTypeReader } from "./plugin-types.js";
+export type { PluginTypeReader } from "./plugin-types.js";
 export { runServiceProcess } from "./service-process.js";
 export type { ServiceContext, ServiceProcessOptions } from "./service-process.js";
 export { readObjectChunks } from "./object-reader.js";

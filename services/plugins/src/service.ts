@@ -1,9 +1,8 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { queues, serve, type Logger } from "@corral/shared";
+import { openPluginTypeReader, queues, serve, type Logger } from "@corral/shared";
 import { openActiveSetStore } from "./adapters/active-set-store.js";
 import { openBlobStore } from "./adapters/blob-store.js";
 import { openResourceStore } from "./adapters/resource-store.js";
-import { openPluginTypeStore } from "./adapters/type-store.js";
 import { resourceHandlers } from "./handlers/resources.js";
 import { syncHandlers } from "./handlers/sync.js";
 import { typeHandlers } from "./handlers/types.js";
@@ -30,7 +29,7 @@ export async function startPluginsService(deps: PluginsServiceDeps): Promise<Plu
   const { nc, log } = deps;
   const now = deps.now ?? Date.now;
   const [types, resources, blobs, activeSets] = await Promise.all([
-    openPluginTypeStore(nc),
+    openPluginTypeReader(nc),
     openResourceStore(nc),
     openBlobStore(nc),
     openActiveSetStore(nc),

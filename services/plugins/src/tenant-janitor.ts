@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { buckets, call, kvKey, openBucket, readValue, subjects, SUPERADMIN_TENANT, type Logger } from "@corral/shared";
+import { call, subjects, SUPERADMIN_TENANT, type Logger } from "@corral/shared";
+import { openTenantReader } from "@corral/tenancy/readers";
 import type { ResourceStore } from "./adapters/resource-store.js";
 
 /** How often resources of tenants that no longer exist are looked for. */
@@ -17,7 +18,7 @@ export interface TenantJanitor {
  * purged. Two, because a bootstrapped tenant gets its resources copied just before its record is written.
  */
 export async function startTenantJanitor(deps: { nc: NatsConnection; resources: ResourceStore; log: Logger }): Promise<TenantJanitor> {
-  const tenants = await openBucket(deps.nc, buckets.tenants);
+  const tenants = await openTenantReader(deps.nc);
   let running: Promise<string[]> | undefined;
   /** Tenants with resources but no record at the last sweep. */
   let suspects = new Set<string>();
@@ -26,7 +27,7 @@ export async function startTenantJanitor(deps: { nc: NatsConnection; resources: 
       const purged: string[] = [];
       const missing = new Set<string>();
       for (const tenant of await deps.resources.tenants()) {
-        if (tenant === SUPERADMIN_TENANT || (await readValue(tenants, kvKey(tenant)))) continue;
+        if (tenant === SUPERADMIN_TENANT || (await tenants.record(tenant))) continue;
         missing.add(tenant);
         if (!suspects.has(tenant)) continue;
         await call(deps.nc, subjects.plugins.purgeTenant, { tenant });

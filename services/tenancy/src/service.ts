@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { CATALOG_KINDS, SUPERADMIN_TENANT, queues, serve, type Logger } from "@corral/shared";
+import { openUsageReader } from "@corral/clusters/readers";
 import { openCatalogStore } from "./adapters/catalog-store.js";
 import { openHostPoolStore } from "./adapters/hostpool-store.js";
 import { openRegistryStore } from "./adapters/registry-store.js";
 import { openTenantStore } from "./adapters/tenant-store.js";
-import { openUsageStore } from "./adapters/usage-store.js";
 import { startBalancer } from "./balancer/balancer.js";
 import { openBalancerStore } from "./balancer/balancer-store.js";
 import { createCatalogReplacer } from "./catalog-replacer.js";
@@ -43,7 +43,7 @@ export async function startTenancyService(deps: TenancyServiceDeps): Promise<Ten
     openTenantStore(nc),
     openCatalogStore(nc, log),
     openRegistryStore(nc),
-    openUsageStore(nc),
+    openUsageReader(nc),
     openBalancerStore(nc, log),
     openHostPoolStore(nc),
   ]);

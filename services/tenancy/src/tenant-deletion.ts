@@ -13,12 +13,12 @@ import {
 } from "@corral/shared";
 import type { HostPoolStore } from "./adapters/hostpool-store.js";
 import type { TenantRecord, TenantStore } from "./adapters/tenant-store.js";
-import type { UsageStore } from "./adapters/usage-store.js";
+import type { UsageReader } from "@corral/clusters/readers";
 import type { CatalogReplacer } from "./catalog-replacer.js";
 
 export interface TenantDeletionDeps {
   tenants: TenantStore;
-  usage: UsageStore;
+  usage: UsageReader;
   replacer: CatalogReplacer;
   hostPool: HostPoolStore;
   /** For the purge requests to the services that own the rest of a tenant's state. */

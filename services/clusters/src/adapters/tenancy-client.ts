@@ -1,15 +1,10 @@
 import type { NatsConnection } from "@nats-io/transport-node";
+import { openTenantReader } from "@corral/tenancy/readers";
 import {
-  buckets,
   call,
-  kvKey,
-  liveTenantRecord,
-  openBucket,
-  pluginTypeKey,
-  readValue,
+  openPluginTypeReader,
   subjects,
   type CatalogSnapshot,
-  type KV,
   type PluginSpec,
   type TenantRecordHead,
 } from "@corral/shared";
@@ -23,17 +18,10 @@ export interface TenancyClient {
 }
 
 export async function openTenancyClient(nc: NatsConnection): Promise<TenancyClient> {
-  const [tenants, pluginTypes]: [KV, KV] = await Promise.all([
-    openBucket(nc, buckets.tenants),
-    openBucket(nc, buckets.pluginTypes),
-  ]);
+  const [tenants, pluginTypes] = await Promise.all([openTenantReader(nc), openPluginTypeReader(nc)]);
   return {
-    async tenant(name) {
-      return liveTenantRecord((await readValue<TenantRecordHead>(tenants, kvKey(name)))?.value);
-    },
+    tenant: (name) => tenants.live(name),
     catalog: (tenant) => call<CatalogSnapshot>(nc, subjects.tenancy.snapshot, { tenant }),
-    async providerType(name) {
-      return (await readValue<PluginSpec>(pluginTypes, pluginTypeKey("providertypes", name)))?.value;
-    },
+    providerType: (name) => pluginTypes.get("providertypes", name),
   };
 }

@@ -1,10 +1,11 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { buckets, kvKey, modifyValue, openBucket, readValue, RevisionCache, type KV, type Tenant } from "@corral/shared";
+import { buckets, kvKey, modifyValue, openBucket, RevisionCache, type KV, type Tenant } from "@corral/shared";
 import { admitReservations, NO_USAGE, withoutCluster, type ReservationRequest, type TenantUsage } from "../domain/quota.js";
+import { readUsage } from "../readers/usage-reader.js";
 
 export type { TenantUsage };
 
-/** Live clusters and nodes per tenant (`corral_usage`, read by tenancy when quotas are lowered). */
+/** Live clusters and nodes per tenant (`buckets.usage`; tenancy reads it through readers/usage-reader.ts). */
 export interface UsageStore {
   /** Adds a cluster of `nodes` nodes, or 409 when the tenant's quotas would be exceeded (domain/quota.ts). */
   reserve(tenant: Tenant, nodes: number): Promise<void>;
@@ -84,9 +85,7 @@ export async function openUsageStore(nc: NatsConnection): Promise<UsageStore> {
         { cache },
       );
     },
-    async get(tenant) {
-      return (await readValue<TenantUsage>(kv, kvKey(tenant)))?.value ?? NO_USAGE;
-    },
+    get: (tenant) => readUsage(kv, tenant),
     async remove(tenant) {
       cache.forget(kvKey(tenant));
       await kv.purge(kvKey(tenant));

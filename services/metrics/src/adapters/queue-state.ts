@@ -1,6 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstreamManager, type ConsumerInfo, type JetStreamManager } from "@nats-io/jetstream";
-import { buckets, fromKeyToken, listKeys, openBucket, streams, streamSubjects, taskConsumerName, taskSubject, type KV } from "@corral/shared";
+import { streams, streamSubjects, taskConsumerName, taskSubject } from "@corral/shared";
+import { openTenantReader } from "@corral/tenancy/readers";
 
 /** Tasks of one tenant (spec 2.11): in progress (delivered, not acked), queued (not yet delivered), total. */
 export interface QueueCounts {
@@ -36,7 +37,7 @@ function isNotFound(err: unknown): boolean {
  */
 export async function openQueueStateReader(nc: NatsConnection): Promise<QueueStateReader> {
   const jsm: JetStreamManager = await jetstreamManager(nc);
-  const tenantsKv: KV = await openBucket(nc, buckets.tenants);
+  const tenantReader = await openTenantReader(nc);
 
   const consumerInfos = async (tenants: readonly string[]): Promise<Map<string, ConsumerInfo>> => {
     const found = new Map<string, ConsumerInfo>();
@@ -75,7 +76,7 @@ export async function openQueueStateReader(nc: NatsConnection): Promise<QueueSta
 
   return {
     async tenants() {
-      return (await listKeys(tenantsKv)).map(fromKeyToken).sort();
+      return tenantReader.names();
     },
     async read(tenants) {
       const infos = await consumerInfos(tenants);

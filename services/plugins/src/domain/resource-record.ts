@@ -1,8 +1,9 @@
+import { PluginKind } from "@corral/shared";
 import { isDeletable, type ResourceStatus } from "./version-status.js";
 
 /** The two plugin kinds, as they appear in paths. */
-export type PluginKind = "automatortypes" | "providertypes";
-export const PLUGIN_KINDS: readonly PluginKind[] = ["automatortypes", "providertypes"];
+export { PluginKind };
+export const PLUGIN_KINDS: readonly PluginKind[] = Object.values(PluginKind);
 
 export type ResourceFormat = "file" | "archive";
 

@@ -20,7 +20,7 @@ import { transition, type ResourceStatus, type VersionEvent } from "../domain/ve
 import { createArchiveInspector } from "../adapters/archive-inspector.js";
 import type { BlobStore } from "../adapters/blob-store.js";
 import { objectNameFor, type ResourceStore } from "../adapters/resource-store.js";
-import type { PluginTypeStore } from "../adapters/type-store.js";
+import type { PluginTypeReader as PluginTypeStore } from "@corral/shared";
 import { parseStatusFilter, parseVersion, resolveResource, resolveType } from "./request.js";
 
 export interface ResourceHandlerDeps {

@@ -17,7 +17,7 @@ import { transition } from "../domain/version-status.js";
 import type { ActiveSetStore } from "../adapters/active-set-store.js";
 import type { BlobStore } from "../adapters/blob-store.js";
 import { objectNameFor, type ResourceStore } from "../adapters/resource-store.js";
-import type { PluginTypeStore } from "../adapters/type-store.js";
+import type { PluginTypeReader as PluginTypeStore } from "@corral/shared";
 
 export interface SyncHandlerDeps {
   types: PluginTypeStore;

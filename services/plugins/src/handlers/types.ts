@@ -1,6 +1,6 @@
 import { NotFoundError, parseName, subjects, type ApiRequest, type Handler } from "@corral/shared";
 import { toSpecView } from "../domain/plugin-spec-view.js";
-import type { PluginTypeStore } from "../adapters/type-store.js";
+import type { PluginTypeReader as PluginTypeStore } from "@corral/shared";
 import { kindLabel, parseKind } from "./request.js";
 
 /** `GET /plugins/{plugin-type}` and `GET /plugins/{plugin-type}/{plugin-name}` (spec 2.9, 4.8). */

@@ -5,10 +5,12 @@ import {
   kvKey,
   listValues,
   openBucket,
+  openPluginTypeReader,
   readValue,
   type KV,
   type PluginKind,
   type PluginSpec,
+  type PluginTypeReader,
   type ProvisionerRecord,
   type WorkerAssignment,
 } from "@corral/shared";
@@ -31,7 +33,7 @@ export interface RegistryStore {
 class KvRegistryStore implements RegistryStore {
   constructor(
     private readonly provisionersKv: KV,
-    private readonly pluginTypesKv: KV,
+    private readonly pluginTypesReader: PluginTypeReader,
     private readonly assignmentsKv: KV,
   ) {}
   async provisioner(id: string) {
@@ -45,15 +47,14 @@ class KvRegistryStore implements RegistryStore {
     return typeof value === "object" && value !== null ? value : {};
   }
   async pluginTypes(kind: PluginKind) {
-    const entries = await listValues<PluginSpec>(this.pluginTypesKv, `${kind}.*`);
-    return new Map(entries.map((e) => [e.value.name, e.value]));
+    return new Map((await this.pluginTypesReader.list(kind)).map((spec) => [spec.name, spec]));
   }
 }
 
 export async function openRegistryStore(nc: NatsConnection): Promise<RegistryStore> {
   const [p, t, a] = await Promise.all([
     openBucket(nc, buckets.provisioners),
-    openBucket(nc, buckets.pluginTypes),
+    openPluginTypeReader(nc),
     openBucket(nc, buckets.assignments),
   ]);
   return new KvRegistryStore(p, t, a);

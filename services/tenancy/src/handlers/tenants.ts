@@ -17,7 +17,7 @@ import {
 } from "@corral/shared";
 import type { CatalogStore } from "../adapters/catalog-store.js";
 import type { TenantStore } from "../adapters/tenant-store.js";
-import type { UsageStore } from "../adapters/usage-store.js";
+import type { UsageReader as UsageStore } from "@corral/clusters/readers";
 import type { CatalogReplacer } from "../catalog-replacer.js";
 import { emptySnapshot } from "../domain/catalog-replacement.js";
 import type { TenantDeletions } from "../tenant-deletion.js";
