@@ -3,9 +3,8 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { buckets, openBucket, PROVISIONER_HEARTBEAT_MS, TASK_ACK_WAIT_MS, type Logger } from "@corral/shared";
+import { buckets, openBucket, openClusterRecordReader, PROVISIONER_HEARTBEAT_MS, TASK_ACK_WAIT_MS, type Logger } from "@corral/shared";
 import { createAssignmentWatcher } from "./assignment-watcher.js";
-import { openClustersBucket } from "./cluster-records.js";
 import { createPluginSet } from "./plugin-set.js";
 import { bundledPlugins } from "./plugins/index.js";
 import type { Plugin } from "./plugins/types.js";
@@ -185,7 +184,7 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
     workDir,
     log,
     sandbox,
-    clusters: () => openClustersBucket(opts.nc),
+    clusters: () => openClusterRecordReader(opts.nc),
     activeSets: () => openBucket(opts.nc, buckets.pluginActive),
     isBusy: (tenant) =>
       followed.has(tenant) || watcher.assignedAnywhere().has(tenant) || (pool.usage()[tenant] ?? 0) > 0 || resources.installing(tenant),

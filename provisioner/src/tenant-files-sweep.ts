@@ -1,7 +1,7 @@
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { kvKey, silentLogger, type KV, type Logger } from "@corral/shared";
-import { orphanReason, readCluster } from "./cluster-records.js";
+import { kvKey, silentLogger, type ClusterRecordReader, type KV, type Logger } from "@corral/shared";
+import { orphanReason } from "./cluster-records.js";
 import { nameOfSegment, pathSegment } from "./paths.js";
 import { activeResourceCount } from "./resource-sync.js";
 import type { LocalSandbox } from "./sandbox/index.js";
@@ -11,9 +11,8 @@ export interface TenantFilesSweepDeps {
   workDir: string;
   log: Logger;
   sandbox: LocalSandbox;
-  /** `corral_clusters`, read only. */
-  clusters: () => Promise<KV>;
-  /** `corral_plugin_active`, read only. */
+  clusters: () => Promise<ClusterRecordReader>;
+  /** `buckets.pluginActive`, read only. */
   activeSets: () => Promise<KV>;
   /**
    * Whether the tenant's files must stay whatever else holds: it has workers on some provisioner, or a worker
@@ -68,12 +67,12 @@ export async function sweepTenantFiles(deps: TenantFilesSweepDeps): Promise<Tena
 }
 
 /** Step 1 for one tenant; answers how many cluster directories (of live clusters, or unknown names) are left. */
-async function removeLeftoverClusters(deps: TenantFilesSweepDeps, clusters: KV, tenant: string, report: TenantFilesSweepReport): Promise<number> {
+async function removeLeftoverClusters(deps: TenantFilesSweepDeps, clusters: ClusterRecordReader, tenant: string, report: TenantFilesSweepReport): Promise<number> {
   const tenantSegment = pathSegment(tenant);
   let left = 0;
   for (const segment of await directories(join(deps.workDir, tenantSegment, "nodes"))) {
     const clusterId = nameOfSegment(segment);
-    const why = pathSegment(clusterId) === segment ? orphanReason(await readCluster(clusters, clusterId), tenant) : undefined;
+    const why = pathSegment(clusterId) === segment ? orphanReason(await clusters.get(clusterId), tenant) : undefined;
     if (!why) {
       left++;
       continue;

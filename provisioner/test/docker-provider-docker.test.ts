@@ -1,12 +1,22 @@
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { promisify } from "node:util";
-import { installationId, kvKey, putValue, silentLogger, type KV, type TaskMessage, type TaskName } from "@corral/shared";
+import {
+  buckets,
+  installationId,
+  kvKey,
+  openBucket,
+  openClusterRecordReader,
+  putValue,
+  silentLogger,
+  type KV,
+  type TaskMessage,
+  type TaskName,
+} from "@corral/shared";
 import { ClusterKeys } from "../src/cluster-keys.js";
 import {
   createDockerProvider,
   DockerClient,
-  openClustersBucket,
   reconcileOrphans,
 } from "../src/plugins/docker/index.js";
 import { labelTerm, LABEL } from "../src/plugins/docker/naming.js";
@@ -44,7 +54,7 @@ const test = testWithNats("docker-provider-test", async (nc) => {
     reconcileIntervalMs: 0,
     socketPath: SOCKET,
   });
-  clusters = await openClustersBucket(nc);
+  clusters = await openBucket(nc, buckets.clusters);
 });
 
 test.after.always(async () => {
@@ -240,7 +250,7 @@ test("the reconciler removes containers of unknown, foreign and terminated clust
     "--label", "corral.managed=docker-provider", "--label", "corral.installation=another-corral", "corral/node:bookworm", "sleep", "infinity",
   ]);
   const scope = [labelTerm(LABEL.tenant, tenant)];
-  const base = { docker, clusters, clusterKeys, installation: await installationId(t.context.nc), log: silentLogger, scope };
+  const base = { docker, clusters: await openClusterRecordReader(t.context.nc), clusterKeys, installation: await installationId(t.context.nc), log: silentLogger, scope };
   const young = await reconcileOrphans({ ...base, orphanGraceMs: 600_000 });
   t.is(young.checked, 4);
   t.deepEqual(young.removed, [], "nothing within the grace period");

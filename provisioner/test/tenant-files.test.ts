@@ -16,7 +16,6 @@ import { Objm } from "@nats-io/obj";
 import { startNats, type NatsHandle } from "@corral/deploy";
 import { buckets, connectNats, ensureStreams, kvKey, objectStores, openBucket, putValue, silentLogger } from "@corral/shared";
 import { createShellAutomator, createSimProvider, nodeDir, resourceDir, startProvisioner, tenantDir, type RunningProvisioner } from "@corral/provisioner";
-import { openClustersBucket } from "../src/cluster-records.js";
 import { tenantTmpDir } from "../src/paths.js";
 import { createLocalSandbox, type LocalSandbox } from "../src/sandbox/index.js";
 import { assignTenant, eventually, publishTask, taskMessage, uniqueName, waitResult } from "./helpers.js";
@@ -68,7 +67,7 @@ async function startOn(t: { context: Context; teardown(fn: () => Promise<void>):
 
 /** What the clusters service stores for a cluster (the fields a provisioner reads). */
 async function storeCluster(nc: NatsConnection, clusterId: string, tenant: string, status: string): Promise<void> {
-  await putValue(await openClustersBucket(nc), kvKey(clusterId), { tenant, actor: { value: status } });
+  await putValue(await openBucket(nc, buckets.clusters), kvKey(clusterId), { tenant, actor: { value: status } });
 }
 
 /** A tenant's active set with one shell script, as the plugins service publishes it. */
@@ -84,7 +83,7 @@ async function publishScript(nc: NatsConnection, tenant: string): Promise<void> 
 /** What a tenant's deletion leaves in the buckets a provisioner reads (tenancy, clusters and plugins services). */
 async function deleteTenant(nc: NatsConnection, provisionerIds: readonly string[], tenant: string, clusterIds: readonly string[]): Promise<void> {
   for (const id of provisionerIds) await assignTenant(nc, id, tenant, 0);
-  const clusters = await openClustersBucket(nc);
+  const clusters = await openBucket(nc, buckets.clusters);
   for (const clusterId of clusterIds) await clusters.purge(kvKey(clusterId));
   await putValue(await openBucket(nc, buckets.pluginActive), kvKey(tenant), { generation: 2 });
 }

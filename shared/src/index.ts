@@ -196,6 +196,8 @@ export {
   isProvisionerAlive,
 } from "./provisioners.js";
 export type { ProvisionerRecord, WorkerAssignment } from "./provisioners.js";
+export { openClusterRecordReader, isTerminatedCluster } from "./cluster-records.js";
+export type { ClusterRecordHead, ClusterRecordReader } from "./cluster-records.js";
 export { openPluginTypeReader } from "./plugin-types.js";
 export type { PluginTypeReader } from "./plugin-types.js";
 export { runServiceProcess } from "./service-process.js";

@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { installationId, retryingOnce, type Logger } from "@corral/shared";
+import { installationId, openClusterRecordReader, retryingOnce, type Logger } from "@corral/shared";
 import type { ClusterKeys } from "../../cluster-keys.js";
 import type { RemoteAccess } from "../../ssh/remote-node.js";
 import type { PluginContext, PluginOutcome, ProviderPlugin } from "../types.js";
@@ -9,12 +9,12 @@ import { createNode } from "./create.js";
 import { deleteNode } from "./delete.js";
 import { DockerClient, DockerError, DockerUnreachableError } from "./docker-api.js";
 import { every } from "./periodic.js";
-import { openClustersBucket, reconcileOrphans } from "./reconcile.js";
+import { reconcileOrphans } from "./reconcile.js";
 import { defaultSocketPath } from "./settings.js";
 import { DOCKER_SPEC } from "./spec.js";
 
 export { DOCKER_SPEC } from "./spec.js";
-export { reconcileOrphans, openClustersBucket, type ReconcileOptions, type ReconcileReport } from "./reconcile.js";
+export { reconcileOrphans, type ReconcileOptions, type ReconcileReport } from "./reconcile.js";
 export { DockerClient, DockerError, DockerApiError, DockerUnreachableError, DockerTimeoutError } from "./docker-api.js";
 export { parseFlavor, type FlavorLimits } from "./flavor.js";
 export { containerName, LABEL, MANAGED_BY } from "./naming.js";
@@ -53,7 +53,7 @@ export function createDockerProvider(options: DockerProviderOptions): ProviderPl
   const depsNow = async (): Promise<DockerDeps> => ({ client, clusterKeys: options.clusterKeys, installation: await installationOnce() });
   client(defaultSocket);
 
-  const clusters = retryingOnce(() => openClustersBucket(options.nc));
+  const clusters = retryingOnce(() => openClusterRecordReader(options.nc));
   const sweep = async () => {
     for (const docker of clients.values()) {
       try {

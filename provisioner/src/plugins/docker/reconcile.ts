@@ -1,15 +1,13 @@
-import { kvKey, type KV, type Logger } from "@corral/shared";
+import { kvKey, type ClusterRecordHead, type ClusterRecordReader, type Logger } from "@corral/shared";
 import type { ClusterKeys } from "../../cluster-keys.js";
-import { orphanReason, readCluster, type ClusterView } from "../../cluster-records.js";
+import { orphanReason } from "../../cluster-records.js";
 import { removeKeyOfEmptyCluster } from "./containers.js";
 import type { ContainerSummary, DockerClient } from "./docker-api.js";
 import { LABEL, managedFilter } from "./naming.js";
 
-export { openClustersBucket } from "../../cluster-records.js";
-
 export interface ReconcileOptions {
   docker: DockerClient;
-  clusters: KV;
+  clusters: ClusterRecordReader;
   clusterKeys: ClusterKeys;
   /** Only this installation's containers are looked at. */
   installation: string;
@@ -38,9 +36,9 @@ export async function reconcileOrphans(options: ReconcileOptions): Promise<Recon
   const { docker, log } = options;
   const now = options.now ?? Date.now;
   const containers = await docker.listContainers([...managedFilter(options.installation), ...(options.scope ?? [])]);
-  const known = new Map<string, ClusterView | undefined>();
+  const known = new Map<string, ClusterRecordHead | undefined>();
   const lookup = async (clusterId: string) => {
-    if (!known.has(clusterId)) known.set(clusterId, await readCluster(options.clusters, clusterId));
+    if (!known.has(clusterId)) known.set(clusterId, await options.clusters.get(clusterId));
     return known.get(clusterId);
   };
 

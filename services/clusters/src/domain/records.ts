@@ -1,10 +1,13 @@
-import type { ClusterTemplate, Json, JsonObject, PlanAction, Provider, Service, TaskName } from "@corral/shared";
+import type { ClusterRecordHead, ClusterTemplate, Json, JsonObject, PlanAction, Provider, Service, TaskName } from "@corral/shared";
 import type { PersistedActor } from "./actors.js";
 import type { ClusterContext } from "./cluster-machine.js";
 import type { PlanContext } from "./plan-machine.js";
 
-/** What the clusters bucket holds per cluster (everything but nodes and plans, which have their own keys). */
-export interface ClusterRecord {
+/**
+ * What the clusters bucket holds per cluster (everything but nodes and plans, which have their own keys); its head
+ * is what provisioners read (shared/src/cluster-records.ts).
+ */
+export interface ClusterRecord extends ClusterRecordHead {
   id: string;
   tenant: string;
   name: string;
