@@ -2,7 +2,7 @@ import anyTest, { type TestFn } from "ava";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { call, subjects } from "@corral/shared";
+import { callEndpoint } from "@corral/shared";
 import { api } from "../helpers/api.js";
 import { startSystem, type TestSystem } from "../helpers/system.js";
 import { bearer, startTokenServer, requestToken } from "../helpers/tokens.js";
@@ -55,7 +55,7 @@ test("custom handler - its answer decides the token; it gets the handler propert
   const { sys } = t.context;
   const r = await requestToken(sys.tokenUrl!, "ci", "cipw");
   t.is(r.status, 200, r.text);
-  const claims = await call<{ userId: string; roles: string[] }>(sys.nc, subjects.auth.verify, { token: r.body.access_token });
+  const claims = await callEndpoint(sys.nc, "auth.verify", { token: r.body.access_token });
   t.deepEqual(claims.roles, ["admin", "builders", "props:password+roles+user"]);
   const providers = await api(sys.baseUrl, "POST", "/import", {
     user: "ci",

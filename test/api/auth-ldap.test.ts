@@ -1,5 +1,5 @@
 import anyTest, { type TestFn } from "ava";
-import { createLogger, loadConfig, silentLogger } from "@corral/shared";
+import { callEndpoint, createLogger, loadConfig, silentLogger, type VerifiedToken } from "@corral/shared";
 import { startAuthService, type AuthService } from "@corral/auth";
 import { freePort } from "@corral/deploy";
 import { api } from "../helpers/api.js";
@@ -147,7 +147,6 @@ test("ldap - a missing required property fails the start, naming it", async (t) 
   t.regex(err?.message ?? "", /security\.authentication\.handler\.userBaseDn is required/);
 });
 
-async function verify(sys: TestSystem, token: string): Promise<{ userId: string; roles: string[] }> {
-  const { call, subjects } = await import("@corral/shared");
-  return call(sys.nc, subjects.auth.verify, { token });
+async function verify(sys: TestSystem, token: string): Promise<VerifiedToken> {
+  return callEndpoint(sys.nc, "auth.verify", { token });
 }

@@ -2,7 +2,7 @@ import anyTest, { type TestFn } from "ava";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { call, silentLogger, subjects } from "@corral/shared";
+import { callEndpoint, silentLogger } from "@corral/shared";
 import { openGatewaySecurity, type TenantUids } from "../../services/gateway/src/security.js";
 import { openTenantDirectory } from "../../services/gateway/src/tenant-directory.js";
 import { api, type ApiResponse } from "../helpers/api.js";
@@ -65,8 +65,8 @@ test("tenant binding - a token bound to a tenant is refused by a tenant created 
   // A login that named no tenant gives the user's token in every tenant: nothing of the deleted tenant's.
   t.is((await providers(unbound)).status, 200, "an unbound token is not the deleted tenant's");
 
-  const before = await call<{ tenant?: { name: string; uid: string } }>(sys.nc, subjects.auth.verify, { token: bound });
-  const after = await call<{ tenant?: { name: string; uid: string } }>(sys.nc, subjects.auth.verify, { token: fresh });
+  const before = await callEndpoint(sys.nc, "auth.verify", { token: bound });
+  const after = await callEndpoint(sys.nc, "auth.verify", { token: fresh });
   t.is(after.tenant?.name, "acme", "corral.auth.verify names the tenant");
   t.truthy(after.tenant?.uid);
   t.not(after.tenant?.uid, before.tenant?.uid, "the uids of the two tenants acme differ");
@@ -109,7 +109,7 @@ test("tenant binding - a gateway whose cache has not seen a re-created tenant ye
     directory.stop();
     await security.stop();
   });
-  const oldUid = (await call<{ tenant?: { uid: string } }>(sys.nc, subjects.auth.verify, { token: old })).tenant!.uid;
+  const oldUid = (await callEndpoint(sys.nc, "auth.verify", { token: old })).tenant!.uid;
   // A cache that still holds the deleted tenant's uid, as a watch that lags the bucket would.
   const lagging: TenantUids = { cachedUidOf: () => oldUid, freshUidOf: (tenant) => directory.freshUidOf(tenant) };
   const identify = async (token: string) => {

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { call, loadConfig, silentLogger, subjects } from "@corral/shared";
+import { callEndpoint, loadConfig, silentLogger } from "@corral/shared";
 import { startAuthService } from "@corral/auth";
 import { api } from "../helpers/api.js";
 import { eventually } from "../helpers/eventually.js";
@@ -273,11 +273,11 @@ test("security - a token lives security.token.expiration.seconds", async (t) => 
 test("security - corral.auth.verify answers a token's claims over NATS, 401 for a bad one", async (t) => {
   const { sys, tokenUrl } = t.context;
   const token = await tokenFor(tokenUrl, "dave", "davepw");
-  const claims = await call<{ userId: string; roles: string[]; expiresAt: number }>(sys.nc, subjects.auth.verify, { token });
+  const claims = await callEndpoint(sys.nc, "auth.verify", { token });
   t.is(claims.userId, "dave");
   t.deepEqual(claims.roles, ["admin"]);
   t.true(claims.expiresAt > Date.now() + 86000_000);
-  const err = await t.throwsAsync(call(sys.nc, subjects.auth.verify, { token: "bad" }));
+  const err = await t.throwsAsync(callEndpoint(sys.nc, "auth.verify", { token: "bad" }));
   t.is((err as { status?: number }).status, 401);
 });
 

@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { queues, serve, type CorralConfig, type Logger } from "@corral/shared";
+import { serveEndpoints, type CorralConfig, type Logger } from "@corral/shared";
 import { loginThrottle } from "./adapters/login-throttle.js";
 import { connectRedis } from "./adapters/redis.js";
 import { revocationStore } from "./adapters/revocations.js";
@@ -12,7 +12,7 @@ import { startTokenServer } from "./token-server.js";
 import { openTokenVerifier } from "./verifier.js";
 
 export type { AuthenticationHandler, AuthenticatedUser, HandlerContext, HandlerFactory } from "./authn/types.js";
-export type { VerifiedToken } from "./handlers/verify.js";
+export type { VerifiedToken } from "@corral/shared";
 
 export interface AuthServiceDeps {
   nc: NatsConnection;
@@ -56,7 +56,7 @@ export async function startAuthService(deps: AuthServiceDeps): Promise<AuthServi
     cleanups.push(() => keys.stop());
     const verifier = await openTokenVerifier({ nc, log, redisUrl: config.redisUrl });
     cleanups.push(() => verifier.stop());
-    const served = serve({ nc, queue: queues.auth, log, handlers: verifyHandlers(verifier) });
+    const served = serveEndpoints({ nc, service: "auth", log, handlers: verifyHandlers(verifier) });
     cleanups.push(() => served.stop());
     const server = await startTokenServer({
       config,

@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { queues, serve, type Logger } from "@corral/shared";
+import { serveEndpoints, type Logger } from "@corral/shared";
 import { solverHandlers } from "./handlers/solver.js";
 
 export interface SolverServiceDeps {
@@ -13,6 +13,6 @@ export interface SolverService {
 
 /** Serves the solver library over NATS (subjects `corral.solver.*`). */
 export async function startSolverService(deps: SolverServiceDeps): Promise<SolverService> {
-  const served = serve({ nc: deps.nc, queue: queues.solver, log: deps.log, handlers: solverHandlers() });
+  const served = serveEndpoints({ nc: deps.nc, service: "solver", log: deps.log, handlers: solverHandlers() });
   return { stop: () => served.stop() };
 }

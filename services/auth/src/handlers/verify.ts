@@ -1,27 +1,13 @@
-import { BadRequestError, UnauthorizedError, subjects, type Handler } from "@corral/shared";
-import type { TenantBinding } from "../domain/tenant-binding.js";
+import { BadRequestError, UnauthorizedError, type EndpointHandlers } from "@corral/shared";
 import type { TokenVerifier } from "../verifier.js";
 
-/** What `corral.auth.verify` answers for a valid token. */
-export interface VerifiedToken {
-  userId: string;
-  roles: string[];
-  /** ms since the epoch */
-  issuedAt: number;
-  /** ms since the epoch */
-  expiresAt: number;
-  tokenId: string;
-  /** The tenant named at login and its uid then; absent for a token of the user in every tenant. */
-  tenant?: TenantBinding;
-}
-
 /**
- * `corral.auth.verify`: `{token}` -> {@link VerifiedToken}, or 401 with the reason. For services that are
+ * `corral.auth.verify`: `{token}` -> its claims (`VerifiedToken`), or 401 with the reason. For services that are
  * handed a token; the gateway verifies locally with the same code and needs no round trip.
  */
-export function verifyHandlers(verifier: TokenVerifier): Record<string, Handler> {
+export function verifyHandlers(verifier: TokenVerifier) {
   return {
-    [subjects.auth.verify]: async (request: { token?: unknown } | undefined): Promise<VerifiedToken> => {
+    "auth.verify": async (request: { token?: unknown } | undefined) => {
       const token = request?.token;
       if (typeof token !== "string" || !token) throw new BadRequestError("token must be a non-empty string", { field: "token" });
       const check = await verifier.verify(token);
@@ -36,5 +22,5 @@ export function verifyHandlers(verifier: TokenVerifier): Record<string, Handler>
         ...(c.tenant ? { tenant: c.tenant } : {}),
       };
     },
-  };
+  } satisfies EndpointHandlers<"auth">;
 }
