@@ -10,8 +10,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { KvWatchInclude } from "@nats-io/kv";
-import { buckets, decode, kvKey, openBucket, streams, streamSubjects } from "@corral/shared";
-import type { PlanRecord } from "../../services/clusters/src/domain/records.js";
+import { openStoredClusterState, type PlanRecord } from "@corral/clusters/testing";
+import { decode, kvKey, streams, streamSubjects } from "@corral/shared";
 import { api } from "../../test/helpers/api.js";
 import { createClusterCatalog } from "../../test/helpers/cluster-fixture.js";
 import { cpuMeter, machine, round, startBenchSystem, trackClusters, type BenchSystem, type SyncMode } from "./lib.js";
@@ -27,7 +27,7 @@ const PHASE_TIMEOUT_MS = env("BENCH_PHASE_TIMEOUT_MS", 300_000);
 
 /** When each stage of a plan ended, by watching the plan record (ms since `since`). */
 async function watchStages(sys: BenchSystem, clusterId: string, planId: string, since: () => number) {
-  const kv = await openBucket(sys.nc, buckets.plans);
+  const kv = (await openStoredClusterState(sys.nc)).kv.plans;
   const ended: Array<{ stage: number; tasks: number; endedAtS: number }> = [];
   let writes = 0;
   const watch = await kv.watch({ key: kvKey(clusterId, planId), include: KvWatchInclude.AllHistory });

@@ -14,8 +14,7 @@ import { startNats, type NatsHandle } from "@corral/deploy";
 import { startGateway, type Gateway } from "@corral/gateway";
 import { startTenancyService, type TenancyService } from "@corral/tenancy";
 import { buckets, connectNats, decode, fromKeyToken, kvKey, openBucket, readValue, silentLogger, type ProvisionerRecord } from "@corral/shared";
-import { openClusterBuckets } from "../../services/clusters/src/adapters/buckets.js";
-import type { ClusterRecord, PlanRecord } from "../../services/clusters/src/domain/records.js";
+import { openStoredClusterState, type ClusterRecord, type PlanRecord } from "@corral/clusters/testing";
 import {
   createProcessSet,
   startClustersProcess,
@@ -140,7 +139,7 @@ export interface ClusterTracker {
 }
 
 export async function trackClusters(nc: NatsConnection): Promise<ClusterTracker> {
-  const kv = (await openClusterBuckets(nc)).clusters;
+  const kv = (await openStoredClusterState(nc)).kv.clusters;
   const reached = new Map<string, Map<string, number>>();
   const waiters = new Set<() => void>();
   const watch = await kv.watch({ key: ">" });
@@ -191,8 +190,7 @@ export async function trackClusters(nc: NatsConnection): Promise<ClusterTracker>
 
 /** Reads a plan record (stored by the clusters service). */
 export async function readPlan(nc: NatsConnection, clusterId: string, planId: string): Promise<PlanRecord | undefined> {
-  const kv = await openBucket(nc, buckets.plans);
-  return (await readValue<PlanRecord>(kv, kvKey(clusterId, planId)))?.value;
+  return (await (await openStoredClusterState(nc)).plan(clusterId, planId))?.value;
 }
 
 /** CPU seconds (user + system) a process has used, from /proc. */

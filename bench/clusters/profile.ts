@@ -14,10 +14,15 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { connectNats, silentLogger, type Identity } from "@corral/shared";
-import { createActors, type Actors, type Effects } from "../../services/clusters/src/actor/index.js";
-import { openEngineDeps, type EngineDeps } from "../../services/clusters/src/engine/deps.js";
-import { startResultsConsumer } from "../../services/clusters/src/engine/results-consumer.js";
-import { createCluster } from "../../services/clusters/src/operations/create-cluster.js";
+import {
+  createActors,
+  createCluster,
+  openEngineDeps,
+  startResultsConsumer,
+  type Actors,
+  type EngineDeps,
+  type Effects,
+} from "@corral/clusters/testing";
 import { createClusterCatalog } from "../../test/helpers/cluster-fixture.js";
 import { cpuMeter, mapLimit, round, startBenchSystem, trackClusters, type SyncMode } from "./lib.js";
 

@@ -1,72 +1,20 @@
 /**
- * Reads what the clusters service stored (clusters, plans and their task pages, nodes) straight from JetStream KV,
- * so crash tests assert from stored state, and checks a finished cluster for consistency.
+ * Reads what the clusters service stored (clusters, plans and their task pages, nodes) through
+ * `@corral/clusters/testing`, so crash tests assert from stored state, and checks a finished cluster for consistency.
  */
-import type { NatsConnection } from "@nats-io/transport-node";
-import { decode, kvKey, readValue, type KV } from "@corral/shared";
-import { openClusterBuckets } from "../../services/clusters/src/adapters/buckets.js";
-import { formatTaskId, nodeIdsOf } from "../../services/clusters/src/domain/ids.js";
 import {
-  TASKS_PER_PAGE,
+  openStoredClusterState,
   type ClusterNode,
   type ClusterRecord,
+  type PlannedTask,
   type PlanRecord,
+  type StoredClusterState,
   type StoredTask,
-} from "../../services/clusters/src/domain/records.js";
+} from "@corral/clusters/testing";
 
-export type { ClusterNode, ClusterRecord, PlanRecord, StoredTask };
-
-/** A planned task with its id. */
-export interface PlannedTask extends StoredTask {
-  taskId: string;
-  stage: number;
-}
-
-export interface ClusterState {
-  /** The raw buckets, for tests that write state directly. */
-  kv: { clusters: KV; nodes: KV; plans: KV; planTasks: KV };
-  cluster(id: string): Promise<{ value: ClusterRecord; revision: number } | undefined>;
-  plan(clusterId: string, planId: string): Promise<{ value: PlanRecord; revision: number } | undefined>;
-  /** Every task of a plan, in order, with ids. */
-  planTasks(plan: PlanRecord): Promise<PlannedTask[]>;
-  nodes(cluster: ClusterRecord): Promise<ClusterNode[]>;
-  /** Earlier stored versions of a cluster record, oldest first (the bucket keeps a few). */
-  clusterHistory(id: string): Promise<Array<{ value: ClusterRecord; revision: number }>>;
-}
-
-export async function openClusterState(nc: NatsConnection): Promise<ClusterState> {
-  const { clusters, nodes, plans, planTasks } = await openClusterBuckets(nc);
-  return {
-    kv: { clusters, nodes, plans, planTasks },
-    cluster: (id) => readValue<ClusterRecord>(clusters, kvKey(id)),
-    plan: (clusterId, planId) => readValue<PlanRecord>(plans, kvKey(clusterId, planId)),
-    async planTasks(plan) {
-      const out: PlannedTask[] = [];
-      for (let stage = 0; stage < plan.stageSizes.length; stage++) {
-        const size = plan.stageSizes[stage] ?? 0;
-        for (let page = 0; page * TASKS_PER_PAGE < size; page++) {
-          const key = kvKey(plan.clusterId, plan.id, String(stage), String(page));
-          const found = await readValue<StoredTask[]>(planTasks, key);
-          if (!found) throw new Error(`plan ${plan.id}: page ${key} is missing`);
-          for (const t of found.value) out.push({ ...t, stage, taskId: formatTaskId(plan.id, out.length) });
-        }
-      }
-      return out;
-    },
-    async nodes(cluster) {
-      const ids = nodeIdsOf(cluster.id, cluster.numNodes);
-      const found = await Promise.all(ids.map((id) => readValue<ClusterNode>(nodes, kvKey(cluster.id, id))));
-      return found.filter((n) => n !== undefined).map((n) => n.value);
-    },
-    async clusterHistory(id) {
-      const out: Array<{ value: ClusterRecord; revision: number }> = [];
-      for await (const e of await clusters.history({ key: kvKey(id) })) {
-        if (e.operation === "PUT") out.push({ value: decode<ClusterRecord>(e.value), revision: e.revision });
-      }
-      return out.sort((a, b) => a.revision - b.revision);
-    },
-  };
-}
+export type { ClusterNode, ClusterRecord, PlannedTask, PlanRecord, StoredTask };
+export type ClusterState = StoredClusterState;
+export const openClusterState = openStoredClusterState;
 
 /**
  * The plan's recorded unpublished dispatches that are still due: stages not yet passed and retries of the current

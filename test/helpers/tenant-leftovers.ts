@@ -17,7 +17,7 @@ import {
   tenantStreamFilters,
   type StreamName,
 } from "@corral/shared";
-import { jobCounterName } from "../../services/clusters/src/adapters/counters.js";
+import { openStoredClusterState } from "@corral/clusters/testing";
 
 /** Counts of what is stored for a tenant (0 or false: nothing). */
 export interface TenantLeftovers {
@@ -80,11 +80,6 @@ export async function tenantLeftovers(
     const record = await readValue<{ id: string; tenant: string }>(clustersKv, key);
     if (record?.value.tenant === tenant) clusters.push(record.value.id);
   }
-  const perCluster = async (bucket: string, keyOf: (id: string) => string) => {
-    let n = 0;
-    for (const id of clusterIds) n += await under(nc, bucket, keyOf(id));
-    return n;
-  };
   const messages = async (stream: StreamName) => {
     const filter = tenantStreamFilters(tenant)[stream];
     const info = await jsm.streams.info(stream, { subjects_filter: filter });
@@ -94,11 +89,7 @@ export async function tenantLeftovers(
   return {
     tenantRecord: (await readValue(await openBucket(nc, buckets.tenants), kvKey(tenant))) !== undefined,
     clusters,
-    nodes: await perCluster(buckets.nodes, (id) => `${kvKey(id)}.>`),
-    plans: await perCluster(buckets.plans, (id) => `${kvKey(id)}.>`),
-    planTasks: await perCluster(buckets.planTasks, (id) => `${kvKey(id)}.>`),
-    jobCounters: await perCluster(buckets.counters, jobCounterName),
-    credentials: (await perCluster(buckets.credentials, (id) => kvKey(id))) + (await perCluster(buckets.credentials, (id) => `${kvKey(id)}.>`)),
+    ...(await (await openStoredClusterState(nc)).keysKept(clusterIds)),
     clusterKeys: await under(nc, buckets.clusterKeys, tenantKeys),
     hostPool: await under(nc, buckets.hostPool, tenantKeys),
     usage: (await readValue(await openBucket(nc, buckets.usage), kvKey(tenant))) !== undefined,
