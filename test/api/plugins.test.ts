@@ -17,7 +17,7 @@ import { CHEF_SOLO_SPEC, DOCKER_SPEC, HOSTPOOL_SPEC, SHELL_SPEC, SIM_SPEC, resou
 import {
   SUPERADMIN_TENANT,
   buckets,
-  call,
+  callEndpoint,
   decode,
   keyToken,
   kvKey,
@@ -25,7 +25,6 @@ import {
   objectStores,
   openBucket,
   silentLogger,
-  subjects,
 } from "@corral/shared";
 import { api, SUPERADMIN, type ApiResponse, type Caller } from "../helpers/api.js";
 import { assertError, assertOk, show } from "../helpers/assertions.js";
@@ -525,11 +524,7 @@ test("plugins - bootstrap copies the superadmin's plugin resources with their ve
   t.deepEqual(await statuses(su, tool), { 1: "inactive", 2: "recalled", 3: "staged" });
 
   // Idempotent: copying again copies no bytes for versions already there, and removes what the source lacks.
-  const again = await call<{ resources: number; versions: number; copied: number }>(
-    sys.nc,
-    subjects.plugins.copyTenant,
-    { from: SUPERADMIN_TENANT, to: name },
-  );
+  const again = await callEndpoint(sys.nc, "plugins.copyTenant", { from: SUPERADMIN_TENANT, to: name });
   t.deepEqual(again, { resources: 2, versions: 4, copied: 0 });
   t.deepEqual(ok(t, await copy.call("GET", SCRIPTS), "after a second copy").body, expected.scripts);
 

@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { openPluginTypeReader, queues, serve, type Logger } from "@corral/shared";
+import { openPluginTypeReader, serveEndpoints, type Logger } from "@corral/shared";
 import { openActiveSetStore } from "./adapters/active-set-store.js";
 import { openBlobStore } from "./adapters/blob-store.js";
 import { openResourceStore } from "./adapters/resource-store.js";
@@ -34,13 +34,16 @@ export async function startPluginsService(deps: PluginsServiceDeps): Promise<Plu
     openBlobStore(nc),
     openActiveSetStore(nc),
   ]);
-  const handlers = Object.assign(
-    {},
-    typeHandlers(types),
-    resourceHandlers({ types, resources, blobs, log, now }),
-    syncHandlers({ types, resources, blobs, activeSets, log, now }),
-  );
-  const served = serve({ nc, queue: queues.plugins, log, handlers });
+  const served = serveEndpoints({
+    nc,
+    service: "plugins",
+    log,
+    handlers: {
+      ...typeHandlers(types),
+      ...resourceHandlers({ types, resources, blobs, log, now }),
+      ...syncHandlers({ types, resources, blobs, activeSets, log, now }),
+    },
+  });
   const janitor = await startTenantJanitor({ nc, resources, log });
   let stopping: Promise<void> | undefined;
   return {

@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { call, subjects, SUPERADMIN_TENANT, type Logger } from "@corral/shared";
+import { callEndpoint, SUPERADMIN_TENANT, type Logger } from "@corral/shared";
 import { openTenantReader } from "@corral/tenancy/readers";
 import type { ResourceStore } from "./adapters/resource-store.js";
 
@@ -30,7 +30,7 @@ export async function startTenantJanitor(deps: { nc: NatsConnection; resources: 
         if (tenant === SUPERADMIN_TENANT || (await tenants.record(tenant))) continue;
         missing.add(tenant);
         if (!suspects.has(tenant)) continue;
-        await call(deps.nc, subjects.plugins.purgeTenant, { tenant });
+        await callEndpoint(deps.nc, "plugins.purgeTenant", { tenant });
         purged.push(tenant);
       }
       suspects = missing;

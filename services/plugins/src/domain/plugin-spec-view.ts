@@ -1,12 +1,4 @@
-import type { PluginSpec } from "@corral/shared";
-
-/** Spec 2.9: a plugin specification as the API shows it (`resourcetypes` / `filetype`, not the stored names). */
-export interface PluginSpecView {
-  name: string;
-  description: string;
-  resourcetypes: Record<string, { filetype: "file" | "archive" }>;
-  parameters: NonNullable<PluginSpec["parameters"]>;
-}
+import type { PluginSpec, PluginSpecView } from "@corral/shared";
 
 /** Maps a stored specification (`resourceTypes` / `format`, as provisioners announce it) to spec 2.9. */
 export function toSpecView(spec: PluginSpec): PluginSpecView {

@@ -1,4 +1,4 @@
-import { PluginKind } from "@corral/shared";
+import { PluginKind, type ResourceMeta } from "@corral/shared";
 import { isDeletable, type ResourceStatus } from "./version-status.js";
 
 /** The two plugin kinds, as they appear in paths. */
@@ -39,12 +39,7 @@ export interface ResourceRecord {
   versions: StoredVersion[];
 }
 
-/** Spec 2.10. */
-export interface ResourceMeta {
-  name: string;
-  version: number;
-  status: ResourceStatus;
-}
+export type { ResourceMeta };
 
 /** Adds a new version as `inactive` (spec 3.3, "upload resource"); returns the new record and the version number. */
 export function withNewVersion(

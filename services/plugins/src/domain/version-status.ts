@@ -7,14 +7,9 @@
  * the same resource, so at most one version is slated and, after a sync, at most one is live.
  */
 
-export const ResourceStatus = {
-  Inactive: "inactive",
-  Staged: "staged",
-  Active: "active",
-  Recalled: "recalled",
-} as const;
-export type ResourceStatus = (typeof ResourceStatus)[keyof typeof ResourceStatus];
-export const RESOURCE_STATUSES: readonly ResourceStatus[] = Object.values(ResourceStatus);
+import { RESOURCE_STATUSES, ResourceStatus } from "@corral/shared";
+
+export { RESOURCE_STATUSES, ResourceStatus };
 
 export function isResourceStatus(value: unknown): value is ResourceStatus {
   return typeof value === "string" && (RESOURCE_STATUSES as readonly string[]).includes(value);

@@ -3,9 +3,8 @@ import {
   BadRequestError,
   ConflictError,
   NotFoundError,
-  subjects,
   type ApiRequest,
-  type Handler,
+  type EndpointHandlers,
   type Logger,
 } from "@corral/shared";
 import {
@@ -34,9 +33,8 @@ export interface ResourceHandlerDeps {
 const describe = (a: ResourceAddress) => `${a.kind}/${a.plugin}/${a.resourceType}/${a.resource}`;
 
 /** Upload, list, delete, stage and recall of plugin resource versions (spec 2.10, 3.3, 4.8). */
-export function resourceHandlers(deps: ResourceHandlerDeps): Record<string, Handler> {
+export function resourceHandlers(deps: ResourceHandlerDeps) {
   const { types, resources, blobs, log } = deps;
-  const s = subjects.plugins;
 
   /** Deletes objects whose versions are gone from the metadata; a failure only leaks bytes, so it is logged. */
   const deleteObjects = async (versions: readonly StoredVersion[]) => {
@@ -46,7 +44,7 @@ export function resourceHandlers(deps: ResourceHandlerDeps): Record<string, Hand
   };
 
   /** Stage or recall one version (spec 3.3 table); "no effect" rows answer 200 too. */
-  const changeStatus = async (req: ApiRequest, type: "version.stage" | "version.recall") => {
+  const changeStatus = async (req: ApiRequest, type: "version.stage" | "version.recall"): Promise<void> => {
     const { address } = await resolveResource(types, req);
     const version = parseVersion(req.params["version"]);
     const event: VersionEvent = { type, version };
@@ -56,11 +54,10 @@ export function resourceHandlers(deps: ResourceHandlerDeps): Record<string, Hand
       if (!next.ok) throw new NotFoundError(`version of ${describe(address)}`, String(version));
       return next.changed ? { put: { ...current.value, versions: next.versions } } : { keep: true };
     });
-    return undefined;
   };
 
   return {
-    [s.upload]: async (req: ApiRequest) => {
+    "plugins.upload": async (req) => {
       const upload = req.upload;
       if (!upload) throw new BadRequestError("the request carries no resource bytes");
       try {
@@ -89,7 +86,7 @@ export function resourceHandlers(deps: ResourceHandlerDeps): Record<string, Hand
       }
     },
 
-    [s.listResources]: async (req: ApiRequest) => {
+    "plugins.listResources": async (req) => {
       const { tenant, kind, plugin, resourceType } = await resolveType(types, req);
       const status = parseStatusFilter(req.query);
       const found = await resources.listType(tenant, kind, plugin, resourceType);
@@ -102,7 +99,7 @@ export function resourceHandlers(deps: ResourceHandlerDeps): Record<string, Hand
       return out;
     },
 
-    [s.listVersions]: async (req: ApiRequest) => {
+    "plugins.listVersions": async (req) => {
       const { address } = await resolveResource(types, req);
       const status = parseStatusFilter(req.query);
       const found = await resources.get(address);
@@ -110,21 +107,19 @@ export function resourceHandlers(deps: ResourceHandlerDeps): Record<string, Hand
       return metadataOf(address.resource, found.value, status);
     },
 
-    [s.deleteResource]: async (req: ApiRequest) => {
+    "plugins.deleteResource": async (req) => {
       const { address } = await resolveResource(types, req);
       await deleteVersions(address, "all");
-      return undefined;
     },
 
-    [s.deleteVersion]: async (req: ApiRequest) => {
+    "plugins.deleteVersion": async (req) => {
       const { address } = await resolveResource(types, req);
       await deleteVersions(address, parseVersion(req.params["version"]));
-      return undefined;
     },
 
-    [s.stage]: (req: ApiRequest) => changeStatus(req, "version.stage"),
-    [s.recall]: (req: ApiRequest) => changeStatus(req, "version.recall"),
-  };
+    "plugins.stage": (req) => changeStatus(req, "version.stage"),
+    "plugins.recall": (req) => changeStatus(req, "version.recall"),
+  } satisfies EndpointHandlers<"plugins">;
 
   async function deleteVersions(address: ResourceAddress, which: number | "all"): Promise<void> {
     let removed: StoredVersion[] = [];

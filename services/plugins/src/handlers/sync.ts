@@ -5,11 +5,11 @@ import {
   getOwn,
   parseName,
   requireObject,
-  subjects,
-  type ApiRequest,
-  type Handler,
+  type CopyTenantResult,
+  type EndpointHandlers,
   type Logger,
   type PluginSpec,
+  type PurgeResult,
 } from "@corral/shared";
 import { buildActiveSet, type ActiveSet } from "../domain/active-set.js";
 import { PLUGIN_KINDS, type PluginKind, type ResourceAddress, type ResourceRecord, type StoredVersion } from "../domain/resource-record.js";
@@ -28,20 +28,11 @@ export interface SyncHandlerDeps {
   now: () => number;
 }
 
-/** What `corral.plugins.copyTenant` answers. */
-export interface CopyTenantResult {
-  resources: number;
-  versions: number;
-  /** Versions whose bytes were copied (the rest were already there from an earlier, interrupted copy). */
-  copied: number;
-}
-
 const addressKey = (a: ResourceAddress) => [a.kind, a.plugin, a.resourceType, a.resource].join("\u0000");
 
 /** `POST /plugins/sync` and the internal tenant copy of bootstrap (spec 3.3, 4.1, 4.8). */
-export function syncHandlers(deps: SyncHandlerDeps): Record<string, Handler> {
+export function syncHandlers(deps: SyncHandlerDeps) {
   const { types, resources, blobs, activeSets, log } = deps;
-  const s = subjects.plugins;
 
   /** Publishes the tenant's live versions for provisioners (built from fresh metadata on every CAS attempt). */
   const publish = async (tenant: string): Promise<ActiveSet> => {
@@ -61,7 +52,7 @@ export function syncHandlers(deps: SyncHandlerDeps): Record<string, Handler> {
     return true;
   };
 
-  const purgeTenant = async (tenant: string): Promise<{ removed: number }> => {
+  const purgeTenant = async (tenant: string): Promise<PurgeResult> => {
     let removed = 0;
     for (const { address } of await resources.listTenant(tenant)) if (await removeResource(address)) removed++;
     if (removed > 0) {
@@ -72,7 +63,7 @@ export function syncHandlers(deps: SyncHandlerDeps): Record<string, Handler> {
   };
 
   return {
-    [s.sync]: async (req: ApiRequest) => {
+    "plugins.sync": async (req) => {
       const tenant = req.identity.tenant;
       for (const { address, record } of await resources.listTenant(tenant)) {
         if (!record.versions.some((v) => v.status === "staged" || v.status === "recalled")) continue;
@@ -84,7 +75,6 @@ export function syncHandlers(deps: SyncHandlerDeps): Record<string, Handler> {
       }
       const set = await publish(tenant);
       log.info("plugin resources synced", { tenant, generation: set.generation });
-      return undefined;
     },
 
     /**
@@ -92,7 +82,7 @@ export function syncHandlers(deps: SyncHandlerDeps): Record<string, Handler> {
      * bytes copied to new objects. Idempotent: a version already copied (same number and size) is kept, resources
      * `from` does not have are removed, so a retry after a failure finishes the job.
      */
-    [s.copyTenant]: async (body: unknown): Promise<CopyTenantResult> => {
+    "plugins.copyTenant": async (body: unknown) => {
       const o = requireObject(body, "");
       const from = parseName(getOwn(o, "from"), "from");
       const to = parseName(getOwn(o, "to"), "to");
@@ -139,10 +129,10 @@ export function syncHandlers(deps: SyncHandlerDeps): Record<string, Handler> {
      * now empty live set, so provisioners drop what they synced. Tenancy calls it when a tenant is deleted and before a name is created
      * again. Idempotent.
      */
-    [s.purgeTenant]: async (body: unknown): Promise<{ removed: number }> => {
+    "plugins.purgeTenant": async (body: unknown) => {
       const tenant = parseName(getOwn(requireObject(body, ""), "tenant"), "tenant");
       if (tenant === SUPERADMIN_TENANT) throw new BadRequestError("the superadmin tenant's resources are never purged");
       return purgeTenant(tenant);
     },
-  };
+  } satisfies EndpointHandlers<"plugins">;
 }
