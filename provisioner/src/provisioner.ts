@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { buckets, openBucket, openClusterRecordReader, PROVISIONER_HEARTBEAT_MS, TASK_ACK_WAIT_MS, type Logger } from "@corral/shared";
+import { openActiveSetReader, openClusterRecordReader, PROVISIONER_HEARTBEAT_MS, TASK_ACK_WAIT_MS, type Logger } from "@corral/shared";
 import { createAssignmentWatcher } from "./assignment-watcher.js";
 import { createPluginSet } from "./plugin-set.js";
 import { bundledPlugins } from "./plugins/index.js";
@@ -185,7 +185,7 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
     log,
     sandbox,
     clusters: () => openClusterRecordReader(opts.nc),
-    activeSets: () => openBucket(opts.nc, buckets.pluginActive),
+    activeSets: () => openActiveSetReader(opts.nc),
     isBusy: (tenant) =>
       followed.has(tenant) || watcher.assignedAnywhere().has(tenant) || (pool.usage()[tenant] ?? 0) > 0 || resources.installing(tenant),
     intervalMs: opts.filesSweepMs,

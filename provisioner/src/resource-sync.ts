@@ -1,17 +1,15 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstream } from "@nats-io/jetstream";
-import type { KV, KvWatchEntry } from "@nats-io/kv";
 import { Objm, type ObjectStore } from "@nats-io/obj";
-import { buckets, decode, fromKeyToken, kvKey, objectStores, openBucket, type Logger } from "@corral/shared";
+import { objectStores, openActiveSetReader, type ActiveSetReader, type Logger } from "@corral/shared";
 import { downloadObject } from "./resource-fetch.js";
 import { installResources, type DesiredResource, type ResourceKind } from "./resource-install.js";
 import { backoffMs, sleep } from "./retry.js";
 import { defaultSandbox, type LocalSandbox } from "./sandbox/index.js";
 
 /**
- * What the plugins service publishes per tenant at every sync (bucket `corral_plugin_active`, key = tenant):
- * kind -> plugin -> resource type -> `{format, permissions?, active: [{name, version, object, ...}]}`, like
- * Coopr's resources payload (reference coopr-provisioner.md 1.4). Read defensively: unknown fields are ignored.
+ * An `ActiveSet` (shared/src/active-sets.ts) as read: defensively, every field may be missing or of another
+ * type, and unknown fields are ignored.
  */
 interface ActiveSetPayload {
   generation?: number;
@@ -63,8 +61,8 @@ interface TenantState {
 }
 
 /**
- * Watches bucket `corral_plugin_active` and installs each followed tenant's set under the work directory
- * (resource-install.ts): downloads stream from the object store `corral_plugin_resources`. Installs of one tenant
+ * Watches the published active sets (shared/src/active-sets.ts) and installs each followed tenant's set under the work directory
+ * (resource-install.ts): downloads stream from the object store `objectStores.pluginResources`. Installs of one tenant
  * run one at a time; a change during an install runs another afterwards; a failed install is retried with backoff.
  */
 export function createResourceSync(options: ResourceSyncOptions): ResourceSync {
@@ -77,18 +75,17 @@ export function createResourceSync(options: ResourceSyncOptions): ResourceSync {
   const followed = new Map<string, TenantState>();
   const installing = new Map<string, number>();
   const js = jetstream(nc);
-  let kv: KV | undefined;
+  let activeSets: ActiveSetReader | undefined;
   let store: ObjectStore | undefined;
   let watcher: { stop(): void } | undefined;
   let watching: Promise<void> | undefined;
   let pollTimer: NodeJS.Timeout | undefined;
 
-  const bucket = async () => (kv ??= await openBucket(nc, buckets.pluginActive));
+  const reader = async () => (activeSets ??= await openActiveSetReader(nc));
   const objects = async () => (store ??= await new Objm(nc).create(objectStores.pluginResources));
 
   const installOnce = async (tenant: string, state: TenantState): Promise<void> => {
-    const entry = await (await bucket()).get(kvKey(tenant));
-    const payload = entry?.operation === "PUT" ? decode<ActiveSetPayload>(entry.value) : undefined;
+    const payload = (await (await reader()).get(tenant)) as ActiveSetPayload | undefined;
     const generation = payload?.generation ?? 0;
     if (state.installed === generation && generation !== 0) return;
     const desired = desiredOf(payload, log);
@@ -131,7 +128,7 @@ export function createResourceSync(options: ResourceSyncOptions): ResourceSync {
           state.installed = undefined;
           state.failures++;
           log.warn("plugin resource sync failed; retrying", { tenant, attempt: state.failures, err });
-          kv = undefined;
+          activeSets = undefined;
           store = undefined;
           if (!stopping.signal.aborted && followed.get(tenant) === state) {
             state.retry = setTimeout(() => void schedule(tenant), backoffMs(state.failures, 500, 30_000));
@@ -151,12 +148,11 @@ export function createResourceSync(options: ResourceSyncOptions): ResourceSync {
     let failures = 0;
     while (!stopping.signal.aborted) {
       try {
-        const iter = await (await bucket()).watch({ key: ">" });
-        watcher = iter;
-        if (stopping.signal.aborted) iter.stop();
-        for await (const e of iter as AsyncIterable<KvWatchEntry>) {
+        const changes = await (await reader()).watch();
+        watcher = changes;
+        if (stopping.signal.aborted) changes.stop();
+        for await (const tenant of changes.tenants) {
           failures = 0;
-          const tenant = fromKeyToken(e.key);
           if (followed.has(tenant)) void schedule(tenant);
           else options.onUnfollowedChange?.(tenant);
         }
@@ -164,7 +160,7 @@ export function createResourceSync(options: ResourceSyncOptions): ResourceSync {
         log.warn("plugin resource watch failed; watching again", { err });
       }
       if (stopping.signal.aborted) break;
-      kv = undefined;
+      activeSets = undefined;
       await sleep(backoffMs(++failures, 250, 5_000), stopping.signal);
     }
   };
@@ -213,10 +209,9 @@ export function createResourceSync(options: ResourceSyncOptions): ResourceSync {
   };
 }
 
-/** How many resource versions a tenant's entry of `corral_plugin_active` makes active (none for a deleted or purged key). */
-export function activeResourceCount(entry: { operation: string; value: Uint8Array } | null | undefined, log: Logger): number {
-  if (entry?.operation !== "PUT") return 0;
-  return desiredOf(decode<ActiveSetPayload>(entry.value), log).length;
+/** How many resource versions a tenant's published set (as `ActiveSetReader.get` answers) makes active. */
+export function activeResourceCount(set: unknown, log: Logger): number {
+  return desiredOf(set as ActiveSetPayload | undefined, log).length;
 }
 
 /** Flattens a published set into the versions to install; malformed entries are logged and skipped. */

@@ -1,6 +1,6 @@
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { kvKey, silentLogger, type ClusterRecordReader, type KV, type Logger } from "@corral/shared";
+import { silentLogger, type ActiveSetReader, type ClusterRecordReader, type Logger } from "@corral/shared";
 import { orphanReason } from "./cluster-records.js";
 import { nameOfSegment, pathSegment } from "./paths.js";
 import { activeResourceCount } from "./resource-sync.js";
@@ -12,8 +12,7 @@ export interface TenantFilesSweepDeps {
   log: Logger;
   sandbox: LocalSandbox;
   clusters: () => Promise<ClusterRecordReader>;
-  /** `buckets.pluginActive`, read only. */
-  activeSets: () => Promise<KV>;
+  activeSets: () => Promise<ActiveSetReader>;
   /**
    * Whether the tenant's files must stay whatever else holds: it has workers on some provisioner, or a worker
    * loop or a resource install of it still runs here.
@@ -53,7 +52,7 @@ export async function sweepTenantFiles(deps: TenantFilesSweepDeps): Promise<Tena
     if (segment.startsWith(".") || pathSegment(tenant) !== segment || deps.isBusy(tenant)) continue;
     try {
       const clustersLeft = await removeLeftoverClusters(deps, clusters, tenant, report);
-      if (clustersLeft === 0 && activeResourceCount(await activeSets.get(kvKey(tenant)), silentLogger) === 0) gone.push(tenant);
+      if (clustersLeft === 0 && activeResourceCount(await activeSets.get(tenant), silentLogger) === 0) gone.push(tenant);
     } catch (err) {
       deps.log.warn("could not sweep a tenant's files; trying again later", { tenant, err });
     }

@@ -199,6 +199,8 @@ export type { ProvisionerRecord, WorkerAssignment } from "./provisioners.js";
 export { openClusterRecordReader, isTerminatedCluster } from "./cluster-records.js";
 export type { ClusterRecordHead, ClusterRecordReader } from "./cluster-records.js";
 export { openPluginTypeReader } from "./plugin-types.js";
+export { openActiveSetReader } from "./active-sets.js";
+export type { ActiveSet, ActiveResourceType, ActiveResource, ResourceFormat, ActiveSetReader } from "./active-sets.js";
 export type { PluginTypeReader } from "./plugin-types.js";
 export { runServiceProcess } from "./service-process.js";
 export type { ServiceContext, ServiceProcessOptions } from "./service-process.js";

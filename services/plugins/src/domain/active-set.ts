@@ -1,38 +1,8 @@
-import type { PluginSpec } from "@corral/shared";
-import type { PluginKind, ResourceAddress, ResourceFormat, ResourceRecord } from "./resource-record.js";
+import type { ActiveSet, PluginSpec } from "@corral/shared";
+import type { PluginKind, ResourceAddress, ResourceRecord } from "./resource-record.js";
 import { isLive } from "./version-status.js";
 
-/** One live resource version as provisioners fetch it. */
-export interface ActiveResource {
-  name: string;
-  version: number;
-  /** Object name in the plugin resources object store. */
-  object: string;
-  size: number;
-  format: ResourceFormat;
-}
-
-/** The live resources of one resource type, with how to install them (Coopr's resources payload, reference 1.4). */
-export interface ActiveResourceType {
-  format: ResourceFormat;
-  /** Octal file mode from the plugin specification (file resources only). */
-  permissions?: string;
-  active: ActiveResource[];
-}
-
-/**
- * A tenant's live plugin resources, published by sync under the tenant's key in bucket `corral_plugin_active`:
- * kind -> plugin -> resource type -> what provisioners must have installed. Provisioners install exactly this set.
- */
-export interface ActiveSet {
-  tenant: string;
-  /** Grows by one with every publication. */
-  generation: number;
-  /** ms */
-  publishedAt: number;
-  automatortypes: Record<string, Record<string, ActiveResourceType>>;
-  providertypes: Record<string, Record<string, ActiveResourceType>>;
-}
+export type { ActiveSet };
 
 /**
  * Builds the active set from a tenant's resource records: every live version (active, or recalled and not yet
