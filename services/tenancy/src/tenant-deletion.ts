@@ -6,8 +6,7 @@ import {
   ForbiddenError,
   NotFoundError,
   SUPERADMIN_TENANT,
-  call,
-  subjects,
+  callEndpoint,
   type Logger,
   type TenantDeletion,
 } from "@corral/shared";
@@ -79,14 +78,14 @@ export function createTenantDeletions(deps: TenantDeletionDeps): TenantDeletions
     {
       what: "clusters",
       run: async (name) => {
-        while (!(await call<{ done: boolean }>(nc, subjects.clusters.purgeTenant, { tenant: name }, { timeoutMs: STEP_TIMEOUT_MS })).done) {
+        while (!(await callEndpoint(nc, "clusters.purgeTenant", { tenant: name }, { timeoutMs: STEP_TIMEOUT_MS })).done) {
           await renew(name);
         }
       },
     },
-    { what: "node usage", run: (name) => call(nc, subjects.metrics.purgeTenant, { tenant: name }, { timeoutMs: STEP_TIMEOUT_MS }) },
+    { what: "node usage", run: (name) => callEndpoint(nc, "metrics.purgeTenant", { tenant: name }, { timeoutMs: STEP_TIMEOUT_MS }) },
     { what: "hostpool allocations", run: (name) => hostPool.purgeTenant(name) },
-    { what: "plugin resources", run: (name) => call(nc, subjects.plugins.purgeTenant, { tenant: name }, { timeoutMs: STEP_TIMEOUT_MS }) },
+    { what: "plugin resources", run: (name) => callEndpoint(nc, "plugins.purgeTenant", { tenant: name }, { timeoutMs: STEP_TIMEOUT_MS }) },
     // Last: a catalog write that passed the gateway just before the tombstone has had the whole purge to land.
     { what: "catalog", run: (name) => replacer.purge(name) },
   ];

@@ -1,5 +1,5 @@
 /** Endpoints the tenancy service answers: tenants, provisioners, the catalog, export and import, hostpool hosts. */
-import type { CatalogEntity, CatalogKind, CatalogSnapshot, JsonObject, Provisioner, Tenant } from "../entities.js";
+import type { CatalogEntity, CatalogEntityByKind, CatalogKind, CatalogSnapshot, JsonObject, Provisioner, Tenant } from "../entities.js";
 import type { HostAllocation } from "../hostpool.js";
 import type { ApiRequest } from "../rpc.js";
 import { subjects } from "../subjects.js";
@@ -32,6 +32,9 @@ export interface HostView {
   since?: number;
   reason?: string;
 }
+
+/** `GET /export`: a catalog snapshot whose lists the service may share with its caches (never changed by a caller). */
+export type CatalogExport = { readonly [K in CatalogKind]: readonly CatalogEntityByKind[K][] };
 
 const hostViewSchema = objectOf(
   { host: string, state: oneOfValues(["free", "allocated", "quarantined"]) },
@@ -97,7 +100,7 @@ export const tenantEndpoints = {
 
 /** The five operations on one catalog kind. Replies are the kind's entity (typed as any catalog entity). */
 interface CatalogKindEndpoints {
-  list: CatalogEndpoint<undefined, CatalogEntity[]>;
+  list: CatalogEndpoint<undefined, readonly CatalogEntity[]>;
   create: CatalogEndpoint<JsonObject, CatalogEntity>;
   get: CatalogEndpoint<undefined, CatalogEntity>;
   update: CatalogEndpoint<JsonObject, CatalogEntity>;
@@ -115,7 +118,7 @@ export function catalogEndpoints<K extends CatalogKind>(kind: K): CatalogEndpoin
   const entity = catalogEntitySchemas[kind];
   const one = `/${kind}/:name`;
   const operations: CatalogKindEndpoints = {
-    list: define.rest<undefined, CatalogEntity[]>({ subject: s.list, routes: [route("GET", `/${kind}`)], access: "user", body: "none", reply: arrayOf(entity) }),
+    list: define.rest<undefined, readonly CatalogEntity[]>({ subject: s.list, routes: [route("GET", `/${kind}`)], access: "user", body: "none", reply: arrayOf(entity) }),
     create: define.rest<JsonObject, CatalogEntity>({
       subject: s.create,
       routes: [route("POST", `/${kind}`)],
@@ -154,7 +157,7 @@ export const hostPoolAndTransferEndpoints = {
     body: "none",
     reply: "empty",
   }),
-  "tenancy.export": define.rest<undefined, CatalogSnapshot>({
+  "tenancy.export": define.rest<undefined, CatalogExport>({
     subject: t.export,
     routes: [route("GET", "/export")],
     access: "user",

@@ -6,25 +6,15 @@ import {
   parseHostEntry,
   parseHostList,
   parseName,
-  subjects,
   type ApiRequest,
+  type EndpointHandlers,
   type HostAllocation,
   type HostEntry,
-  type Handler,
+  type HostView,
   type Provider,
 } from "@corral/shared";
 import type { CatalogStore } from "../adapters/catalog-store.js";
 import type { HostPoolStore } from "../adapters/hostpool-store.js";
-
-/** One host of a hostpool provider as the REST API shows it. */
-export interface HostView {
-  host: string;
-  state: "free" | HostAllocation["state"];
-  clusterId?: string;
-  nodeId?: string;
-  since?: number;
-  reason?: string;
-}
 
 export interface HostPoolHandlerDeps {
   catalog: CatalogStore;
@@ -53,8 +43,7 @@ const view = (a: HostAllocation): HostView => ({
 });
 
 /** The hosts of a `hostpool` provider (tenant admin only, which the gateway checks). */
-export function hostPoolHandlers(deps: HostPoolHandlerDeps): Record<string, Handler> {
-  const s = subjects.tenancy.hostpool;
+export function hostPoolHandlers(deps: HostPoolHandlerDeps) {
   const hostpoolProvider = async (req: ApiRequest): Promise<Provider> => {
     const name = parseName(req.params["name"], "name");
     const found = (await deps.catalog.get(req.identity.tenant, "providers", name))?.value as Provider | undefined;
@@ -63,7 +52,7 @@ export function hostPoolHandlers(deps: HostPoolHandlerDeps): Record<string, Hand
   };
   return {
     /** Every listed host in the list's order, then allocations of hosts no longer listed, by host. */
-    [s.hosts]: async (req: ApiRequest) => {
+    "tenancy.hostpool.hosts": async (req) => {
       const provider = await hostpoolProvider(req);
       const listed = listedHosts(provider);
       const allocations = new Map((await deps.hostPool.list(req.identity.tenant, provider.name)).map((a) => [a.host, a]));
@@ -75,7 +64,7 @@ export function hostPoolHandlers(deps: HostPoolHandlerDeps): Record<string, Hand
       const unlisted = [...allocations.values()].sort((a, b) => (a.host < b.host ? -1 : a.host > b.host ? 1 : 0));
       return [...views, ...unlisted.map(view)];
     },
-    [s.release]: async (req: ApiRequest) => {
+    "tenancy.hostpool.release": async (req) => {
       const provider = await hostpoolProvider(req);
       const raw = req.params["host"] ?? "";
       let host: string;
@@ -88,7 +77,6 @@ export function hostPoolHandlers(deps: HostPoolHandlerDeps): Record<string, Hand
       if (!(await deps.hostPool.releaseQuarantined(req.identity.tenant, provider.name, host))) {
         throw new NotFoundError("quarantined host", host);
       }
-      return undefined;
     },
-  };
+  } satisfies EndpointHandlers<"tenancy">;
 }

@@ -2,9 +2,7 @@ import {
   NotFoundError,
   isProvisionerAlive,
   parseId,
-  subjects,
-  type ApiRequest,
-  type Handler,
+  type EndpointHandlers,
   type Provisioner,
   type ProvisionerRecord,
   type WorkerAssignment,
@@ -47,26 +45,25 @@ function describe(record: ProvisionerRecord, assignment: WorkerAssignment): Prov
 }
 
 /** Spec 4.2 (superadmin only, which the gateway checks): live provisioners only; a dead one is not found. */
-export function provisionerHandlers(registry: RegistryStore, now: () => number): Record<string, Handler> {
-  const s = subjects.tenancy.provisioners;
+export function provisionerHandlers(registry: RegistryStore, now: () => number) {
   const isLive = (record: ProvisionerRecord | undefined): record is ProvisionerRecord =>
     record !== undefined &&
     typeof record.id === "string" &&
     typeof record.lastHeartbeat === "number" &&
     isProvisionerAlive(record, now());
   return {
-    [s.list]: async () => {
+    "tenancy.provisioners.list": async () => {
       const [records, assignment] = await Promise.all([registry.provisioners(), registry.assignment()]);
       return records
         .filter(isLive)
         .map((r) => describe(r, assignment))
         .sort(byId);
     },
-    [s.get]: async (req: ApiRequest) => {
+    "tenancy.provisioners.get": async (req) => {
       const id = parseId(req.params["id"], "id");
       const [record, assignment] = await Promise.all([registry.provisioner(id), registry.assignment()]);
       if (!isLive(record) || record.id !== id) throw new NotFoundError("provisioner", id);
       return describe(record, assignment);
     },
-  };
+  } satisfies EndpointHandlers<"tenancy">;
 }

@@ -5,13 +5,11 @@ import {
   ConflictError,
   NotFoundError,
   SUPERADMIN_TENANT,
-  call,
+  callEndpoint,
   liveTenantRecord,
   parseName,
   parseTenantWrite,
-  subjects,
-  type ApiRequest,
-  type Handler,
+  type EndpointHandlers,
   type Logger,
   type Tenant,
 } from "@corral/shared";
@@ -57,29 +55,28 @@ function checkQuotas(tenant: Tenant, used: { clusters: number; nodes: number }):
   }
 }
 
-export function tenantHandlers(deps: TenantHandlerDeps): Record<string, Handler> {
+export function tenantHandlers(deps: TenantHandlerDeps) {
   const { tenants, catalog, usage, replacer, deletions, log } = deps;
   /** Best effort: clears plugin resources a tenant of this name may have got without ever being created (a failed bootstrap). */
   const purgePluginResources = (tenant: string) =>
-    call(deps.nc, subjects.plugins.purgeTenant, { tenant }).catch((err: unknown) =>
+    callEndpoint(deps.nc, "plugins.purgeTenant", { tenant }).catch((err: unknown) =>
       log.warn("could not purge the plugin resources of a tenant; the plugins service's sweep will", { tenant, err }),
     );
-  const s = subjects.tenancy.tenants;
   return {
-    [s.list]: async () =>
+    "tenancy.tenants.list": async () =>
       (await tenants.list())
         .filter((r) => liveTenantRecord(r))
         .map((r) => r.tenant)
         .sort(byName),
 
-    [s.get]: async (req: ApiRequest) => {
+    "tenancy.tenants.get": async (req) => {
       const name = parseName(req.params["id"], "id");
       const found = liveTenantRecord((await tenants.get(name))?.value);
       if (!found) throw new NotFoundError("tenant", name);
       return found.tenant;
     },
 
-    [s.create]: async (req: ApiRequest) => {
+    "tenancy.tenants.create": async (req) => {
       const { tenant, bootstrap } = parseTenantWrite(req.body);
       const exists = () => new ConflictError(`tenant ${tenant.name} already exists`, { field: "name" }, "already_exists");
       /** The name's previous tenant, if it is still being deleted, is finished first (or this is a 409). */
@@ -93,7 +90,7 @@ export function tenantHandlers(deps: TenantHandlerDeps): Record<string, Handler>
         // Spec 4.1: bootstrap also copies plugin resources. Done before the tenant exists: the copy replaces whatever
         // the name holds and is idempotent, so when it fails no tenant is left behind and the request can be retried.
         await ensureFree();
-        await call(deps.nc, subjects.plugins.copyTenant, { from: SUPERADMIN_TENANT, to: tenant.name }, {
+        await callEndpoint(deps.nc, "plugins.copyTenant", { from: SUPERADMIN_TENANT, to: tenant.name }, {
           timeoutMs: PLUGIN_COPY_TIMEOUT_MS,
         });
       }
@@ -108,7 +105,7 @@ export function tenantHandlers(deps: TenantHandlerDeps): Record<string, Handler>
       return tenant;
     },
 
-    [s.update]: async (req: ApiRequest) => {
+    "tenancy.tenants.update": async (req) => {
       const name = parseName(req.params["id"], "id");
       const { tenant } = parseTenantWrite(req.body);
       if (tenant.name !== name) {
@@ -125,9 +122,8 @@ export function tenantHandlers(deps: TenantHandlerDeps): Record<string, Handler>
       return tenant;
     },
 
-    [s.delete]: async (req: ApiRequest) => {
+    "tenancy.tenants.delete": async (req) => {
       await deletions.delete(parseName(req.params["id"], "id"));
-      return undefined;
     },
-  };
+  } satisfies EndpointHandlers<"tenancy">;
 }

@@ -1,10 +1,8 @@
 import {
   CATALOG_KINDS,
   parseCatalogSnapshot,
-  subjects,
-  type ApiRequest,
   type CatalogSnapshot,
-  type Handler,
+  type EndpointHandlers,
   type Provider,
 } from "@corral/shared";
 import type { CatalogStore } from "../adapters/catalog-store.js";
@@ -25,17 +23,16 @@ export interface TransferHandlerDeps {
   replacer: CatalogReplacer;
 }
 
-export function transferHandlers(deps: TransferHandlerDeps): Record<string, Handler> {
+export function transferHandlers(deps: TransferHandlerDeps) {
   const { catalog, registry, replacer } = deps;
-  const s = subjects.tenancy;
   return {
-    [s.export]: async (req: ApiRequest) => {
+    "tenancy.export": async (req) => {
       const snapshot = await exportCatalog(catalog, req.identity.tenant);
       return { ...snapshot, providers: await providersSeenBy(req.identity, snapshot.providers, registry) };
     },
     // Internal (clusters, bootstrap): never redacted.
-    [s.snapshot]: (req: { tenant: string }) => exportCatalog(catalog, req.tenant),
-    [s.import]: async (req: ApiRequest) => {
+    "tenancy.snapshot": (req) => exportCatalog(catalog, req.tenant),
+    "tenancy.import": async (req) => {
       const ctx = await loadValidationContext(registry);
       const parsed = parseCatalogSnapshot(req.body, ctx);
       // An export read redacted and imported back keeps the stored secrets of providers of the same name.
@@ -45,7 +42,6 @@ export function transferHandlers(deps: TransferHandlerDeps): Record<string, Hand
       const at = (name: string) => `providers[${given.findIndex((p) => p.name === name)}].`;
       const providers = parsed.providers.map((p) => withStoredSecrets(p, stored.get(p.name), ctx.providerSpecs, at(p.name)));
       await replacer.replace(req.identity.tenant, { ...parsed, providers });
-      return undefined;
     },
-  };
+  } satisfies EndpointHandlers<"tenancy">;
 }
