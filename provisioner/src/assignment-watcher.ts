@@ -1,6 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { KV, KvWatchEntry } from "@nats-io/kv";
-import { ASSIGNMENT_KEY, buckets, decode, openBucket, type Logger, type WorkerAssignment } from "@corral/shared";
+import { decode, openAssignmentReader, type AssignmentReader, type Logger, type WorkerAssignment } from "@corral/shared";
 import { backoffMs, sleep } from "./retry.js";
 
 export interface AssignmentWatcherDeps {
@@ -23,13 +22,13 @@ export interface AssignmentWatcher {
 }
 
 /**
- * Follows key `ASSIGNMENT_KEY` of bucket `corral_assignments` with a KV watch, plus a slow poll as a fallback (a
+ * Follows the worker assignment (shared/src/assignments.ts) with a watch, plus a slow poll as a fallback (a
  * watch whose bucket was deleted and recreated goes quiet). Reads and applications are serialised, so a poll
  * never applies a value older than one the watch applied before it.
  */
 export function createAssignmentWatcher(deps: AssignmentWatcherDeps): AssignmentWatcher {
   const stopping = new AbortController();
-  let kv: KV | undefined;
+  let assignments: AssignmentReader | undefined;
   let watch: { stop(): void } | undefined;
   let last: string | undefined;
   let turn: Promise<unknown> = Promise.resolve();
@@ -55,30 +54,29 @@ export function createAssignmentWatcher(deps: AssignmentWatcherDeps): Assignment
     deps.onChange(mine);
   };
 
-  const bucket = async () => (kv ??= await openBucket(deps.nc, buckets.assignments));
+  const reader = async () => (assignments ??= await openAssignmentReader(deps.nc));
 
   const poll = () =>
     inTurn(async () => {
-      const entry = await (await bucket()).get(ASSIGNMENT_KEY);
-      apply(entry?.operation === "PUT" ? entry.value : undefined);
+      apply(await (await reader()).get());
     });
 
   const watchLoop = async () => {
     let failures = 0;
     while (!stopping.signal.aborted) {
       try {
-        const iter = await (await bucket()).watch({ key: ASSIGNMENT_KEY });
-        watch = iter;
-        if (stopping.signal.aborted) iter.stop();
-        for await (const e of iter as AsyncIterable<KvWatchEntry>) {
+        const changes = await (await reader()).watch();
+        watch = changes;
+        if (stopping.signal.aborted) changes.stop();
+        for await (const value of changes.values) {
           failures = 0;
-          await inTurn(() => apply(e.operation === "PUT" ? e.value : undefined));
+          await inTurn(() => apply(value));
         }
       } catch (err) {
         deps.log.warn("assignment watch failed; watching again", { err });
       }
       if (stopping.signal.aborted) break;
-      kv = undefined;
+      assignments = undefined;
       await sleep(backoffMs(++failures, 250, 5_000), stopping.signal);
     }
   };
@@ -86,13 +84,13 @@ export function createAssignmentWatcher(deps: AssignmentWatcherDeps): Assignment
   return {
     async start() {
       await poll().catch((err: unknown) => {
-        kv = undefined;
+        assignments = undefined;
         throw err;
       });
       watching = watchLoop();
       pollTimer = setInterval(() => {
         poll().catch((err: unknown) => {
-          kv = undefined;
+          assignments = undefined;
           deps.log.warn("reading the assignment failed", { err });
         });
       }, deps.pollMs);

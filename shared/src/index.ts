@@ -200,6 +200,8 @@ export { openClusterRecordReader, isTerminatedCluster } from "./cluster-records.
 export type { ClusterRecordHead, ClusterRecordReader } from "./cluster-records.js";
 export { openPluginTypeReader } from "./plugin-types.js";
 export { openActiveSetReader } from "./active-sets.js";
+export { openAssignmentReader } from "./assignments.js";
+export type { AssignmentReader } from "./assignments.js";
 export type { ActiveSet, ActiveResourceType, ActiveResource, ResourceFormat, ActiveSetReader } from "./active-sets.js";
 export type { PluginTypeReader } from "./plugin-types.js";
 export { runServiceProcess } from "./service-process.js";

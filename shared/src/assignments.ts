@@ -1,0 +1,32 @@
+import type { NatsConnection } from "@nats-io/transport-node";
+import { openBucket } from "./kv.js";
+import { ASSIGNMENT_KEY } from "./provisioners.js";
+import { buckets } from "./subjects.js";
+
+/**
+ * How provisioners read the worker assignment tenancy's balancer writes (provisioners.ts). Values are the
+ * encoded `WorkerAssignment`, undecoded: a provisioner decides itself what to do with one it cannot read.
+ */
+export interface AssignmentReader {
+  /** The assignment in force; undefined before the first one was written (or after it was removed). */
+  get(): Promise<Uint8Array | undefined>;
+  /** The assignment now and after every change, until stopped. */
+  watch(): Promise<{ values: AsyncIterable<Uint8Array | undefined>; stop(): void }>;
+}
+
+export async function openAssignmentReader(nc: NatsConnection): Promise<AssignmentReader> {
+  const kv = await openBucket(nc, buckets.assignments);
+  return {
+    async get() {
+      const entry = await kv.get(ASSIGNMENT_KEY);
+      return entry?.operation === "PUT" ? entry.value : undefined;
+    },
+    async watch() {
+      const entries = await kv.watch({ key: ASSIGNMENT_KEY });
+      const values = (async function* () {
+        for await (const e of entries) yield e.operation === "PUT" ? e.value : undefined;
+      })();
+      return { values, stop: () => entries.stop() };
+    },
+  };
+}
