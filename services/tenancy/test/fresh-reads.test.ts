@@ -46,3 +46,20 @@ test("fresh reads - a failed read fails its callers only; the next caller reads 
   await t.throwsAsync(shared(), { message: "JetStream did not answer" });
   t.is(await shared(), 2);
 });
+
+test("fresh reads - a read starts at least minIntervalMs after the previous one started", async (t) => {
+  const startedAt: number[] = [];
+  const shared = freshReads(
+    async () => {
+      startedAt.push(performance.now());
+      return startedAt.length;
+    },
+    { minIntervalMs: 20 },
+  );
+  t.is(await shared(), 1);
+  await nextTurn();
+  t.is(await shared(), 2, "a later turn gets a read of its own");
+  await nextTurn();
+  t.is(await shared(), 3);
+  t.true(startedAt[1]! - startedAt[0]! >= 20 && startedAt[2]! - startedAt[1]! >= 20, `started at ${startedAt.join(", ")}`);
+});

@@ -21,6 +21,12 @@ export interface CatalogMirror {
   stop(): void;
 }
 
+/**
+ * Least time between two questions to the bucket: under load they cost tenancy and nats-server about as much as
+ * the reads themselves, and reads that come one at a time would each ask. A read waits at most this much more.
+ */
+const QUESTION_INTERVAL_MS = 1;
+
 type TenantEntries = Map<CatalogKind, Map<string, Versioned<CatalogEntity>>>;
 
 export interface CatalogMirrorDeps {
@@ -64,7 +70,10 @@ export async function openCatalogMirror({ nc, kv, bucket, log }: CatalogMirrorDe
 
   const js = jsRequests(nc);
   /** Whether the bucket holds a message the mirror has not applied (asked after every caller asked). */
-  const holdsUnapplied = freshReads(async () => (await js.nextBySubject(`KV_${bucket}`, `$KV.${bucket}.>`, appliedRevision + 1)) !== undefined);
+  const holdsUnapplied = freshReads(
+    async () => (await js.nextBySubject(`KV_${bucket}`, `$KV.${bucket}.>`, appliedRevision + 1)) !== undefined,
+    { minIntervalMs: QUESTION_INTERVAL_MS },
+  );
   const lastSequence = freshReads(async () => (await kv.status()).streamInfo.state.last_seq);
   const caughtUp = async (): Promise<void> => {
     if (!(await holdsUnapplied())) return;
