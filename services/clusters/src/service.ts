@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { queues, serve, type Logger } from "@corral/shared";
+import { serveEndpoints, type Logger } from "@corral/shared";
 import { createTenantMessages } from "./adapters/tenant-messages.js";
 import { createActors, type ActorsOptions } from "./actor/index.js";
 import { openEngineDeps } from "./engine/deps.js";
@@ -36,9 +36,9 @@ export async function startClustersService(options: ClustersServiceDeps): Promis
   const deps = await openEngineDeps(nc, { log, ...(options.now ? { now: options.now } : {}) });
   const ctx = { deps, actors: createActors(deps, options.actors) };
   const h = { deps, operations: createClusterOperations(ctx) };
-  const served = serve({
+  const served = serveEndpoints({
     nc,
-    queue: queues.clusters,
+    service: "clusters",
     log,
     handlers: {
       ...clusterHandlers(h),

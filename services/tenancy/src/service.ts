@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { CATALOG_KINDS, SUPERADMIN_TENANT, queues, serve, type Logger } from "@corral/shared";
+import { CATALOG_KINDS, SUPERADMIN_TENANT, serveEndpoints, type EndpointHandlers, type Logger } from "@corral/shared";
 import { openUsageReader } from "@corral/clusters/readers";
 import { openCatalogStore } from "./adapters/catalog-store.js";
 import { openHostPoolStore } from "./adapters/hostpool-store.js";
@@ -56,17 +56,16 @@ export async function startTenancyService(deps: TenancyServiceDeps): Promise<Ten
     uid: randomUUID(),
   });
 
-  const handlers = Object.assign(
-    {},
-    tenantHandlers({ tenants, catalog, usage, replacer, deletions, nc, log }),
-    provisionerHandlers(registry, now),
-    transferHandlers({ catalog, registry, replacer }),
-    ...CATALOG_KINDS.map((kind) => catalogHandlers(kind, { catalog, registry })),
-    hostPoolHandlers({ catalog, hostPool }),
-  );
+  const handlers: EndpointHandlers<"tenancy"> = {
+    ...tenantHandlers({ tenants, catalog, usage, replacer, deletions, nc, log }),
+    ...provisionerHandlers(registry, now),
+    ...transferHandlers({ catalog, registry, replacer }),
+    ...CATALOG_KINDS.reduce((all, kind) => ({ ...all, ...catalogHandlers(kind, { catalog, registry }) }), {}),
+    ...hostPoolHandlers({ catalog, hostPool }),
+  };
   // Every instance balances; compare-and-set on the assignment keeps them from losing each other's writes.
   const balancer = startBalancer({ store: balancerStore, log: log.child({ part: "balancer" }), now, ...deps.balancer });
-  const served = serve({ nc, queue: queues.tenancy, log, handlers });
+  const served = serveEndpoints({ nc, service: "tenancy", log, handlers });
 
   const reconcile = () =>
     Promise.all([

@@ -1,4 +1,5 @@
 /** Endpoints the clusters service answers: clusters, their plans, config and services, node properties (spec 4.7, 4.11). */
+import { CLUSTER_STATUSES, ClusterAction, PlanAction, type ClusterStatus } from "../cluster-actions.js";
 import type { ClusterTemplate, Json, JsonObject, Provider } from "../entities.js";
 import { subjects } from "../subjects.js";
 import { TaskName } from "../task-names.js";
@@ -42,7 +43,7 @@ export interface ProviderFieldsBody {
 
 /** Live progress of a cluster's current or last job. */
 export interface ClusterProgress {
-  action: string;
+  action: ClusterAction;
   actionstatus: string;
   stepstotal: number;
   stepscompleted: number;
@@ -57,7 +58,7 @@ export interface ClusterSummary {
   expireTime: number;
   services: string[];
   numNodes: number;
-  status: string;
+  status: ClusterStatus;
   provider: { name: string };
   clusterTemplate: { name: string };
   ownerId: string;
@@ -94,7 +95,7 @@ export interface ClusterDetails {
   expireTime: number;
   services: string[];
   ownerId: string;
-  status: string;
+  status: ClusterStatus;
   provider: Provider;
   clusterTemplate: ClusterTemplate;
   jobs: string[];
@@ -106,8 +107,8 @@ export interface ClusterDetails {
 /** Spec 4.7 status body. */
 export interface ClusterStatusView {
   clusterid: string;
-  status: string;
-  action: string;
+  status: ClusterStatus;
+  action: ClusterAction;
   actionstatus: string;
   stepstotal: number;
   stepscompleted: number;
@@ -126,7 +127,7 @@ export interface PlanView {
   id: string;
   clusterId: string;
   /** Upper case, e.g. CLUSTER_CREATE. */
-  action: string;
+  action: PlanAction;
   currentStage: number;
   status: string;
   createTime: number;
@@ -141,9 +142,11 @@ export interface ClustersPurgeResult {
 
 const names = arrayOf(string);
 const taskName = oneOfValues(Object.values(TaskName));
+const clusterStatus = oneOfValues(CLUSTER_STATUSES);
+const clusterAction = oneOfValues(Object.values(ClusterAction));
 const providerFields = { providerFields: anyObject };
 
-const progressSchema = objectOf({ action: string, actionstatus: string, stepstotal: count, stepscompleted: count });
+const progressSchema = objectOf({ action: clusterAction, actionstatus: string, stepstotal: count, stepscompleted: count });
 
 const clusterSummarySchema = objectOf({
   id: string,
@@ -153,7 +156,7 @@ const clusterSummarySchema = objectOf({
   expireTime: count,
   services: names,
   numNodes: count,
-  status: string,
+  status: clusterStatus,
   provider: objectOf({ name: string }),
   clusterTemplate: objectOf({ name: string }),
   ownerId: string,
@@ -188,7 +191,7 @@ const clusterDetailsSchema = objectOf({
   expireTime: count,
   services: names,
   ownerId: string,
-  status: string,
+  status: clusterStatus,
   provider: providerSchema,
   clusterTemplate: clusterTemplateSchema,
   jobs: names,
@@ -199,8 +202,8 @@ const clusterDetailsSchema = objectOf({
 
 const clusterStatusSchema = objectOf({
   clusterid: string,
-  status: string,
-  action: string,
+  status: clusterStatus,
+  action: clusterAction,
   actionstatus: string,
   stepstotal: count,
   stepscompleted: count,
@@ -209,7 +212,7 @@ const clusterStatusSchema = objectOf({
 const planViewSchema = objectOf({
   id: string,
   clusterId: string,
-  action: string,
+  action: oneOfValues(Object.values(PlanAction)),
   currentStage: count,
   status: string,
   createTime: count,

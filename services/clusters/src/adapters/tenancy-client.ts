@@ -1,9 +1,8 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { openTenantReader } from "@corral/tenancy/readers";
 import {
-  call,
+  callEndpoint,
   openPluginTypeReader,
-  subjects,
   type CatalogSnapshot,
   type PluginSpec,
   type TenantRecordHead,
@@ -21,7 +20,7 @@ export async function openTenancyClient(nc: NatsConnection): Promise<TenancyClie
   const [tenants, pluginTypes] = await Promise.all([openTenantReader(nc), openPluginTypeReader(nc)]);
   return {
     tenant: (name) => tenants.live(name),
-    catalog: (tenant) => call<CatalogSnapshot>(nc, subjects.tenancy.snapshot, { tenant }),
+    catalog: (tenant) => callEndpoint(nc, "tenancy.snapshot", { tenant }),
     providerType: (name) => pluginTypes.get("providertypes", name),
   };
 }

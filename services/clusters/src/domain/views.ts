@@ -1,15 +1,11 @@
-import type { ClusterContext } from "./cluster-machine.js";
+import type { ClusterDetails, ClusterProgress, ClusterStatusView, ClusterSummary, NodeView, PlanView } from "@corral/shared";
+import { statusOf } from "./cluster-status.js";
 import { formatTaskId } from "./ids.js";
 import { stepsOf } from "./plan-steps.js";
 import type { ClusterNode, ClusterRecord, PlanRecord, StoredTask } from "./records.js";
 
 /** Live progress of a cluster's current or last job. */
-export interface Progress {
-  action: ClusterContext["action"];
-  actionstatus: ClusterContext["actionstatus"];
-  stepstotal: number;
-  stepscompleted: number;
-}
+export type Progress = ClusterProgress;
 
 export function progressOf(cluster: ClusterRecord, plan: PlanRecord | undefined): Progress {
   const c = cluster.actor.context;
@@ -18,7 +14,7 @@ export function progressOf(cluster: ClusterRecord, plan: PlanRecord | undefined)
 }
 
 /** Spec 2.7 summary form. */
-export function clusterSummary(cluster: ClusterRecord, progress: Progress) {
+export function clusterSummary(cluster: ClusterRecord, progress: Progress): ClusterSummary {
   return {
     id: cluster.id,
     name: cluster.name,
@@ -27,7 +23,7 @@ export function clusterSummary(cluster: ClusterRecord, progress: Progress) {
     expireTime: cluster.expireTime,
     services: cluster.services,
     numNodes: cluster.numNodes,
-    status: cluster.actor.value as string,
+    status: statusOf(cluster),
     provider: { name: cluster.provider.name },
     clusterTemplate: { name: cluster.clusterTemplate.name },
     ownerId: cluster.ownerId,
@@ -36,7 +32,7 @@ export function clusterSummary(cluster: ClusterRecord, progress: Progress) {
 }
 
 /** Spec 2.7 node object. */
-export function nodeView(node: ClusterNode) {
+export function nodeView(node: ClusterNode): NodeView {
   return {
     id: node.id,
     clusterId: node.clusterId,
@@ -56,7 +52,7 @@ export function nodeView(node: ClusterNode) {
 }
 
 /** Spec 2.7 full form. */
-export function clusterDetails(cluster: ClusterRecord, nodes: ClusterNode[], progress: Progress) {
+export function clusterDetails(cluster: ClusterRecord, nodes: ClusterNode[], progress: Progress): ClusterDetails {
   return {
     id: cluster.id,
     name: cluster.name,
@@ -65,7 +61,7 @@ export function clusterDetails(cluster: ClusterRecord, nodes: ClusterNode[], pro
     expireTime: cluster.expireTime,
     services: cluster.services,
     ownerId: cluster.ownerId,
-    status: cluster.actor.value as string,
+    status: statusOf(cluster),
     provider: cluster.provider,
     clusterTemplate: cluster.clusterTemplate,
     jobs: cluster.jobs,
@@ -76,10 +72,10 @@ export function clusterDetails(cluster: ClusterRecord, nodes: ClusterNode[], pro
 }
 
 /** Spec 4.7 status body. */
-export function clusterStatus(cluster: ClusterRecord, progress: Progress) {
+export function clusterStatus(cluster: ClusterRecord, progress: Progress): ClusterStatusView {
   return {
     clusterid: cluster.id,
-    status: cluster.actor.value as string,
+    status: statusOf(cluster),
     action: progress.action,
     actionstatus: progress.actionstatus,
     stepstotal: progress.stepstotal,
@@ -88,7 +84,7 @@ export function clusterStatus(cluster: ClusterRecord, progress: Progress) {
 }
 
 /** Spec 2.8 plan object. */
-export function planView(plan: PlanRecord, stages: StoredTask[][]) {
+export function planView(plan: PlanRecord, stages: StoredTask[][]): PlanView {
   let index = 0;
   return {
     id: plan.id,

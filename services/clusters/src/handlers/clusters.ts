@@ -1,4 +1,4 @@
-import { BadRequestError, CLUSTER_STATUSES, seesSecrets, subjects, type ApiRequest, type ClusterStatus, type Handler } from "@corral/shared";
+import { BadRequestError, CLUSTER_STATUSES, seesSecrets, type ClusterStatus, type EndpointHandlers } from "@corral/shared";
 import { statusOf } from "../domain/cluster-status.js";
 import { nodeIdsOf } from "../domain/ids.js";
 import { parseCreateCluster, parseLeaseExtension, parseProviderFieldsBody } from "../domain/requests.js";
@@ -17,13 +17,12 @@ function parseStatusFilter(raw: string | undefined): Set<ClusterStatus> | undefi
   return new Set(wanted as ClusterStatus[]);
 }
 
-export function clusterHandlers(h: HandlerDeps): Record<string, Handler> {
-  const s = subjects.clusters;
+export function clusterHandlers(h: HandlerDeps) {
   const { deps, operations } = h;
   return {
-    [s.create]: async (req: ApiRequest) => ({ id: await operations.create(req.identity, parseCreateCluster(req.body)) }),
+    "clusters.create": async (req) => ({ id: await operations.create(req.identity, parseCreateCluster(req.body)) }),
 
-    [s.list]: async (req: ApiRequest) => {
+    "clusters.list": async (req) => {
       const filter = parseStatusFilter(req.query["status"]);
       const { tenant, userId, role } = req.identity;
       const visible = (await deps.clusters.all()).filter(
@@ -33,7 +32,7 @@ export function clusterHandlers(h: HandlerDeps): Record<string, Handler> {
       return Promise.all(visible.map(async (c) => clusterSummary(c, await liveProgress(h, c))));
     },
 
-    [s.get]: async (req: ApiRequest) => {
+    "clusters.get": async (req) => {
       const cluster = await clusterFor(h, req);
       const nodes = await deps.nodes.getMany(cluster.id, nodeIdsOf(cluster.id, cluster.numNodes));
       const shown = seesSecrets(req.identity)
@@ -42,20 +41,18 @@ export function clusterHandlers(h: HandlerDeps): Record<string, Handler> {
       return clusterDetails(shown.cluster, shown.nodes, await liveProgress(h, cluster));
     },
 
-    [s.status]: async (req: ApiRequest) => {
+    "clusters.status": async (req) => {
       const cluster = await clusterFor(h, req);
       return clusterStatus(cluster, await liveProgress(h, cluster));
     },
 
-    [s.delete]: async (req: ApiRequest) => {
+    "clusters.delete": async (req) => {
       await operations.delete(req.identity, clusterIdOf(req), parseProviderFieldsBody(req.body));
-      return undefined;
     },
 
-    [s.extendLease]: async (req: ApiRequest) => {
+    "clusters.extendLease": async (req) => {
       const { expireTime } = parseLeaseExtension(req.body);
       await operations.extendLease(req.identity, clusterIdOf(req), expireTime);
-      return undefined;
     },
-  };
+  } satisfies EndpointHandlers<"clusters">;
 }

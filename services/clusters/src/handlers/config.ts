@@ -1,14 +1,12 @@
-import { subjects, type ApiRequest, type Handler } from "@corral/shared";
+import type { EndpointHandlers } from "@corral/shared";
 import { parseConfigUpdate } from "../domain/requests.js";
 import { clusterFor, clusterIdOf, type HandlerDeps } from "./context.js";
 
-export function configHandlers(h: HandlerDeps): Record<string, Handler> {
-  const s = subjects.clusters;
+export function configHandlers(h: HandlerDeps) {
   return {
-    [s.getConfig]: async (req: ApiRequest) => (await clusterFor(h, req)).config,
-    [s.putConfig]: async (req: ApiRequest) => {
+    "clusters.getConfig": async (req) => (await clusterFor(h, req)).config,
+    "clusters.putConfig": async (req) => {
       await h.operations.configure(req.identity, clusterIdOf(req), parseConfigUpdate(req.body));
-      return undefined;
     },
-  };
+  } satisfies EndpointHandlers<"clusters">;
 }

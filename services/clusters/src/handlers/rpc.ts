@@ -1,13 +1,13 @@
-import { subjects, type ApiRequest, type Handler, type Json } from "@corral/shared";
+import type { EndpointHandlers, Json } from "@corral/shared";
 import { nodeIdsOf } from "../domain/ids.js";
 import { parseNodePropertiesRequest } from "../domain/requests.js";
 import { findVisibleCluster } from "../operations/index.js";
 import type { HandlerDeps } from "./context.js";
 
 /** `POST /getNodeProperties` (spec 4.11): node id -> properties, filtered. */
-export function rpcHandlers(h: HandlerDeps): Record<string, Handler> {
+export function rpcHandlers(h: HandlerDeps) {
   return {
-    [subjects.clusters.nodeProperties]: async (req: ApiRequest) => {
+    "clusters.nodeProperties": async (req) => {
       const { clusterId, properties, services } = parseNodePropertiesRequest(req.body);
       const cluster = await findVisibleCluster(h.deps, req.identity, clusterId);
       const nodes = await h.deps.nodes.getMany(cluster.id, nodeIdsOf(cluster.id, cluster.numNodes));
@@ -22,5 +22,5 @@ export function rpcHandlers(h: HandlerDeps): Record<string, Handler> {
       }
       return out;
     },
-  };
+  } satisfies EndpointHandlers<"clusters">;
 }

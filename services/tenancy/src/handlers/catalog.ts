@@ -8,11 +8,11 @@ import {
   parseName,
   parseProvider,
   parseService,
-  subjects,
   type ApiRequest,
   type CatalogEntity,
   type CatalogKind,
-  type Handler,
+  type EndpointHandler,
+  type EndpointHandlers,
   type Provider,
   type ValidationContext,
 } from "@corral/shared";
@@ -53,11 +53,15 @@ function withPathName(body: unknown, name: string, noun: string): Record<string,
   return { ...obj, name };
 }
 
-/** CRUD handlers of one catalog kind, keyed by subject. */
-export function catalogHandlers(kind: CatalogKind, deps: CatalogHandlerDeps): Record<string, Handler> {
+type CatalogOperation = "list" | "get" | "create" | "update" | "delete";
+
+/** The five handlers of a catalog kind; every kind's endpoints take and answer the same types. */
+type CatalogKindHandlers = { [Op in CatalogOperation]: EndpointHandler<`tenancy.catalog.${CatalogKind}.${Op}`> };
+
+/** CRUD handlers of one catalog kind, keyed by endpoint name. */
+export function catalogHandlers(kind: CatalogKind, deps: CatalogHandlerDeps): EndpointHandlers<"tenancy"> {
   const { catalog, registry } = deps;
   const { noun, parse } = KINDS[kind];
-  const s = subjects.tenancy.catalog[kind];
   const needsContext = kind === "providers" || kind === "services";
   const context = async (): Promise<CatalogWriteContext> =>
     needsContext
@@ -72,17 +76,18 @@ export function catalogHandlers(kind: CatalogKind, deps: CatalogHandlerDeps): Re
     return kind === "providers" ? withStoredSecrets(entity as Provider, stored as Provider | undefined, ctx.providerSpecs) : entity;
   };
 
-  return {
-    [s.list]: async (req: ApiRequest) => shown(req, await catalog.list(req.identity.tenant, kind)),
+  const handlers: CatalogKindHandlers = {
+    list: async (req) => shown(req, await catalog.list(req.identity.tenant, kind)),
 
-    [s.get]: async (req: ApiRequest) => {
+    get: async (req) => {
       const name = parseName(req.params["name"], "name");
       const found = await catalog.get(req.identity.tenant, kind, name);
       if (!found) throw new NotFoundError(noun, name);
-      return (await shown(req, [found.value]))[0];
+      const [visible = found.value] = await shown(req, [found.value]);
+      return visible;
     },
 
-    [s.create]: async (req: ApiRequest) => {
+    create: async (req) => {
       const entity = parseWrite(req.body, await context(), undefined);
       if (!(await catalog.create(req.identity.tenant, kind, entity))) {
         throw new BadRequestError(`${noun} ${entity.name} already exists`, { field: "name" }, "already_exists");
@@ -90,7 +95,7 @@ export function catalogHandlers(kind: CatalogKind, deps: CatalogHandlerDeps): Re
       return entity;
     },
 
-    [s.update]: async (req: ApiRequest) => {
+    update: async (req) => {
       const name = parseName(req.params["name"], "name");
       const body = withPathName(req.body, name, noun);
       const ctx = await context();
@@ -99,15 +104,18 @@ export function catalogHandlers(kind: CatalogKind, deps: CatalogHandlerDeps): Re
         const merged = kind === "providers" ? mergeProviderUpdate(current.value as Provider, body) : body;
         return { put: parseWrite(merged, ctx, current.value) };
       });
+      // A write that puts answers what it put; only a deletion answers nothing.
+      if (!updated) throw new NotFoundError(noun, name);
       return updated;
     },
 
-    [s.delete]: async (req: ApiRequest) => {
+    delete: async (req) => {
       const name = parseName(req.params["name"], "name");
       const found = await catalog.get(req.identity.tenant, kind, name);
       if (!found) throw new NotFoundError(noun, name);
       await catalog.remove(req.identity.tenant, kind, name);
-      return undefined;
     },
   };
+  // Only the keys change (`list` -> `tenancy.catalog.<kind>.list`); TypeScript cannot follow a renaming through fromEntries.
+  return Object.fromEntries(Object.entries(handlers).map(([op, handler]) => [`tenancy.catalog.${kind}.${op}`, handler])) as EndpointHandlers<"tenancy">;
 }
