@@ -1,0 +1,135 @@
+/**
+ * The endpoint table's reply schemas are what the services really answer: one walk through every REST endpoint of
+ * a running Corral (tenants, provisioners, each catalog kind, hostpool hosts, export/import, a sim cluster through
+ * every cluster operation, plugin resources, metrics), each 200 answer checked against its row's reply schema.
+ */
+import { buckets, CATALOG_KINDS, encode, endpointList, endpoints, hostAllocationKey, openBucket, type EndpointName } from "@corral/shared";
+import { createRouter } from "../../services/gateway/src/router.js";
+import { apiRoutes } from "../../services/gateway/src/routes.js";
+import { upload } from "../../services/plugins/test/rest-helpers.js";
+import { api, SUPERADMIN, type ApiResponse, type Caller } from "../helpers/api.js";
+import { uniqueName } from "../helpers/catalog.js";
+import { simFixtureCatalog, waitForAssignment, waitForStatus } from "../helpers/clusters.js";
+import { schemaProblems } from "../helpers/json-schema-check.js";
+import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
+
+const test = testWithSystem({ clusters: 1, provisioners: 1, metrics: 1, reconcileIntervalMs: 500 });
+
+const route = createRouter(apiRoutes());
+
+/** Calls the API and checks a 200 answer against the reply schema of the endpoint its route belongs to. */
+function contractClient(t: SystemTest) {
+  const covered = new Set<EndpointName>();
+  const check = (method: string, path: string, res: ApiResponse): ApiResponse => {
+    if (res.status !== 200) throw new Error(`${method} ${path}: HTTP ${res.status} ${res.text}`);
+    const match = route(method, path.split("?")[0] ?? path);
+    if (match.kind !== "found") throw new Error(`${method} ${path} matches no route`);
+    const name = match.route.endpoint;
+    const reply = endpoints[name].reply;
+    const problems = reply === "empty" ? (res.text === "" ? [] : [`expected no body, got ${res.text.slice(0, 80)}`]) : schemaProblems(reply, res.body);
+    t.deepEqual(problems, [], `${method} ${path} (${name})`);
+    covered.add(name);
+    return res;
+  };
+  return {
+    covered,
+    call: async (caller: Caller, method: string, path: string, body?: unknown) =>
+      check(method, path, await api(t.context.sys.baseUrl, method, path, { ...caller, ...(body !== undefined ? { body } : {}) })),
+    upload: async (caller: Caller, path: string, bytes: string) => check("POST", path, await upload(t.context.sys.baseUrl, caller, path, bytes)),
+  };
+}
+
+test("every REST endpoint answers what its reply schema says", async (t) => {
+  const { sys } = t.context;
+  const { call, upload: uploadChecked, covered } = contractClient(t);
+  const settled = (caller: Caller, id: string) => waitForStatus(sys.baseUrl, caller, id, "active");
+
+  await call({}, "GET", "/status");
+
+  // Tenants and provisioners.
+  const name = uniqueName("contract");
+  await call(SUPERADMIN, "POST", "/tenants", { tenant: { name, workers: 3, description: "contract" } });
+  await waitForAssignment(sys.nc, name);
+  await call(SUPERADMIN, "PUT", `/tenants/${name}`, { tenant: { name, workers: 3, maxClusters: 10 } });
+  await call(SUPERADMIN, "GET", `/tenants/${name}`);
+  await call(SUPERADMIN, "GET", "/tenants");
+  const provisioners = (await call(SUPERADMIN, "GET", "/provisioners")).body as Array<{ id: string }>;
+  await call(SUPERADMIN, "GET", `/provisioners/${provisioners[0]?.id}`);
+  const admin = { user: "admin", tenant: name };
+  const user = { user: "alice", tenant: name };
+
+  // The catalog: import, then each kind's five operations on a copy of an imported entity.
+  await call(admin, "POST", "/import", simFixtureCatalog());
+  await call(user, "GET", "/export");
+  for (const kind of CATALOG_KINDS) {
+    const [first] = (await call(user, "GET", `/${kind}`)).body as Array<Record<string, unknown>>;
+    const copy = `${String(first?.["name"])}-copy`;
+    await call(admin, "POST", `/${kind}`, { ...first, name: copy });
+    await call(user, "GET", `/${kind}/${copy}`);
+    await call(admin, "PUT", `/${kind}/${copy}`, { ...first, name: copy, description: "changed" });
+    await call(admin, "DELETE", `/${kind}/${copy}`);
+  }
+
+  // Hostpool hosts: one listed free, one quarantined as a provisioner would record it.
+  await call(admin, "POST", "/providers", { name: "pool", providertype: "hostpool", provisioner: { hosts: "10.9.0.1, 10.9.0.2", ssh_password: "pw" } });
+  const allocations = await openBucket(sys.nc, buckets.hostPool);
+  const quarantined = { host: "10.9.0.2:22", state: "quarantined", clusterId: "00000009", nodeId: "n9", since: 1000, reason: "r" };
+  await allocations.put(hostAllocationKey(name, "pool", quarantined.host), encode(quarantined));
+  await call(admin, "GET", "/providers/pool/hosts");
+  await call(admin, "DELETE", `/providers/pool/hosts/${quarantined.host}/quarantine`);
+
+  // A cluster through every operation.
+  const { id } = (await call(user, "POST", "/clusters", { name: "contract", clusterTemplate: "lamp", numMachines: 1, initialLeaseDuration: 3_600_000 })).body as { id: string };
+  await settled(user, id);
+  await call(user, "GET", "/clusters");
+  await call(user, "GET", `/clusters/${id}`);
+  await call(user, "GET", `/clusters/${id}/status`);
+  const plans = (await call(user, "GET", `/clusters/${id}/plans`)).body as Array<{ id: string }>;
+  await call(user, "GET", `/clusters/${id}/plans/${plans[0]?.id}`);
+  await call(user, "GET", `/clusters/${id}/config`);
+  await call(user, "GET", `/clusters/${id}/services`);
+  await call(user, "POST", "/getNodeProperties", { clusterId: id });
+  await call(user, "POST", `/clusters/${id}`, { expireTime: Date.now() + 7_200_000 });
+  for (const [method, path, body] of [
+    ["PUT", `/clusters/${id}/config`, { config: { a: 1 }, restart: false }],
+    ["POST", `/clusters/${id}/services`, { services: ["memcached"] }],
+    ["POST", `/clusters/${id}/services/stop`, undefined],
+    ["POST", `/clusters/${id}/services/start`, undefined],
+    ["POST", `/clusters/${id}/services/apache-httpd/restart`, undefined],
+  ] as const) {
+    await call(user, method, path, body);
+    await settled(user, id);
+  }
+  await call(user, "GET", `/clusters/${id}`);
+  await call(user, "GET", `/clusters/${id}/plans`);
+  await call(user, "DELETE", `/clusters/${id}`);
+  await waitForStatus(sys.baseUrl, user, id, "terminated");
+  await call(user, "GET", `/clusters/${id}`);
+
+  // Plugin types and resources.
+  await call(user, "GET", "/plugins/automatortypes");
+  await call(user, "GET", "/plugins/providertypes/sim");
+  const tool = "/plugins/automatortypes/shell/scripts/tool.sh";
+  await uploadChecked(admin, tool, "echo v1");
+  await uploadChecked(admin, tool, "echo v2");
+  await call(admin, "GET", "/plugins/automatortypes/shell/scripts");
+  await call(admin, "POST", `${tool}/versions/1/stage`);
+  await call(admin, "POST", "/plugins/sync");
+  await call(admin, "GET", `${tool}?status=active`);
+  await call(admin, "POST", `${tool}/versions/1/recall`);
+  await call(admin, "POST", "/plugins/sync");
+  await call(admin, "DELETE", `${tool}/versions/2`);
+  await call(admin, "DELETE", tool);
+
+  // Metrics.
+  await call(admin, "GET", "/metrics/queues");
+  await call(user, "GET", "/metrics/nodes/usage");
+
+  // A tenant without clusters is deleted.
+  const gone = uniqueName("contract-gone");
+  await call(SUPERADMIN, "POST", "/tenants", { tenant: { name: gone, workers: 0 } });
+  await call(SUPERADMIN, "DELETE", `/tenants/${gone}`);
+
+  const rest = endpointList().filter(({ endpoint }) => endpoint.rest !== undefined).map(({ name }) => name);
+  t.deepEqual(rest.filter((name) => !covered.has(name)), [], "every REST endpoint was called");
+});
