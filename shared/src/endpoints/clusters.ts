@@ -49,20 +49,26 @@ export interface ClusterProgress {
   stepscompleted: number;
 }
 
-/** Spec 2.7 summary form (`GET /clusters`). */
-export interface ClusterSummary {
+/** What both forms of a cluster show (spec 2.7). */
+interface ClusterBasics {
   id: string;
   name: string;
   description: string;
+  /** ms */
   createTime: number;
+  /** ms; 0: the lease never ends. */
   expireTime: number;
   services: string[];
-  numNodes: number;
+  ownerId: string;
   status: ClusterStatus;
+  progress: ClusterProgress;
+}
+
+/** Spec 2.7 summary form (`GET /clusters`). */
+export interface ClusterSummary extends ClusterBasics {
+  numNodes: number;
   provider: { name: string };
   clusterTemplate: { name: string };
-  ownerId: string;
-  progress: ClusterProgress;
 }
 
 /** One entry of a node's action history (spec 2.7). */
@@ -87,20 +93,11 @@ export interface NodeView {
 }
 
 /** Spec 2.7 full form (`GET /clusters/{id}`). */
-export interface ClusterDetails {
-  id: string;
-  name: string;
-  description: string;
-  createTime: number;
-  expireTime: number;
-  services: string[];
-  ownerId: string;
-  status: ClusterStatus;
+export interface ClusterDetails extends ClusterBasics {
   provider: Provider;
   clusterTemplate: ClusterTemplate;
   jobs: string[];
   config: JsonObject;
-  progress: ClusterProgress;
   nodes: NodeView[];
 }
 
@@ -148,19 +145,23 @@ const providerFields = { providerFields: anyObject };
 
 const progressSchema = objectOf({ action: clusterAction, actionstatus: string, stepstotal: count, stepscompleted: count });
 
-const clusterSummarySchema = objectOf({
+const clusterBasics = {
   id: string,
   name: string,
   description: string,
   createTime: count,
   expireTime: count,
   services: names,
-  numNodes: count,
+  ownerId: string,
   status: clusterStatus,
+  progress: progressSchema,
+};
+
+const clusterSummarySchema = objectOf({
+  ...clusterBasics,
+  numNodes: count,
   provider: objectOf({ name: string }),
   clusterTemplate: objectOf({ name: string }),
-  ownerId: string,
-  progress: progressSchema,
 });
 
 const nodeViewSchema = objectOf({
@@ -184,19 +185,11 @@ const nodeViewSchema = objectOf({
 });
 
 const clusterDetailsSchema = objectOf({
-  id: string,
-  name: string,
-  description: string,
-  createTime: count,
-  expireTime: count,
-  services: names,
-  ownerId: string,
-  status: clusterStatus,
+  ...clusterBasics,
   provider: providerSchema,
   clusterTemplate: clusterTemplateSchema,
   jobs: names,
   config: anyObject,
-  progress: progressSchema,
   nodes: arrayOf(nodeViewSchema),
 });
 
@@ -254,13 +247,7 @@ const runServices = (op: "start" | "stop" | "restart", subject: string) =>
   });
 
 export const clusterEndpoints = {
-  "clusters.list": define.rest<undefined, ClusterSummary[]>({
-    subject: c.list,
-    routes: [route("GET", "/clusters")],
-    access: "user",
-    body: "none",
-    reply: arrayOf(clusterSummarySchema),
-  }),
+  "clusters.list": define.get<ClusterSummary[]>(c.list, "/clusters", "user", arrayOf(clusterSummarySchema)),
   "clusters.create": define.rest<CreateClusterBody, { id: string }>({
     subject: c.create,
     routes: [route("POST", "/clusters")],
@@ -269,13 +256,7 @@ export const clusterEndpoints = {
     request: createClusterSchema,
     reply: objectOf({ id: string }),
   }),
-  "clusters.get": define.rest<undefined, ClusterDetails>({
-    subject: c.get,
-    routes: [route("GET", "/clusters/:id")],
-    access: "user",
-    body: "none",
-    reply: clusterDetailsSchema,
-  }),
+  "clusters.get": define.get<ClusterDetails>(c.get, "/clusters/:id", "user", clusterDetailsSchema),
   "clusters.extendLease": define.rest<{ expireTime: number }, void>({
     subject: c.extendLease,
     routes: [route("POST", "/clusters/:id")],
@@ -292,34 +273,10 @@ export const clusterEndpoints = {
     request: providerFieldsSchema,
     reply: "empty",
   }),
-  "clusters.status": define.rest<undefined, ClusterStatusView>({
-    subject: c.status,
-    routes: [route("GET", "/clusters/:id/status")],
-    access: "user",
-    body: "none",
-    reply: clusterStatusSchema,
-  }),
-  "clusters.plans": define.rest<undefined, PlanView[]>({
-    subject: c.plans,
-    routes: [route("GET", "/clusters/:id/plans")],
-    access: "user",
-    body: "none",
-    reply: arrayOf(planViewSchema),
-  }),
-  "clusters.plan": define.rest<undefined, PlanView>({
-    subject: c.plan,
-    routes: [route("GET", "/clusters/:id/plans/:planId")],
-    access: "user",
-    body: "none",
-    reply: planViewSchema,
-  }),
-  "clusters.getConfig": define.rest<undefined, JsonObject>({
-    subject: c.getConfig,
-    routes: [route("GET", "/clusters/:id/config")],
-    access: "user",
-    body: "none",
-    reply: anyObject,
-  }),
+  "clusters.status": define.get<ClusterStatusView>(c.status, "/clusters/:id/status", "user", clusterStatusSchema),
+  "clusters.plans": define.get<PlanView[]>(c.plans, "/clusters/:id/plans", "user", arrayOf(planViewSchema)),
+  "clusters.plan": define.get<PlanView>(c.plan, "/clusters/:id/plans/:planId", "user", planViewSchema),
+  "clusters.getConfig": define.get<JsonObject>(c.getConfig, "/clusters/:id/config", "user", anyObject),
   "clusters.putConfig": define.rest<{ config: JsonObject; restart?: boolean } & ProviderFieldsBody, void>({
     subject: c.putConfig,
     routes: [route("PUT", "/clusters/:id/config")],
@@ -328,13 +285,7 @@ export const clusterEndpoints = {
     request: objectOf({ config: anyObject }, { optional: { restart: boolean, ...providerFields }, additionalProperties: true }),
     reply: "empty",
   }),
-  "clusters.getServices": define.rest<undefined, string[]>({
-    subject: c.getServices,
-    routes: [route("GET", "/clusters/:id/services")],
-    access: "user",
-    body: "none",
-    reply: names,
-  }),
+  "clusters.getServices": define.get<string[]>(c.getServices, "/clusters/:id/services", "user", names),
   "clusters.addServices": define.rest<{ services: string[] } & ProviderFieldsBody, void>({
     subject: c.addServices,
     routes: [route("POST", "/clusters/:id/services")],

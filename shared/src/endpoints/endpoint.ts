@@ -65,7 +65,7 @@ export function route(method: Method, path: string): RestRoute {
 export interface RestEndpointDefinition {
   subject: string;
   routes: readonly RestRoute[];
-  access: Exclude<Access, "public">;
+  access: RestAccess;
   /** @default 401 */
   denialStatus?: 401 | 403;
   body: BodyKind;
@@ -82,21 +82,33 @@ export interface InternalEndpointDefinition {
 
 /** An endpoint a service answers on its subject. */
 export type ServedEndpoint<S extends ServiceName, Request, Reply> = Endpoint<Request, Reply> & { service: S; subject: string };
+/** A REST endpoint a service answers on its subject. */
+export type RestServedEndpoint<S extends ServiceName, Body, Reply> = ServedEndpoint<S, ApiRequest<Body>, Reply> & { rest: RestBinding };
+
+/** The roles a service's REST endpoint may require (only the gateway's own are public). */
+export type RestAccess = Exclude<Access, "public">;
 
 /** The definers of one service's endpoints; the service's name stays in their types (handlers are checked per service). */
 export interface EndpointDefiners<S extends ServiceName> {
   /** A REST endpoint whose body is a `Body` (`undefined` when none is read) and whose answer is a `Reply`. */
-  rest<Body, Reply>(definition: RestEndpointDefinition): ServedEndpoint<S, ApiRequest<Body>, Reply> & { rest: RestBinding };
+  rest<Body, Reply>(definition: RestEndpointDefinition): RestServedEndpoint<S, Body, Reply>;
+  /** A REST read: `GET path`, no body, refused with 401. */
+  get<Reply>(subject: string, path: string, access: RestAccess, reply: JsonSchema): RestServedEndpoint<S, undefined, Reply>;
+  /** A REST command without a body that answers nothing (delete, stage, sync, ...), refused with 401. */
+  command(subject: string, method: Method, path: string, access: RestAccess): RestServedEndpoint<S, undefined, void>;
   /** An endpoint reached over NATS only, by other services. */
   internal<Request, Reply>(definition: InternalEndpointDefinition): ServedEndpoint<S, Request, Reply>;
 }
 
 export function endpointsOf<S extends Exclude<ServiceName, "gateway">>(service: S): EndpointDefiners<S> {
+  const rest = <Body, Reply>(definition: RestEndpointDefinition): RestServedEndpoint<S, Body, Reply> => {
+    const { routes, access, denialStatus, body, ...served } = definition;
+    return { service, ...served, rest: { routes, access, denialStatus: denialStatus ?? 401, body } };
+  };
   return {
-    rest(definition) {
-      const { routes, access, denialStatus, body, ...served } = definition;
-      return { service, ...served, rest: { routes, access, denialStatus: denialStatus ?? 401, body } };
-    },
+    rest,
+    get: (subject, path, access, reply) => rest({ subject, routes: [route("GET", path)], access, body: "none", reply }),
+    command: (subject, method, path, access) => rest({ subject, routes: [route(method, path)], access, body: "none", reply: "empty" }),
     internal(definition) {
       return { service, ...definition };
     },

@@ -33,13 +33,12 @@ export const metricEndpoints = {
     reply: recordOf(objectOf({ inProgress: count, queued: count, total: count })),
   }),
   // Who may see what is decided by the metrics service (spec 4.9: 403 and 405 cases).
-  "metrics.nodeUsage": define.rest<undefined, NodeUsageAnswer>({
-    subject: m.nodeUsage,
-    routes: [route("GET", "/metrics/nodes/usage")],
-    access: "user",
-    body: "none",
-    reply: objectOf({ start: integer, end: integer, data: arrayOf(objectOf({ time: integer, value: { type: "number", minimum: 0 } })) }),
-  }),
+  "metrics.nodeUsage": define.get<NodeUsageAnswer>(
+    m.nodeUsage,
+    "/metrics/nodes/usage",
+    "user",
+    objectOf({ start: integer, end: integer, data: arrayOf(objectOf({ time: integer, value: { type: "number", minimum: 0 } })) }),
+  ),
 };
 
 export const metricsInternalEndpoints = {

@@ -56,34 +56,20 @@ const resource = "/plugins/:type/:plugin/:resourceType/:resource";
 const version = `${resource}/versions/:version`;
 
 export const pluginEndpoints = {
-  "plugins.sync": define.rest<undefined, void>({
-    subject: p.sync,
-    routes: [route("POST", "/plugins/sync")],
-    access: "admin",
-    body: "none",
-    reply: "empty",
-  }),
-  "plugins.listTypes": define.rest<undefined, PluginSpecView[]>({
-    subject: p.listTypes,
-    routes: [route("GET", "/plugins/:type")],
-    access: "user",
-    body: "none",
-    reply: arrayOf(pluginSpecViewSchema),
-  }),
-  "plugins.getType": define.rest<undefined, PluginSpecView>({
-    subject: p.getType,
-    routes: [route("GET", "/plugins/:type/:plugin")],
-    access: "user",
-    body: "none",
-    reply: pluginSpecViewSchema,
-  }),
-  "plugins.listResources": define.rest<undefined, Record<string, ResourceMeta[]>>({
-    subject: p.listResources,
-    routes: [route("GET", "/plugins/:type/:plugin/:resourceType")],
-    access: "admin",
-    body: "none",
-    reply: recordOf(arrayOf(resourceMetaSchema)),
-  }),
+  "plugins.sync": define.command(p.sync, "POST", "/plugins/sync", "admin"),
+  "plugins.listTypes": define.get<PluginSpecView[]>(
+    p.listTypes,
+    "/plugins/:type",
+    "user",
+    arrayOf(pluginSpecViewSchema),
+  ),
+  "plugins.getType": define.get<PluginSpecView>(p.getType, "/plugins/:type/:plugin", "user", pluginSpecViewSchema),
+  "plugins.listResources": define.get<Record<string, ResourceMeta[]>>(
+    p.listResources,
+    "/plugins/:type/:plugin/:resourceType",
+    "admin",
+    recordOf(arrayOf(resourceMetaSchema)),
+  ),
   "plugins.upload": define.rest<undefined, ResourceMeta>({
     subject: p.upload,
     routes: [route("POST", resource)],
@@ -92,41 +78,11 @@ export const pluginEndpoints = {
     request: bytes,
     reply: resourceMetaSchema,
   }),
-  "plugins.listVersions": define.rest<undefined, ResourceMeta[]>({
-    subject: p.listVersions,
-    routes: [route("GET", resource)],
-    access: "admin",
-    body: "none",
-    reply: arrayOf(resourceMetaSchema),
-  }),
-  "plugins.deleteResource": define.rest<undefined, void>({
-    subject: p.deleteResource,
-    routes: [route("DELETE", resource)],
-    access: "admin",
-    body: "none",
-    reply: "empty",
-  }),
-  "plugins.deleteVersion": define.rest<undefined, void>({
-    subject: p.deleteVersion,
-    routes: [route("DELETE", version)],
-    access: "admin",
-    body: "none",
-    reply: "empty",
-  }),
-  "plugins.stage": define.rest<undefined, void>({
-    subject: p.stage,
-    routes: [route("POST", `${version}/stage`)],
-    access: "admin",
-    body: "none",
-    reply: "empty",
-  }),
-  "plugins.recall": define.rest<undefined, void>({
-    subject: p.recall,
-    routes: [route("POST", `${version}/recall`)],
-    access: "admin",
-    body: "none",
-    reply: "empty",
-  }),
+  "plugins.listVersions": define.get<ResourceMeta[]>(p.listVersions, resource, "admin", arrayOf(resourceMetaSchema)),
+  "plugins.deleteResource": define.command(p.deleteResource, "DELETE", resource, "admin"),
+  "plugins.deleteVersion": define.command(p.deleteVersion, "DELETE", version, "admin"),
+  "plugins.stage": define.command(p.stage, "POST", `${version}/stage`, "admin"),
+  "plugins.recall": define.command(p.recall, "POST", `${version}/recall`, "admin"),
 };
 
 export const pluginsInternalEndpoints = {

@@ -45,13 +45,7 @@ const define = endpointsOf("tenancy");
 const t = subjects.tenancy;
 
 export const tenantEndpoints = {
-  "tenancy.tenants.list": define.rest<undefined, Tenant[]>({
-    subject: t.tenants.list,
-    routes: [route("GET", "/tenants")],
-    access: "superadmin",
-    body: "none",
-    reply: arrayOf(tenantSchema),
-  }),
+  "tenancy.tenants.list": define.get<Tenant[]>(t.tenants.list, "/tenants", "superadmin", arrayOf(tenantSchema)),
   "tenancy.tenants.create": define.rest<TenantWriteBody, Tenant>({
     subject: t.tenants.create,
     routes: [route("POST", "/tenants")],
@@ -60,13 +54,7 @@ export const tenantEndpoints = {
     request: tenantWriteSchema,
     reply: tenantSchema,
   }),
-  "tenancy.tenants.get": define.rest<undefined, Tenant>({
-    subject: t.tenants.get,
-    routes: [route("GET", "/tenants/:id")],
-    access: "superadmin",
-    body: "none",
-    reply: tenantSchema,
-  }),
+  "tenancy.tenants.get": define.get<Tenant>(t.tenants.get, "/tenants/:id", "superadmin", tenantSchema),
   "tenancy.tenants.update": define.rest<TenantWriteBody, Tenant>({
     subject: t.tenants.update,
     routes: [route("PUT", "/tenants/:id")],
@@ -75,27 +63,19 @@ export const tenantEndpoints = {
     request: tenantWriteSchema,
     reply: tenantSchema,
   }),
-  "tenancy.tenants.delete": define.rest<undefined, void>({
-    subject: t.tenants.delete,
-    routes: [route("DELETE", "/tenants/:id")],
-    access: "superadmin",
-    body: "none",
-    reply: "empty",
-  }),
-  "tenancy.provisioners.list": define.rest<undefined, Provisioner[]>({
-    subject: t.provisioners.list,
-    routes: [route("GET", "/provisioners")],
-    access: "superadmin",
-    body: "none",
-    reply: arrayOf(provisionerSchema),
-  }),
-  "tenancy.provisioners.get": define.rest<undefined, Provisioner>({
-    subject: t.provisioners.get,
-    routes: [route("GET", "/provisioners/:id")],
-    access: "superadmin",
-    body: "none",
-    reply: provisionerSchema,
-  }),
+  "tenancy.tenants.delete": define.command(t.tenants.delete, "DELETE", "/tenants/:id", "superadmin"),
+  "tenancy.provisioners.list": define.get<Provisioner[]>(
+    t.provisioners.list,
+    "/provisioners",
+    "superadmin",
+    arrayOf(provisionerSchema),
+  ),
+  "tenancy.provisioners.get": define.get<Provisioner>(
+    t.provisioners.get,
+    "/provisioners/:id",
+    "superadmin",
+    provisionerSchema,
+  ),
 };
 
 /** The five operations on one catalog kind. Replies are the kind's entity (typed as any catalog entity). */
@@ -118,7 +98,7 @@ export function catalogEndpoints<K extends CatalogKind>(kind: K): CatalogEndpoin
   const entity = catalogEntitySchemas[kind];
   const one = `/${kind}/:name`;
   const operations: CatalogKindEndpoints = {
-    list: define.rest<undefined, readonly CatalogEntity[]>({ subject: s.list, routes: [route("GET", `/${kind}`)], access: "user", body: "none", reply: arrayOf(entity) }),
+    list: define.get<readonly CatalogEntity[]>(s.list, `/${kind}`, "user", arrayOf(entity)),
     create: define.rest<JsonObject, CatalogEntity>({
       subject: s.create,
       routes: [route("POST", `/${kind}`)],
@@ -127,7 +107,7 @@ export function catalogEndpoints<K extends CatalogKind>(kind: K): CatalogEndpoin
       request: catalogCreateSchema,
       reply: entity,
     }),
-    get: define.rest<undefined, CatalogEntity>({ subject: s.get, routes: [route("GET", one)], access: "user", body: "none", reply: entity }),
+    get: define.get<CatalogEntity>(s.get, one, "user", entity),
     update: define.rest<JsonObject, CatalogEntity>({
       subject: s.update,
       routes: [route("PUT", one)],
@@ -136,34 +116,26 @@ export function catalogEndpoints<K extends CatalogKind>(kind: K): CatalogEndpoin
       request: catalogUpdateSchema,
       reply: entity,
     }),
-    delete: define.rest<undefined, void>({ subject: s.delete, routes: [route("DELETE", one)], access: "admin", body: "none", reply: "empty" }),
+    delete: define.command(s.delete, "DELETE", one, "admin"),
   };
   // Only the keys are renamed (`list` -> `tenancy.catalog.<kind>.list`); TypeScript cannot follow that through fromEntries.
   return Object.fromEntries(Object.entries(operations).map(([op, e]) => [`tenancy.catalog.${kind}.${op}`, e])) as CatalogEndpoints<K>;
 }
 
 export const hostPoolAndTransferEndpoints = {
-  "tenancy.hostpool.hosts": define.rest<undefined, HostView[]>({
-    subject: t.hostpool.hosts,
-    routes: [route("GET", "/providers/:name/hosts")],
-    access: "admin",
-    body: "none",
-    reply: arrayOf(hostViewSchema),
-  }),
-  "tenancy.hostpool.release": define.rest<undefined, void>({
-    subject: t.hostpool.release,
-    routes: [route("DELETE", "/providers/:name/hosts/:host/quarantine")],
-    access: "admin",
-    body: "none",
-    reply: "empty",
-  }),
-  "tenancy.export": define.rest<undefined, CatalogExport>({
-    subject: t.export,
-    routes: [route("GET", "/export")],
-    access: "user",
-    body: "none",
-    reply: catalogSnapshotSchema,
-  }),
+  "tenancy.hostpool.hosts": define.get<HostView[]>(
+    t.hostpool.hosts,
+    "/providers/:name/hosts",
+    "admin",
+    arrayOf(hostViewSchema),
+  ),
+  "tenancy.hostpool.release": define.command(
+    t.hostpool.release,
+    "DELETE",
+    "/providers/:name/hosts/:host/quarantine",
+    "admin",
+  ),
+  "tenancy.export": define.get<CatalogExport>(t.export, "/export", "user", catalogSnapshotSchema),
   "tenancy.import": define.rest<Partial<CatalogSnapshot>, void>({
     subject: t.import,
     routes: [route("POST", "/import")],

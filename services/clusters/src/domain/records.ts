@@ -1,4 +1,14 @@
-import type { ClusterRecordHead, ClusterTemplate, Json, JsonObject, PlanAction, Provider, Service, TaskName } from "@corral/shared";
+import type {
+  ClusterRecordHead,
+  ClusterTemplate,
+  Json,
+  JsonObject,
+  NodeActionView,
+  PlanAction,
+  Provider,
+  Service,
+  TaskName,
+} from "@corral/shared";
 import type { PersistedActor } from "./actors.js";
 import type { ClusterContext } from "./cluster-machine.js";
 import type { PlanContext } from "./plan-machine.js";
@@ -36,19 +46,8 @@ export interface ClusterRecord extends ClusterRecordHead {
   released?: boolean;
 }
 
-/** One entry of a node's action history (spec 2.7). */
-export interface NodeAction {
-  taskId: string;
-  service: string;
-  action: TaskName;
-  /** ms */
-  submitTime: number;
-  /** ms */
-  statusTime: number;
-  status: "complete" | "failed";
-  stdout?: string;
-  stderr?: string;
-}
+/** One entry of a node's action history (spec 2.7), stored as the API shows it. */
+export type NodeAction = NodeActionView;
 
 /** A node as stored. */
 export interface ClusterNode {

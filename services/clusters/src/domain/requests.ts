@@ -12,24 +12,12 @@ import {
   parseName,
   parseNameList,
   requireObject,
+  type CreateClusterBody,
   type JsonObject,
 } from "@corral/shared";
 
-/** `POST /clusters` (spec 4.7). */
-export interface CreateClusterRequest {
-  name: string;
-  clusterTemplate: string;
-  numMachines: number;
-  description?: string;
-  imagetype?: string;
-  hardwaretype?: string;
-  provider?: string;
-  providerFields?: JsonObject;
-  services?: string[];
-  initialLeaseDuration?: number;
-  dnsSuffix?: string;
-  config?: JsonObject;
-}
+/** `POST /clusters` (spec 4.7), validated. */
+export type CreateClusterRequest = CreateClusterBody;
 
 const optionalFields = (obj: Record<string, unknown>): JsonObject | undefined => {
   const raw = getOwn(obj, "providerFields");

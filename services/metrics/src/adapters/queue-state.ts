@@ -1,14 +1,9 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstreamManager, type ConsumerInfo, type JetStreamManager } from "@nats-io/jetstream";
-import { streams, streamSubjects, taskConsumerName, taskSubject } from "@corral/shared";
+import { streams, streamSubjects, taskConsumerName, taskSubject, type QueueCounts } from "@corral/shared";
 import { openTenantReader } from "@corral/tenancy/readers";
 
-/** Tasks of one tenant (spec 2.11): in progress (delivered, not acked), queued (not yet delivered), total. */
-export interface QueueCounts {
-  inProgress: number;
-  queued: number;
-  total: number;
-}
+export type { QueueCounts };
 
 /** Reads task queue state from JetStream: the per-tenant durable task consumers of CORRAL_TASKS. */
 export interface QueueStateReader {
