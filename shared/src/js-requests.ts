@@ -1,6 +1,7 @@
 import { headers as newHeaders, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/transport-node";
 import { UnavailableError } from "./errors.js";
 import { muxedRequests } from "./muxed-requests.js";
+import { perConnection } from "./nats.js";
 
 /**
  * The JetStream requests of the hot paths (acknowledged publishes, compare-and-set writes, direct gets), over
@@ -48,17 +49,8 @@ const utf8Decoder = new TextDecoder();
 const utf8Encoder = new TextEncoder();
 const timeoutError = () => new UnavailableError(`JetStream did not answer within ${TIMEOUT_MS / 1000} s; try again`);
 
-const byConnection = new WeakMap<NatsConnection, JsRequests>();
-
 /** The connection's requester (one per connection, made on first use). */
-export function jsRequests(nc: NatsConnection): JsRequests {
-  let found = byConnection.get(nc);
-  if (!found) {
-    found = createJsRequests(nc);
-    byConnection.set(nc, found);
-  }
-  return found;
-}
+export const jsRequests = perConnection(createJsRequests);
 
 function createJsRequests(nc: NatsConnection): JsRequests {
   const requests = muxedRequests(nc);

@@ -1,5 +1,5 @@
 import type { Msg, MsgHdrs, NatsConnection } from "@nats-io/transport-node";
-import { newInbox } from "./nats.js";
+import { newInbox, perConnection } from "./nats.js";
 
 /**
  * Request/reply over one reply subscription per connection (`<inbox>.<token>`), the requests of the hot paths
@@ -35,17 +35,8 @@ interface Pending {
   sameTimeout: Map<string, Pending>;
 }
 
-const byConnection = new WeakMap<NatsConnection, MuxedRequests>();
-
 /** The connection's requester (one reply subscription per connection, made on first use). */
-export function muxedRequests(nc: NatsConnection): MuxedRequests {
-  let found = byConnection.get(nc);
-  if (!found) {
-    found = createMuxedRequests(nc);
-    byConnection.set(nc, found);
-  }
-  return found;
-}
+export const muxedRequests = perConnection(createMuxedRequests);
 
 function createMuxedRequests(nc: NatsConnection): MuxedRequests {
   const prefix = newInbox(nc);

@@ -21,6 +21,19 @@ export interface ConnectOptions {
 
 const inboxPrefixes = new WeakMap<NatsConnection, string>();
 
+/** `create` made once per connection, on first use, and kept for the connection's life. */
+export function perConnection<T extends object>(create: (nc: NatsConnection) => T): (nc: NatsConnection) => T {
+  const made = new WeakMap<NatsConnection, T>();
+  return (nc) => {
+    let found = made.get(nc);
+    if (!found) {
+      found = create(nc);
+      made.set(nc, found);
+    }
+    return found;
+  };
+}
+
 /**
  * Opens a NATS connection that reconnects forever. `noAsyncTraces` is on: the default builds a
  * stack trace per request, which costs about 30% of request throughput (DESIGN.md "Runtime").
