@@ -15,7 +15,18 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { startNats } from "@corral/deploy";
-import { connectNats, encode, KeyTurns, modifyValue, openBucket, putValue, readValue, RevisionCache, type KV, type ModifyOptions } from "@corral/shared";
+import { encode } from "@corral/contracts";
+import {
+  connectNats,
+  KeyTurns,
+  modifyValue,
+  openBucket,
+  putValue,
+  readValue,
+  RevisionCache,
+  type KV,
+  type ModifyOptions,
+} from "@corral/shared";
 import { machine, mapLimit, round } from "./lib.js";
 
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 5);

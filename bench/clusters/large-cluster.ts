@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { KvWatchInclude } from "@nats-io/kv";
 import { openStoredClusterState, type PlanRecord } from "@corral/clusters/testing";
-import { decode, kvKey, streams, streamSubjects } from "@corral/shared";
+import { decode, kvKey, streams, streamSubjects } from "@corral/contracts";
 import { api } from "../../test/helpers/api.js";
 import { createClusterCatalog } from "../../test/helpers/cluster-fixture.js";
 import { cpuMeter, machine, round, startBenchSystem, trackClusters, type BenchSystem, type SyncMode } from "./lib.js";

@@ -13,7 +13,8 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { startNats, type NatsHandle } from "@corral/deploy";
 import { startGateway, type Gateway } from "@corral/gateway";
 import { startTenancyService, type TenancyService } from "@corral/tenancy";
-import { buckets, connectNats, decode, fromKeyToken, kvKey, openBucket, readValue, silentLogger, type ProvisionerRecord } from "@corral/shared";
+import { buckets, decode, fromKeyToken, kvKey, type ProvisionerRecord } from "@corral/contracts";
+import { connectNats, openBucket, readValue, silentLogger } from "@corral/shared";
 import { openStoredClusterState, type ClusterRecord, type PlanRecord } from "@corral/clusters/testing";
 import {
   createProcessSet,

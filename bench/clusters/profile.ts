@@ -13,7 +13,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
-import { connectNats, silentLogger, type Identity } from "@corral/shared";
+import type { Identity } from "@corral/contracts";
+import { connectNats, silentLogger } from "@corral/shared";
 import {
   createActors,
   createCluster,

@@ -14,7 +14,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import type { Msg } from "@nats-io/transport-node";
-import { streams, streamSubjects } from "@corral/shared";
+import { streams, streamSubjects } from "@corral/contracts";
 import { createCluster, createClusterCatalog } from "../../test/helpers/cluster-fixture.js";
 import {
   cpuMeter,

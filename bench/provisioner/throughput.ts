@@ -16,15 +16,17 @@ import { startNats } from "@corral/deploy";
 import {
   ASSIGNMENT_KEY,
   buckets,
-  connectNats,
   encode,
+  streams,
+  taskSubject,
+} from "@corral/contracts";
+import {
+  connectNats,
   ensureStreams,
   ensureTaskConsumer,
   openBucket,
   silentLogger,
-  streams,
   taskMessageId,
-  taskSubject,
   type TaskMessage,
 } from "@corral/shared";
 import { startProvisioner } from "@corral/provisioner";

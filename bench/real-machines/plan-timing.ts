@@ -9,7 +9,7 @@
  *   task that ended last, and is split into the wait before its first task started (dispatch: the clusters
  *   service saw the previous stage end, published the next, a worker pulled it) and the running part.
  */
-import { PROVIDER_TASKS, isTaskName } from "@corral/shared";
+import { PROVIDER_TASKS, isTaskName } from "@corral/contracts";
 import { latencySummary, round } from "./lib.js";
 
 export type TaskKind = "provider" | "automator";

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
-import type { Json } from "../../shared/src/entities.js";
+import type { Json } from "@corral/contracts";
 import {
   compileConfig,
   createMacroContext,

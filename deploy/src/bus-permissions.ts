@@ -7,7 +7,7 @@ import {
   PROVISIONER_INBOX_PREFIX,
   streams,
   streamSubjects,
-} from "@corral/shared";
+} from "@corral/contracts";
 import type { BusCredentials } from "./bus-credentials.js";
 import type { NatsUser } from "./servers.js";
 

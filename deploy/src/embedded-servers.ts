@@ -1,7 +1,7 @@
 import { createWriteStream, mkdirSync } from "node:fs";
 import type { WriteStream } from "node:fs";
 import { join } from "node:path";
-import { redactUrls, withUrlCredentials } from "@corral/shared";
+import { redactUrls, withUrlCredentials } from "@corral/contracts";
 import type { BusCredentials } from "./bus-credentials.js";
 import { loadOrCreateBusCredentials } from "./bus-credentials.js";
 import { natsUsers } from "./bus-permissions.js";

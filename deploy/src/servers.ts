@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { withUrlCredentials } from "@corral/shared";
+import { withUrlCredentials } from "@corral/contracts";
 import { ensureNatsServer, ensureRedisServer } from "./binaries.js";
 import type { NatsPermissions } from "./bus-permissions.js";
 import { freePort } from "./ports.js";

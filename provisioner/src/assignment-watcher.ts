@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { decode, openAssignmentReader, type AssignmentReader, type Logger, type WorkerAssignment } from "@corral/shared";
+import { decode, type WorkerAssignment } from "@corral/contracts";
+import { openAssignmentReader, type AssignmentReader, type Logger } from "@corral/shared";
 import { backoffMs, sleep } from "./retry.js";
 
 export interface AssignmentWatcherDeps {

@@ -1,6 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { generateSshKeyPair } from "./ssh/key-pair.js";
-import { buckets, createValue, deleteValue, kvKey, openBucket, readValue, retryingOnce, type KV } from "@corral/shared";
+import { buckets, kvKey } from "@corral/contracts";
+import { createValue, deleteValue, openBucket, readValue, retryingOnce, type KV } from "@corral/shared";
 
 /** An SSH key pair a provider generated for one cluster (OpenSSH formats). */
 export interface ClusterKey {

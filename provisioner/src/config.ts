@@ -1,5 +1,6 @@
 import { join, resolve } from "node:path";
-import { BadRequestError, loadConfig, type LogLevel } from "@corral/shared";
+import { BadRequestError } from "@corral/contracts";
+import { loadConfig, type LogLevel } from "@corral/shared";
 
 /** What the provisioner process reads from its environment, checked once. */
 export interface ProvisionerConfig {

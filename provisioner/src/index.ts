@@ -1,4 +1,5 @@
-import { PROVISIONER_INBOX_PREFIX, runServiceProcess } from "@corral/shared";
+import { PROVISIONER_INBOX_PREFIX } from "@corral/contracts";
+import { runServiceProcess } from "@corral/shared";
 import { loadProvisionerConfig } from "./config.js";
 import { defaultProvisionerId, startProvisioner } from "./provisioner.js";
 

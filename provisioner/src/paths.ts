@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { fromKeyToken, keyToken } from "@corral/shared";
+import { fromKeyToken, keyToken } from "@corral/contracts";
 
 /**
  * Where a provisioner keeps files under its work directory:

@@ -3,12 +3,10 @@ import {
   buckets,
   encode,
   kvKey,
-  openBucket,
   pluginTypeKey,
-  type KV,
-  type Logger,
   type ProvisionerRecord,
-} from "@corral/shared";
+} from "@corral/contracts";
+import { openBucket, type KV, type Logger } from "@corral/shared";
 import type { Plugin } from "./plugins/types.js";
 
 export interface RegistrationDeps {

@@ -1,7 +1,8 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstream } from "@nats-io/jetstream";
 import { Objm, type ObjectStore } from "@nats-io/obj";
-import { objectStores, openActiveSetReader, type ActiveSetReader, type Logger } from "@corral/shared";
+import { objectStores } from "@corral/contracts";
+import { openActiveSetReader, type ActiveSetReader, type Logger } from "@corral/shared";
 import { downloadObject } from "./resource-fetch.js";
 import { installResources, type DesiredResource, type ResourceKind } from "./resource-install.js";
 import { backoffMs, sleep } from "./retry.js";

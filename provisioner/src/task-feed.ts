@@ -1,5 +1,6 @@
 import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
-import { ensureTaskConsumer, newInbox, streams, type Logger } from "@corral/shared";
+import { streams } from "@corral/contracts";
+import { ensureTaskConsumer, newInbox, type Logger } from "@corral/shared";
 
 /**
  * A task pulled from a tenant's work queue, with the acknowledgements the worker sends for it. A task is only

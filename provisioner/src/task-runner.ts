@@ -3,11 +3,9 @@ import {
   TaskName,
   isTaskName,
   serviceActionOf,
-  truncateLog,
   type Json,
-  type TaskMessage,
-  type TaskResult,
-} from "@corral/shared";
+} from "@corral/contracts";
+import { truncateLog, type TaskMessage, type TaskResult } from "@corral/shared";
 import type { PluginSet } from "./plugin-set.js";
 import type { PluginContext, PluginOutcome } from "./plugins/types.js";
 

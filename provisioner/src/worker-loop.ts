@@ -1,6 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
-import { encode, jsRequests, resultSubject, streams, taskMessageId, type Logger, type TaskMessage } from "@corral/shared";
+import { encode, resultSubject, streams } from "@corral/contracts";
+import { jsRequests, taskMessageId, type Logger, type TaskMessage } from "@corral/shared";
 import type { PluginSet } from "./plugin-set.js";
 import { retryUntil } from "./retry.js";
 import { parseTaskMessage } from "./task-message.js";

@@ -1,17 +1,15 @@
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { promisify } from "node:util";
+import { buckets, kvKey, type TaskName } from "@corral/contracts";
 import {
-  buckets,
   installationId,
-  kvKey,
   openBucket,
   openClusterRecordReader,
   putValue,
   silentLogger,
   type KV,
   type TaskMessage,
-  type TaskName,
 } from "@corral/shared";
 import { ClusterKeys } from "../src/cluster-keys.js";
 import {

@@ -7,16 +7,18 @@ import {
   buckets,
   decode,
   encode,
-  modifyValue,
-  openBucket,
   resultSubject,
   streams,
-  taskMessageId,
   taskSubject,
+  type WorkerAssignment,
+} from "@corral/contracts";
+import {
+  modifyValue,
+  openBucket,
+  taskMessageId,
   type TaskConfig,
   type TaskMessage,
   type TaskResult,
-  type WorkerAssignment,
 } from "@corral/shared";
 import { eventually } from "../../test/helpers/eventually.js";
 

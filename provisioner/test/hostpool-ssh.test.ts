@@ -11,15 +11,17 @@ import ssh2 from "ssh2";
 import type { NatsConnection } from "@nats-io/transport-node";
 import {
   buckets,
+  type HostAllocation,
+  type JsonObject,
+  type TaskName,
+} from "@corral/contracts";
+import {
   connectNats,
   hostAllocationFilter,
   listValues,
   openBucket,
   silentLogger,
-  type HostAllocation,
-  type JsonObject,
   type TaskMessage,
-  type TaskName,
 } from "@corral/shared";
 import { createHostpoolProvider } from "../src/plugins/hostpool/index.js";
 import type { PluginContext, PluginOutcome, ProviderPlugin } from "../src/plugins/types.js";

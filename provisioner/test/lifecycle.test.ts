@@ -6,15 +6,13 @@ import anyTest, { type TestFn } from "ava";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { repoRoot, startNats, type NatsHandle } from "@corral/deploy";
+import { buckets, kvKey, streams } from "@corral/contracts";
 import {
-  buckets,
   connectNats,
   ensureStreams,
   ensureTaskConsumer,
-  kvKey,
   openBucket,
   silentLogger,
-  streams,
 } from "@corral/shared";
 import { startProvisioner, type RunningProvisioner } from "@corral/provisioner";
 import { assignTenant, eventually, publishTask, readResult, taskMessage, uniqueName, waitResult } from "./helpers.js";

@@ -7,17 +7,19 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { repoRoot, startNats, type NatsHandle } from "@corral/deploy";
 import {
-  TASK_ACK_WAIT_MS,
   buckets,
-  connectNats,
   encode,
+  kvKey,
+  resultSubject,
+  streams,
+} from "@corral/contracts";
+import {
+  TASK_ACK_WAIT_MS,
+  connectNats,
   ensureStreams,
   ensureTaskConsumer,
-  kvKey,
   openBucket,
-  resultSubject,
   silentLogger,
-  streams,
   taskMessageId,
   type TaskMessage,
   type TaskResult,

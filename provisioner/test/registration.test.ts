@@ -6,16 +6,18 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { startNats, type NatsHandle } from "@corral/deploy";
 import {
   buckets,
-  connectNats,
   decode,
-  ensureStreams,
   kvKey,
-  openBucket,
   pluginTypeKey,
-  readValue,
-  silentLogger,
   type PluginSpec,
   type ProvisionerRecord,
+} from "@corral/contracts";
+import {
+  connectNats,
+  ensureStreams,
+  openBucket,
+  readValue,
+  silentLogger,
 } from "@corral/shared";
 import { SHELL_SPEC, createShellAutomator, startProvisioner, type RunningProvisioner } from "@corral/provisioner";
 import { assign, eventually, uniqueName } from "./helpers.js";

@@ -6,14 +6,16 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { startNats, type NatsHandle } from "@corral/deploy";
 import {
   buckets,
-  connectNats,
   decode,
-  ensureStreams,
   kvKey,
-  openBucket,
   pluginTypeKey,
-  silentLogger,
   type ProvisionerRecord,
+} from "@corral/contracts";
+import {
+  connectNats,
+  ensureStreams,
+  openBucket,
+  silentLogger,
 } from "@corral/shared";
 import { startProvisioner, type RunningProvisioner } from "@corral/provisioner";
 import { assignTenant, eventually, publishTask, taskMessage, uniqueName, waitResult } from "./helpers.js";

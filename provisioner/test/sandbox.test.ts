@@ -14,12 +14,10 @@ import anyTest, { type ExecutionContext, type TestFn } from "ava";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Objm } from "@nats-io/obj";
 import { startNats, type NatsHandle } from "@corral/deploy";
+import { buckets, kvKey, objectStores } from "@corral/contracts";
 import {
-  buckets,
   connectNats,
   ensureStreams,
-  kvKey,
-  objectStores,
   openBucket,
   putValue,
   silentLogger,

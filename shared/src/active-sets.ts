@@ -1,8 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { openBucket } from "./kv.js";
-import { fromKeyToken, kvKey } from "./kv-keys.js";
-import { decode } from "./codec.js";
-import { buckets } from "./subjects.js";
+import { fromKeyToken, kvKey, decode, buckets } from "@corral/contracts";
 
 /**
  * A tenant's live plugin resources: the plugins service's sync publishes one set per tenant (key `kvKey(tenant)`

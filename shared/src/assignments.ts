@@ -1,7 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { openBucket } from "./kv.js";
-import { ASSIGNMENT_KEY } from "./provisioners.js";
-import { buckets } from "./subjects.js";
+import { ASSIGNMENT_KEY, buckets } from "@corral/contracts";
 
 /**
  * How provisioners read the worker assignment tenancy's balancer writes (provisioners.ts). Values are the

@@ -1,8 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ClusterStatus } from "./cluster-actions.js";
+import { ClusterStatus, kvKey, buckets } from "@corral/contracts";
 import { openBucket, readValue } from "./kv.js";
-import { kvKey } from "./kv-keys.js";
-import { buckets } from "./subjects.js";
 
 /**
  * What provisioners may read of a cluster record (the clusters service alone writes them, key `kvKey(clusterId)`):

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { BadRequestError } from "./errors.js";
+import { BadRequestError } from "@corral/contracts";
 
 /**
  * Configuration uses the spec's property names (`server.port`, `security.enabled`, ...). Values come from

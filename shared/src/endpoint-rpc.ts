@@ -3,8 +3,9 @@
  * and a caller names the endpoint it calls; subjects, queue groups and reply types all come from the table.
  */
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { RestBinding, ServiceName } from "./endpoints/endpoint.js";
 import {
+  type RestBinding,
+  type ServiceName,
   endpointList,
   endpoints,
   type EndpointName,
@@ -12,10 +13,11 @@ import {
   type ReplyOf,
   type RequestOf,
   type ServedEndpointName,
-} from "./endpoints/table.js";
+  type ApiRequest,
+  queues,
+} from "@corral/contracts";
 import type { Logger } from "./log.js";
-import { call, serve, type ApiRequest, type CallOptions, type Handler, type Served } from "./rpc.js";
-import { queues } from "./subjects.js";
+import { call, serve, type CallOptions, type Handler, type Served } from "./rpc.js";
 
 /**
  * What the handler of endpoint `N` is given. A REST endpoint's body arrives as the client sent it (the gateway

@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import { kvKey } from "./kv-keys.js";
+import { kvKey } from "@corral/contracts";
 
 /**
  * The `hostpool` provider hands out machines that already exist. Its provider field `hosts` lists them; a host
@@ -19,20 +19,6 @@ export interface HostEntry {
   port: number;
   /** The host's identity in the pool: `address:port`, IPv6 as `[address]:port`. */
   host: string;
-}
-
-export type HostState = "allocated" | "quarantined";
-
-/** The value of an allocation key. */
-export interface HostAllocation {
-  host: string;
-  state: HostState;
-  clusterId: string;
-  nodeId: string;
-  /** ms: when the state was entered. */
-  since: number;
-  /** Why a host is quarantined. */
-  reason?: string;
 }
 
 /** A `hosts` entry that cannot be read; the message names the entry. */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { createValue, openBucket, readValue } from "./kv.js";
-import { buckets } from "./subjects.js";
+import { buckets } from "@corral/contracts";
 
 const KEY = "id";
 

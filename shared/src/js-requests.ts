@@ -1,5 +1,5 @@
 import { headers as newHeaders, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/transport-node";
-import { UnavailableError } from "./errors.js";
+import { UnavailableError } from "@corral/contracts";
 import { muxedRequests } from "./muxed-requests.js";
 import { perConnection } from "./nats.js";
 

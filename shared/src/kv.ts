@@ -1,11 +1,9 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Kvm, type KV, type KvOptions } from "@nats-io/kv";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { decode, encode } from "./codec.js";
+import { decode, encode, CorralError, bucketSettings, kvStream, kvSubjectPrefix } from "@corral/contracts";
 import { BoundedCache } from "./bounded-cache.js";
-import { CorralError } from "./errors.js";
 import { jsRequests } from "./js-requests.js";
-import { bucketSettings, kvStream, kvSubjectPrefix } from "./subjects.js";
 
 export type { KV } from "@nats-io/kv";
 

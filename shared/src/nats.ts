@@ -1,6 +1,6 @@
 import { connect, createInbox, type NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "./log.js";
-import { splitServerList } from "./url-credentials.js";
+import { splitServerList } from "@corral/contracts";
 
 export interface ConnectOptions {
   /** Comma-separated NATS URLs; `nats://user:password@host:port` logs in as that user. */

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import type { ObjectInfo } from "@nats-io/obj";
-import { objectChunksSubject, objectStoreStream } from "./subjects.js";
+import { objectChunksSubject, objectStoreStream } from "@corral/contracts";
 
 /** Chunks pulled per request: bounds what a reader holds in memory (128 KiB chunks -> about 1 MiB). */
 const CHUNKS_IN_FLIGHT = 8;

@@ -1,8 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { PluginKind, PluginSpec } from "./entities.js";
+import { type PluginKind, type PluginSpec, pluginTypeKey, buckets } from "@corral/contracts";
 import { listValues, openBucket, readValue } from "./kv.js";
-import { pluginTypeKey } from "./kv-keys.js";
-import { buckets } from "./subjects.js";
 
 /**
  * The plugin types provisioners announce (provisioners.ts: each writes its specifications under

@@ -2,7 +2,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { loadConfig, type CorralConfig } from "./config.js";
 import { createLogger, type Logger, type LogLevel } from "./log.js";
 import { connectNats } from "./nats.js";
-import { redactUrls } from "./url-credentials.js";
+import { redactUrls } from "@corral/contracts";
 
 export interface ServiceContext {
   config: CorralConfig;

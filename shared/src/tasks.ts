@@ -1,8 +1,15 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstreamManager } from "@nats-io/jetstream";
-import type { Json, JsonObject } from "./entities.js";
-import type { TaskName } from "./task-names.js";
-import { consumers, streams, streamSubjects, taskConsumerName, taskSubject } from "./subjects.js";
+import {
+  type Json,
+  type JsonObject,
+  type TaskName,
+  consumers,
+  streams,
+  streamSubjects,
+  taskConsumerName,
+  taskSubject,
+} from "@corral/contracts";
 
 /**
  * The task protocol between the clusters service and provisioners (DESIGN.md "Provisioners").

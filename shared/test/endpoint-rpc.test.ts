@@ -1,5 +1,6 @@
 /** serveEndpoints and callEndpoint over a real nats-server: subjects and queue groups from the endpoint table. */
-import { callEndpoint, CorralError, encode, serveEndpoints, silentLogger, subjects, UnauthorizedError, type VerifiedToken } from "@corral/shared";
+import { CorralError, encode, subjects, UnauthorizedError, type VerifiedToken } from "@corral/contracts";
+import { callEndpoint, serveEndpoints, silentLogger } from "@corral/shared";
 import { testWithNats } from "../../test/helpers/nats-test.js";
 
 const test = testWithNats("endpoint-rpc-test");

@@ -1,6 +1,6 @@
 import { createValue, modifyValue, openBucket, putValue, readValue, RevisionCache } from "../src/kv.js";
 import { JsApiError, jsRequests } from "../src/js-requests.js";
-import { encode } from "../src/codec.js";
+import { encode } from "@corral/contracts";
 import { testWithNats } from "../../test/helpers/nats-test.js";
 
 const test = testWithNats("kv-test");

@@ -6,14 +6,16 @@ import {
   ASSIGNMENT_KEY,
   buckets,
   encode,
-  isTerminatedCluster,
   kvKey,
+  pluginTypeKey,
+} from "@corral/contracts";
+import {
+  isTerminatedCluster,
   openActiveSetReader,
   openAssignmentReader,
   openBucket,
   openClusterRecordReader,
   openPluginTypeReader,
-  pluginTypeKey,
   putValue,
 } from "../src/index.js";
 import { eventually } from "../../test/helpers/eventually.js";

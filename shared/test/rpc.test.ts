@@ -1,5 +1,6 @@
 /** Service calls over a real nats-server: replies, errors, no responder, timeouts, many calls in flight. */
-import { connectNats, call, serve, silentLogger, CorralError, NotFoundError } from "@corral/shared";
+import { CorralError, NotFoundError } from "@corral/contracts";
+import { connectNats, call, serve, silentLogger } from "@corral/shared";
 import { testWithNats } from "../../test/helpers/nats-test.js";
 
 const test = testWithNats("rpc-test");

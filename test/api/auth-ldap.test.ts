@@ -1,5 +1,6 @@
 import anyTest, { type TestFn } from "ava";
-import { callEndpoint, createLogger, loadConfig, silentLogger, type VerifiedToken } from "@corral/shared";
+import type { VerifiedToken } from "@corral/contracts";
+import { callEndpoint, createLogger, loadConfig, silentLogger } from "@corral/shared";
 import { startAuthService, type AuthService } from "@corral/auth";
 import { freePort } from "@corral/deploy";
 import { api } from "../helpers/api.js";

@@ -6,7 +6,7 @@
  * Tests are serial: each compares the whole state (tenants, catalogs, provisioners) before and after.
  */
 import anyTest, { type ExecutionContext, type TestFn } from "ava";
-import type { Provisioner } from "@corral/shared";
+import type { Provisioner } from "@corral/contracts";
 import { api, SUPERADMIN, type Caller } from "../helpers/api.js";
 import { assertError, assertOk, show } from "../helpers/assertions.js";
 import { changed, createTenant, KINDS, sample, uniqueName, type TestTenant } from "../helpers/catalog.js";

@@ -3,7 +3,7 @@
  * hardware types, image types, services and cluster templates, roles, tenant isolation, validation.
  */
 import anyTest, { type ExecutionContext, type TestFn } from "ava";
-import type { CatalogKind } from "@corral/shared";
+import type { CatalogKind } from "@corral/contracts";
 import { api, type Caller } from "../helpers/api.js";
 import { assertError, assertOk } from "../helpers/assertions.js";
 import { changed, createTenant, KINDS, sample, uniqueName, type TestTenant } from "../helpers/catalog.js";

@@ -3,7 +3,8 @@
  * hosts no longer listed, releasing a quarantined host; tenant admin only. Allocations are written into KV as the
  * provisioners would.
  */
-import { buckets, encode, hostAllocationKey, openBucket, type HostAllocation } from "@corral/shared";
+import { buckets, encode, type HostAllocation } from "@corral/contracts";
+import { hostAllocationKey, openBucket } from "@corral/shared";
 import { HOSTPOOL_SPEC } from "../../provisioner/src/plugins/hostpool/spec.js";
 import { api, type Caller } from "../helpers/api.js";
 import { assertError, assertOk } from "../helpers/assertions.js";

@@ -4,7 +4,8 @@
  * node events written to the events stream with controlled times (out of order, duplicated).
  */
 import { jetstream, type JsMsg } from "@nats-io/jetstream";
-import { encode, ensureTaskConsumer, eventSubject, streams, taskConsumerName, taskSubject } from "@corral/shared";
+import { encode, eventSubject, streams, taskConsumerName, taskSubject } from "@corral/contracts";
+import { ensureTaskConsumer } from "@corral/shared";
 import { api, SUPERADMIN, type Caller } from "../helpers/api.js";
 import { assertError, assertOk, show } from "../helpers/assertions.js";
 import { createTenant } from "../helpers/catalog.js";

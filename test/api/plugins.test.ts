@@ -17,12 +17,14 @@ import { CHEF_SOLO_SPEC, DOCKER_SPEC, HOSTPOOL_SPEC, SHELL_SPEC, SIM_SPEC, resou
 import {
   SUPERADMIN_TENANT,
   buckets,
-  callEndpoint,
   decode,
   keyToken,
   kvKey,
-  listKeys,
   objectStores,
+} from "@corral/contracts";
+import {
+  callEndpoint,
+  listKeys,
   openBucket,
   silentLogger,
 } from "@corral/shared";

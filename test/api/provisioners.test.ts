@@ -2,7 +2,7 @@
  * Provisioners through the REST API (spec 2.2, 4.2): the records provisioners write, joined with the worker
  * assignment tenancy's balancer writes, read by the superadmin. Only live provisioners are shown.
  */
-import { PROVISIONER_DEAD_AFTER_MS, type Provisioner, type ProvisionerRecord } from "@corral/shared";
+import { PROVISIONER_DEAD_AFTER_MS, type Provisioner, type ProvisionerRecord } from "@corral/contracts";
 import { api, SUPERADMIN } from "../helpers/api.js";
 import { assertError, assertOk } from "../helpers/assertions.js";
 import { createTenant, uniqueName } from "../helpers/catalog.js";

@@ -5,7 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { buckets, encode, hostAllocationKey, kvKey, openBucket, type HostAllocation } from "@corral/shared";
+import { buckets, encode, kvKey, type HostAllocation } from "@corral/contracts";
+import { hostAllocationKey, openBucket } from "@corral/shared";
 import { api, SUPERADMIN, type Caller } from "../helpers/api.js";
 import { assertError, assertOk, show } from "../helpers/assertions.js";
 import { createClusterCatalog, type ClusterCatalog } from "../helpers/cluster-fixture.js";

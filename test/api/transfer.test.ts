@@ -3,7 +3,7 @@
  * trip keeps every entity, a bad import changes nothing, an import replaces the whole catalog.
  */
 import anyTest, { type ExecutionContext, type TestFn } from "ava";
-import { REDACTED, type CatalogKind } from "@corral/shared";
+import { REDACTED, type CatalogKind } from "@corral/contracts";
 import { api, SUPERADMIN } from "../helpers/api.js";
 import { assertError, assertOk } from "../helpers/assertions.js";
 import { createTenant, emptyCatalog, exportCatalog, KINDS, sample, type TestTenant } from "../helpers/catalog.js";

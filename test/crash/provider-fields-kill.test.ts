@@ -5,7 +5,8 @@
  * nothing stored in JetStream holds them.
  */
 import anyTest, { type TestFn } from "ava";
-import { buckets, listKeys, openBucket } from "@corral/shared";
+import { buckets } from "@corral/contracts";
+import { listKeys, openBucket } from "@corral/shared";
 import { eventually } from "../helpers/eventually.js";
 import { createClusterCatalog, waitForStatus } from "../helpers/cluster-fixture.js";
 import { createCluster } from "../helpers/clusters.js";

@@ -7,7 +7,8 @@
  */
 import anyTest, { type ExecutionContext, type TestFn } from "ava";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { buckets, encode, kvKey, openBucket, readValue, streams } from "@corral/shared";
+import { buckets, encode, kvKey, streams } from "@corral/contracts";
+import { openBucket, readValue } from "@corral/shared";
 import { eventually } from "../helpers/eventually.js";
 import { createCluster, createClusterCatalog, waitForStatus, type ClusterCatalog } from "../helpers/cluster-fixture.js";
 import { clusterProblems, openClusterState, type ClusterState } from "../helpers/cluster-state.js";

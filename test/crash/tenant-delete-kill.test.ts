@@ -4,7 +4,8 @@
  * deletion is finished later, the name becomes usable again, and nothing of the old tenant is left.
  */
 import anyTest, { type ExecutionContext, type TestFn } from "ava";
-import { buckets, decode, kvKey, openBucket, readValue, subjects, type TenantRecordHead } from "@corral/shared";
+import { buckets, decode, kvKey, subjects, type TenantRecordHead } from "@corral/contracts";
+import { openBucket, readValue } from "@corral/shared";
 import { api, SUPERADMIN, type ApiResponse, type Caller } from "../helpers/api.js";
 import { assertError, assertOk } from "../helpers/assertions.js";
 import { createClusterCatalog, type ClusterCatalog } from "../helpers/cluster-fixture.js";

@@ -8,17 +8,16 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { AckPolicy, DeliverPolicy } from "@nats-io/jetstream";
 import {
   buckets,
-  connectNats,
   encode,
   kvStream,
   kvSubjectPrefix,
-  openBucket,
   PROVISIONER_INBOX_PREFIX,
   streams,
   streamSubjects,
   subjects,
   type ApiRequest,
-} from "@corral/shared";
+} from "@corral/contracts";
+import { connectNats, openBucket } from "@corral/shared";
 import { api, SUPERADMIN } from "../helpers/api.js";
 import { createCluster, createClusterCatalog, waitForStatus } from "../helpers/cluster-fixture.js";
 import { waitForAssignment } from "../helpers/clusters.js";

@@ -3,7 +3,8 @@
  * a running Corral (tenants, provisioners, each catalog kind, hostpool hosts, export/import, a sim cluster through
  * every cluster operation, plugin resources, metrics), each 200 answer checked against its row's reply schema.
  */
-import { buckets, CATALOG_KINDS, encode, endpointList, endpoints, hostAllocationKey, openBucket, type EndpointName } from "@corral/shared";
+import { buckets, CATALOG_KINDS, encode, endpointList, endpoints, type EndpointName } from "@corral/contracts";
+import { hostAllocationKey, openBucket } from "@corral/shared";
 import { createRouter } from "../../services/gateway/src/router.js";
 import { apiRoutes } from "../../services/gateway/src/routes.js";
 import { upload } from "../../services/plugins/test/rest-helpers.js";

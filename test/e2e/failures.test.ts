@@ -5,7 +5,7 @@
  * and the cluster becomes active; quotas refuse creates with 409 and free up after delete; a busy cluster
  * answers 409 to every other operation.
  */
-import { eventSubject } from "@corral/shared";
+import { eventSubject } from "@corral/contracts";
 import { api, type Caller } from "../helpers/api.js";
 import { assertError, assertOk, show } from "../helpers/assertions.js";
 import {

@@ -4,7 +4,7 @@
  * follow the ordering rules, configure (with and without restart) and add services run, delete terminates, and
  * node created/deleted events land on the events stream.
  */
-import { keyToken } from "@corral/shared";
+import { keyToken } from "@corral/contracts";
 import { api, type Caller } from "../helpers/api.js";
 import { assertOk, show } from "../helpers/assertions.js";
 import {

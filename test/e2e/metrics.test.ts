@@ -4,7 +4,7 @@
  * (times floored to seconds), and lies within what the wall clock allows. Queue metrics drain to zero.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { eventSubject } from "@corral/shared";
+import { eventSubject } from "@corral/contracts";
 import { api, SUPERADMIN, type Caller } from "../helpers/api.js";
 import { show } from "../helpers/assertions.js";
 import { createCluster, createWorkerTenant, importSimCatalog, readEvents, waitForStatus } from "../helpers/clusters.js";

@@ -4,7 +4,8 @@
  * wherever their values appear in task output. A redacted value written back keeps the stored one. Provider
  * fields given with a request live only as long as their plan: afterwards nothing stored in JetStream holds them.
  */
-import { buckets, encode, listKeys, openBucket, REDACTED } from "@corral/shared";
+import { buckets, encode, REDACTED } from "@corral/contracts";
+import { listKeys, openBucket } from "@corral/shared";
 import { api, type Caller } from "../helpers/api.js";
 import { assertError, assertOk, show } from "../helpers/assertions.js";
 import { createCluster, getOk, tenantWithSimCatalog, waitForStatus, type E2eTenant } from "../helpers/clusters.js";

@@ -1,4 +1,5 @@
-import { ASSIGNMENT_KEY, buckets, encode, openBucket } from "@corral/shared";
+import { ASSIGNMENT_KEY, buckets, encode } from "@corral/contracts";
+import { openBucket } from "@corral/shared";
 import { api, SUPERADMIN } from "../helpers/api.js";
 import { eventually } from "../helpers/eventually.js";
 import { testWithSystem } from "../helpers/system-test.js";

@@ -4,7 +4,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { CATALOG_KINDS, buckets, encode, kvKey, openBucket, type CatalogKind } from "@corral/shared";
+import { CATALOG_KINDS, buckets, encode, kvKey, type CatalogKind } from "@corral/contracts";
+import { openBucket } from "@corral/shared";
 import { api, SUPERADMIN, type Caller } from "./api.js";
 
 export const KINDS: readonly CatalogKind[] = CATALOG_KINDS;

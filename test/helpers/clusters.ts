@@ -7,7 +7,8 @@
  */
 import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ASSIGNMENT_KEY, buckets, decode, openBucket, streams } from "@corral/shared";
+import { ASSIGNMENT_KEY, buckets, decode, streams } from "@corral/contracts";
+import { openBucket } from "@corral/shared";
 import { api, SUPERADMIN, type ApiResponse, type Caller } from "./api.js";
 import { show } from "./assertions.js";
 import { uniqueName } from "./catalog.js";

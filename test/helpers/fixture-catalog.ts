@@ -24,7 +24,7 @@ import {
   type PluginSpec,
   type Provider,
   type Service,
-} from "@corral/shared";
+} from "@corral/contracts";
 
 /** The fixture catalog folder. */
 export const FIXTURES_DIR: string =

@@ -3,7 +3,7 @@
  * type, properties, required, additionalProperties, items, enum, anyOf, minimum. Answers every problem found, each
  * naming where in the value it is (`$.nodes[0].id`).
  */
-import type { JsonSchema } from "@corral/shared";
+import type { JsonSchema } from "@corral/contracts";
 
 const typeOf = (value: unknown): string => {
   if (value === null) return "null";

@@ -3,7 +3,7 @@
  * (a redelivered or re-published task that runs again shows up twice here, whatever the results stream dedups).
  */
 import { bundledPlugins, type Plugin, type PluginContext, type PluginOutcome } from "@corral/provisioner";
-import type { TaskName } from "@corral/shared";
+import type { TaskName } from "@corral/contracts";
 
 /** One plugin call for one task dispatch. */
 export interface Execution {

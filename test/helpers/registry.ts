@@ -4,11 +4,11 @@ import {
   buckets,
   encode,
   kvKey,
-  openBucket,
   pluginTypeKey,
   type PluginSpec,
   type ProvisionerRecord,
-} from "@corral/shared";
+} from "@corral/contracts";
+import { openBucket } from "@corral/shared";
 import { FIXTURE_PROVIDER_TYPES, fixtureAutomatorSpecs, fixtureProviderSpecs } from "./fixture-catalog.js";
 
 /** The fixture readers, kept here under their old names; see `fixture-catalog.ts`. */

@@ -1,11 +1,10 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { createProvisionerStores, generateBusCredentials, natsUsers, startNats, type BusCredentials, type NatsHandle } from "@corral/deploy";
+import { PROVISIONER_INBOX_PREFIX, withUrlCredentials } from "@corral/contracts";
 import {
   connectNats,
   loadConfig,
-  PROVISIONER_INBOX_PREFIX,
   silentLogger,
-  withUrlCredentials,
   type CorralConfig,
 } from "@corral/shared";
 import { startGateway, type Gateway } from "@corral/gateway";

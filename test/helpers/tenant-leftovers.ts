@@ -9,14 +9,12 @@ import {
   buckets,
   keyToken,
   kvKey,
-  listKeys,
-  openBucket,
-  readValue,
   streams,
   taskConsumerName,
   tenantStreamFilters,
   type StreamName,
-} from "@corral/shared";
+} from "@corral/contracts";
+import { listKeys, openBucket, readValue } from "@corral/shared";
 import { openStoredClusterState } from "@corral/clusters/testing";
 
 /** Counts of what is stored for a tenant (0 or false: nothing). */

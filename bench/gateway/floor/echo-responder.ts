@@ -5,7 +5,8 @@
  * path -> reply value). Logs `{"msg":"echo ready"}`.
  */
 import { readFileSync } from "node:fs";
-import { connectNats, decode, encode } from "@corral/shared";
+import { decode, encode } from "@corral/contracts";
+import { connectNats } from "@corral/shared";
 import { FLOOR_SUBJECT, type FloorReply, type FloorRequest } from "./protocol.js";
 
 const repliesFile = process.env["BENCH_FLOOR_REPLIES"];

@@ -5,7 +5,8 @@
  * Env: BENCH_NATS_URL, BENCH_FLOOR_PORT (0: any free port). Logs `{"msg":"floor listening","port":N}`.
  */
 import uWS from "uWebSockets.js";
-import { connectNats, decode, encode } from "@corral/shared";
+import { decode, encode } from "@corral/contracts";
+import { connectNats } from "@corral/shared";
 import { FLOOR_SUBJECT, type FloorReply, type FloorRequest } from "./protocol.js";
 
 const nc = await connectNats({ url: process.env["BENCH_NATS_URL"] ?? "", name: "bench-floor-http" });

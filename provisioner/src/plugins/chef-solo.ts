@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import type { JsonObject, PluginSpec } from "@corral/shared";
+import type { JsonObject, PluginSpec } from "@corral/contracts";
 import { resourceDir } from "../paths.js";
 import { defaultSandbox, type LocalSandbox } from "../sandbox/index.js";
 import { isRemoteNode } from "../ssh/node-target.js";

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import type { Json, JsonObject, PluginField, PluginSpec } from "@corral/shared";
+import type { Json, JsonObject, PluginField, PluginSpec } from "@corral/contracts";
 import { removeNodeDir } from "../sandbox/removal.js";
 import type { PluginContext, PluginOutcome, ProviderPlugin } from "./types.js";
 

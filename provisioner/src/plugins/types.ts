@@ -1,4 +1,5 @@
-import type { Logger, PluginSpec, TaskMessage, TaskName, TaskOutcome } from "@corral/shared";
+import type { PluginSpec, TaskName } from "@corral/contracts";
+import type { Logger, TaskMessage, TaskOutcome } from "@corral/shared";
 
 /**
  * The plugin interface of the reference provisioner. A plugin is an object carrying its `PluginSpec` (announced to

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Json } from "@corral/shared";
+import type { Json } from "@corral/contracts";
 
 /**
  * Pinned SSH host keys, as CONFIRM records them in the node's results (`ssh_host_keys`): key algorithm (the

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Json, JsonObject, TaskMessage } from "@corral/shared";
+import type { Json, JsonObject } from "@corral/contracts";
+import type { TaskMessage } from "@corral/shared";
 import type { ClusterKeys } from "../cluster-keys.js";
 import { pathSegment, resourceDir } from "../paths.js";
 import { SIM_SECURED_SPEC, SIM_SPEC } from "../plugins/sim.js";

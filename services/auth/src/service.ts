@@ -12,7 +12,7 @@ import { startTokenServer } from "./token-server.js";
 import { openTokenVerifier } from "./verifier.js";
 
 export type { AuthenticationHandler, AuthenticatedUser, HandlerContext, HandlerFactory } from "./authn/types.js";
-export type { VerifiedToken } from "@corral/shared";
+export type { VerifiedToken } from "@corral/contracts";
 
 export interface AuthServiceDeps {
   nc: NatsConnection;

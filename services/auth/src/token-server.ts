@@ -1,7 +1,8 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { isValidName, type Logger } from "@corral/shared";
+import { isValidName } from "@corral/contracts";
+import type { Logger } from "@corral/shared";
 import type { LoginThrottle } from "./adapters/login-throttle.js";
 import type { RevocationStore } from "./adapters/revocations.js";
 import type { SigningKeys } from "./adapters/signing-keys.js";

@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { decode, kvKey, listKeys, readValue, type KV } from "@corral/shared";
+import { decode, kvKey } from "@corral/contracts";
+import { listKeys, readValue, type KV } from "@corral/shared";
 import { openClusterBuckets } from "./adapters/buckets.js";
 import { jobCounterName } from "./adapters/counters.js";
 import { formatTaskId, nodeIdsOf } from "./domain/ids.js";

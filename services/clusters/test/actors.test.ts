@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import type { ExecutionContext } from "ava";
 import { repoRoot } from "@corral/deploy";
-import { CorralError, encode, kvKey, type Tenant } from "@corral/shared";
+import { CorralError, encode, kvKey, type Tenant } from "@corral/contracts";
 import { openClusterBuckets } from "../src/adapters/buckets.js";
 import { hasBit } from "../src/domain/bitset.js";
 import { MAX_ATTEMPTS, type PlanEvent } from "../src/domain/plan-machine.js";

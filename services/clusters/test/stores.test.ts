@@ -1,4 +1,5 @@
-import { openBucket, type Tenant } from "@corral/shared";
+import type { Tenant } from "@corral/contracts";
+import { openBucket } from "@corral/shared";
 import { createCounters } from "../src/adapters/counters.js";
 import { createNodeStore } from "../src/adapters/node-store.js";
 import { openUsageStore } from "../src/adapters/usage-store.js";

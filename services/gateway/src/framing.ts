@@ -1,5 +1,5 @@
 import type { HttpRequest } from "uWebSockets.js";
-import { BadRequestError, CorralError } from "@corral/shared";
+import { BadRequestError, CorralError } from "@corral/contracts";
 
 /** 501: the request uses an HTTP feature the gateway does not implement (RFC 9112 6.1: a transfer coding). */
 export class NotImplementedError extends CorralError {

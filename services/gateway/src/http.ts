@@ -1,5 +1,5 @@
 import type { HttpResponse } from "uWebSockets.js";
-import { isCorralError, type CorralError } from "@corral/shared";
+import { isCorralError, type CorralError } from "@corral/contracts";
 
 const STATUS_TEXT: Record<number, string> = {
   200: "200 OK",

@@ -1,4 +1,4 @@
-import { ADMIN_USER, SUPERADMIN_TENANT, UnauthorizedError, isValidName, type Identity } from "@corral/shared";
+import { ADMIN_USER, SUPERADMIN_TENANT, UnauthorizedError, isValidName, type Identity } from "@corral/contracts";
 
 /** Longest user id accepted; ids end up in keys and subjects, which have length limits. */
 const MAX_IDENTITY_LENGTH = 255;

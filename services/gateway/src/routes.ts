@@ -1,4 +1,4 @@
-import { endpointList, type Access, type BodyKind, type EndpointName, type Method } from "@corral/shared";
+import { endpointList, type Access, type BodyKind, type EndpointName, type Method } from "@corral/contracts";
 
 export type { Access, BodyKind, Method };
 

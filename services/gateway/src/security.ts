@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { UnauthorizedError, type Identity, type Logger } from "@corral/shared";
+import { UnauthorizedError, type Identity } from "@corral/contracts";
+import type { Logger } from "@corral/shared";
 import { bindingProblem, openTokenVerifier, roleFromToken, type TenantBinding, type TokenClaims } from "@corral/auth/internal";
 
 /**

@@ -1,7 +1,8 @@
 import uWS from "uWebSockets.js";
 import type { HttpRequest, HttpResponse, us_listen_socket } from "uWebSockets.js";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { BadRequestError, CorralError, ForbiddenError, UnauthorizedError, call, type Logger } from "@corral/shared";
+import { BadRequestError, CorralError, ForbiddenError, UnauthorizedError } from "@corral/contracts";
+import { call, type Logger } from "@corral/shared";
 import { framingProblem } from "./framing.js";
 import { BodyTooLargeError, Exchange, readBody } from "./http.js";
 import { API_KEY_HEADER, TENANT_HEADER, USER_HEADER, isAllowed, resolveIdentity } from "./identity.js";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { HttpResponse } from "uWebSockets.js";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Objm, type ObjectStore } from "@nats-io/obj";
-import { objectStores } from "@corral/shared";
+import { objectStores } from "@corral/contracts";
 import { BodyTooLargeError, type Exchange } from "./http.js";
 
 /** Streams raw request bodies into the uploads object store, with backpressure, never holding them whole. */

@@ -1,6 +1,6 @@
 /** Who sees which node usage (spec 4.9 rules 2-5, 5.1): the pure decision, every branch. */
 import test from "ava";
-import type { CorralError, Identity } from "@corral/shared";
+import type { CorralError, Identity } from "@corral/contracts";
 import { resolveUsageQuery } from "../src/domain/usage-query.js";
 
 const superadmin: Identity = { userId: "admin", tenant: "superadmin", role: "superadmin" };

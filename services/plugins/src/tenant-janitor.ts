@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { callEndpoint, SUPERADMIN_TENANT, type Logger } from "@corral/shared";
+import { SUPERADMIN_TENANT } from "@corral/contracts";
+import { callEndpoint, type Logger } from "@corral/shared";
 import { openTenantReader } from "@corral/tenancy/readers";
 import type { ResourceStore } from "./adapters/resource-store.js";
 

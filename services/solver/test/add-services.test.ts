@@ -5,8 +5,7 @@
  */
 import test from "ava";
 import fc from "fast-check";
-import { isCorralError } from "../../../shared/src/errors.js";
-import type { ClusterTemplate } from "../../../shared/src/entities.js";
+import { isCorralError, type ClusterTemplate } from "@corral/contracts";
 import {
   addServices,
   checkLayout,

@@ -6,8 +6,7 @@
  */
 import test from "ava";
 import fc from "fast-check";
-import { isCorralError } from "../../../shared/src/errors.js";
-import type { ClusterTemplate, MachineType, Service } from "../../../shared/src/entities.js";
+import { isCorralError, type ClusterTemplate, type MachineType, type Service } from "@corral/contracts";
 import {
   solveLayout,
   SOLVER_BUDGET_EXHAUSTED,

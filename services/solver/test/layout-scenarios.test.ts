@@ -4,7 +4,7 @@
  * pre-check errors and infeasibility explanations.
  */
 import test from "ava";
-import type { ClusterTemplate, ServiceConstraint } from "../../../shared/src/entities.js";
+import type { ClusterTemplate, ServiceConstraint } from "@corral/contracts";
 import {
   checkLayout,
   createHostname,

@@ -1,7 +1,6 @@
 import test from "ava";
 import fc from "fast-check";
-import type { Json } from "../../../shared/src/entities.js";
-import { isCorralError } from "../../../shared/src/errors.js";
+import { type Json, isCorralError } from "@corral/contracts";
 import * as macros from "../src/domain/macros/index.js";
 import {
   compileConfig,

@@ -1,6 +1,5 @@
 import test from "ava";
-import type { Service } from "../../../shared/src/entities.js";
-import { isCorralError } from "../../../shared/src/errors.js";
+import { type Service, isCorralError } from "@corral/contracts";
 import * as planner from "../src/domain/planner/index.js";
 import { numberTasks, planAction, planGraph, type Plan, type PlanNode } from "../src/domain/planner/index.js";
 import { fixtureServices, fixtureTemplate } from "../../../test/helpers/fixture-catalog.js";

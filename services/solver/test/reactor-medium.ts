@@ -2,8 +2,13 @@
  * Shared by the solver tests: coopr-server's BaseSolverTest template `reactor-medium` (provider joyent) with its
  * services, hardware and image types, and small builders.
  */
-import { isCorralError, type CorralError } from "../../../shared/src/errors.js";
-import type { ClusterTemplate, MachineType, Service } from "../../../shared/src/entities.js";
+import {
+  isCorralError,
+  type CorralError,
+  type ClusterTemplate,
+  type MachineType,
+  type Service,
+} from "@corral/contracts";
 
 /** A service with only runtime requirements and conflicts, and no actions. */
 export const svc = (name: string, runtimeRequires: string[] = [], conflicts: string[] = []): Service => ({

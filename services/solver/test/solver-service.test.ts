@@ -1,7 +1,8 @@
 import anyTest, { type TestFn } from "ava";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { startNats, type NatsHandle } from "@corral/deploy";
-import { call, callEndpoint, connectNats, silentLogger, subjects, type CorralError } from "@corral/shared";
+import { subjects, type CorralError } from "@corral/contracts";
+import { call, callEndpoint, connectNats, silentLogger } from "@corral/shared";
 import { startSolverService, type SolverService } from "../src/service.js";
 import { fixtureHardwareTypes, fixtureImageTypes, fixtureServices, fixtureTemplate } from "../../../test/helpers/fixture-catalog.js";
 

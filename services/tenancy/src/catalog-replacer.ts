@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { ConflictError, NotFoundError, type CatalogSnapshot, type Logger } from "@corral/shared";
+import { ConflictError, NotFoundError, type CatalogSnapshot } from "@corral/contracts";
+import type { Logger } from "@corral/shared";
 import type { CatalogStore } from "./adapters/catalog-store.js";
 import type { PendingCatalog, TenantStore } from "./adapters/tenant-store.js";
 import { emptySnapshot, planReplacement } from "./domain/catalog-replacement.js";

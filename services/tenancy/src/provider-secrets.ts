@@ -7,7 +7,7 @@ import {
   type Identity,
   type PluginSpec,
   type Provider,
-} from "@corral/shared";
+} from "@corral/contracts";
 import type { RegistryStore } from "./adapters/registry-store.js";
 
 /** The announced provider types by name, read fresh per request. */

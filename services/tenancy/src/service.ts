@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { CATALOG_KINDS, SUPERADMIN_TENANT, serveEndpoints, type EndpointHandlers, type Logger } from "@corral/shared";
+import { CATALOG_KINDS, SUPERADMIN_TENANT } from "@corral/contracts";
+import { serveEndpoints, type EndpointHandlers, type Logger } from "@corral/shared";
 import { openUsageReader } from "@corral/clusters/readers";
 import { openCatalogStore } from "./adapters/catalog-store.js";
 import { openHostPoolStore } from "./adapters/hostpool-store.js";

@@ -6,10 +6,9 @@ import {
   ForbiddenError,
   NotFoundError,
   SUPERADMIN_TENANT,
-  callEndpoint,
-  type Logger,
   type TenantDeletion,
-} from "@corral/shared";
+} from "@corral/contracts";
+import { callEndpoint, type Logger } from "@corral/shared";
 import type { HostPoolStore } from "./adapters/hostpool-store.js";
 import type { TenantRecord, TenantStore } from "./adapters/tenant-store.js";
 import type { UsageReader } from "@corral/clusters/readers";

@@ -1,4 +1,4 @@
-import { PluginKind, type PluginSpec, type ValidationContext } from "@corral/shared";
+import { PluginKind, type PluginSpec, type ValidationContext } from "@corral/contracts";
 import type { RegistryStore } from "./adapters/registry-store.js";
 
 /** The validation context, with the provider types' specifications (which fields are secret). */

@@ -1,7 +1,7 @@
 /** The pure worker balancer (balancer/balance.ts): examples, then properties over random inputs (fast-check). */
 import test from "ava";
 import fc from "fast-check";
-import type { WorkerAssignment } from "@corral/shared";
+import type { WorkerAssignment } from "@corral/contracts";
 import { balance, sameAssignment, type BalanceInput } from "../src/balancer/balance.js";
 
 type Prov = { id: string; capacityTotal: number };

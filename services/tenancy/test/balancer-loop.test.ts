@@ -10,16 +10,18 @@ import {
   ASSIGNMENT_KEY,
   PROVISIONER_DEAD_AFTER_MS,
   buckets,
-  connectNats,
-  createLogger,
   encode,
   kvKey,
+  type ProvisionerRecord,
+  type WorkerAssignment,
+} from "@corral/contracts";
+import {
+  connectNats,
+  createLogger,
   openBucket,
   readValue,
   silentLogger,
   type Logger,
-  type ProvisionerRecord,
-  type WorkerAssignment,
 } from "@corral/shared";
 import { startBalancer, type Balancer } from "../src/balancer/balancer.js";
 import { openBalancerStore, type BalancerStore } from "../src/balancer/balancer-store.js";

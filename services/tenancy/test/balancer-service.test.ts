@@ -9,10 +9,9 @@ import {
   PROVISIONER_DEAD_AFTER_MS,
   buckets,
   kvKey,
-  openBucket,
-  readValue,
   type WorkerAssignment,
-} from "@corral/shared";
+} from "@corral/contracts";
+import { openBucket, readValue } from "@corral/shared";
 import { api, SUPERADMIN } from "../../../test/helpers/api.js";
 import { eventually } from "../../../test/helpers/eventually.js";
 import { registerProvisioner, type RegisteredProvisioner } from "../../../test/helpers/registry.js";

@@ -2,7 +2,8 @@
  * The catalog store's reads come from a watched mirror: they must still see every write acknowledged before they
  * were asked, by any connection (another tenancy instance), while concurrent reads share one sequence read.
  */
-import { buckets, connectNats, encode, kvKey, openBucket, silentLogger, type CatalogEntity } from "@corral/shared";
+import { buckets, encode, kvKey, type CatalogEntity } from "@corral/contracts";
+import { connectNats, openBucket, silentLogger } from "@corral/shared";
 import { openCatalogMirror } from "../src/adapters/catalog-mirror.js";
 import { openCatalogStore } from "../src/adapters/catalog-store.js";
 import { testWithNats } from "../../../test/helpers/nats-test.js";

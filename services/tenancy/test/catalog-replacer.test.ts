@@ -1,4 +1,5 @@
-import { buckets, decode, encode, kvKey, openBucket, silentLogger, type CatalogSnapshot } from "@corral/shared";
+import { buckets, decode, encode, kvKey, type CatalogSnapshot } from "@corral/contracts";
+import { openBucket, silentLogger } from "@corral/shared";
 import { startTenancyService } from "../src/service.js";
 import { openCatalogStore } from "../src/adapters/catalog-store.js";
 import { eventually } from "../../../test/helpers/eventually.js";

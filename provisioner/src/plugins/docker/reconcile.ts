@@ -1,4 +1,5 @@
-import { kvKey, type ClusterRecordHead, type ClusterRecordReader, type Logger } from "@corral/shared";
+import { kvKey } from "@corral/contracts";
+import type { ClusterRecordHead, ClusterRecordReader, Logger } from "@corral/shared";
 import type { ClusterKeys } from "../../cluster-keys.js";
 import { orphanReason } from "../../cluster-records.js";
 import { removeKeyOfEmptyCluster } from "./containers.js";

@@ -1,4 +1,4 @@
-import type { Json, JsonObject } from "@corral/shared";
+import type { Json, JsonObject } from "@corral/contracts";
 
 /** Where a provider's containers go, from its admin fields. */
 export interface DockerSettings {

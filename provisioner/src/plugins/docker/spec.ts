@@ -1,4 +1,4 @@
-import type { PluginField, PluginSpec } from "@corral/shared";
+import type { PluginField, PluginSpec } from "@corral/contracts";
 
 const textField = (label: string, tip: string): PluginField => ({ label, type: "text", override: false, tip });
 

@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
+import { buckets, type HostAllocation } from "@corral/contracts";
 import {
-  buckets,
   createValue,
   hostAllocationFilter,
   hostAllocationKey,
@@ -9,7 +9,6 @@ import {
   openBucket,
   readValue,
   retryingOnce,
-  type HostAllocation,
   type KV,
 } from "@corral/shared";
 

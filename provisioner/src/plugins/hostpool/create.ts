@@ -1,5 +1,6 @@
 import { randomInt } from "node:crypto";
-import { parseHostEntry, type HostAllocation, type HostEntry } from "@corral/shared";
+import type { HostAllocation } from "@corral/contracts";
+import { parseHostEntry, type HostEntry } from "@corral/shared";
 import type { PluginContext, PluginOutcome } from "../types.js";
 import type { HostAllocations } from "./allocations.js";
 import { readSettings, sshAuthOf, type HostpoolSettings } from "./settings.js";

@@ -1,4 +1,4 @@
-import type { HostAllocation } from "@corral/shared";
+import type { HostAllocation } from "@corral/contracts";
 import { pinnedHostKeys } from "../../ssh/host-keys.js";
 import { remoteStatus } from "../../ssh/remote-exec.js";
 import { REMOTE_ROOT, withTarget, type RemoteNode } from "../../ssh/remote-node.js";

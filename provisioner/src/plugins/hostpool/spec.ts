@@ -1,4 +1,5 @@
-import { HOSTPOOL_PROVIDER_TYPE, type PluginSpec } from "@corral/shared";
+import type { PluginSpec } from "@corral/contracts";
+import { HOSTPOOL_PROVIDER_TYPE } from "@corral/shared";
 
 export const HOSTPOOL_SPEC: PluginSpec = {
   name: HOSTPOOL_PROVIDER_TYPE,

@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { buckets, createValue, decode, openBucket, type KV, type Logger } from "@corral/shared";
+import { buckets, decode } from "@corral/contracts";
+import { createValue, openBucket, type KV, type Logger } from "@corral/shared";
 import { KEY_ID_PATTERN, newSecret, type SigningKey } from "../domain/token.js";
 
 /**

@@ -1,4 +1,4 @@
-import { SUPERADMIN_TENANT, type Identity } from "@corral/shared";
+import { SUPERADMIN_TENANT, type Identity } from "@corral/contracts";
 
 /**
  * How token roles become Corral's roles when security is on (they replace the "user `admin` is the admin"

@@ -1,4 +1,4 @@
-import type { TenantRecordHead } from "@corral/shared";
+import type { TenantRecordHead } from "@corral/contracts";
 
 /**
  * The tenant a token was issued for, when the login named one: its name and the uid its record had then. A

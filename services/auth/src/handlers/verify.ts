@@ -1,4 +1,5 @@
-import { BadRequestError, UnauthorizedError, type EndpointHandlers } from "@corral/shared";
+import { BadRequestError, UnauthorizedError } from "@corral/contracts";
+import type { EndpointHandlers } from "@corral/shared";
 import type { TokenVerifier } from "../verifier.js";
 
 /**

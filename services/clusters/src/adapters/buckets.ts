@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { buckets, openBucket, type KV } from "@corral/shared";
+import { buckets } from "@corral/contracts";
+import { openBucket, type KV } from "@corral/shared";
 
 /** The buckets only the clusters service writes. */
 export interface ClusterBuckets {

@@ -1,8 +1,6 @@
+import { decode, fromKeyToken, kvKey } from "@corral/contracts";
 import {
   createValue,
-  decode,
-  fromKeyToken,
-  kvKey,
   modifyValue,
   readValue,
   RevisionCache,

@@ -1,4 +1,5 @@
-import { fromKeyToken, kvKey, listKeys, purgeKeys, putValue, readValue, type JsonObject, type KV } from "@corral/shared";
+import { fromKeyToken, kvKey, type JsonObject } from "@corral/contracts";
+import { listKeys, purgeKeys, putValue, readValue, type KV } from "@corral/shared";
 
 /** One plan's provider fields as stored (key `<cluster>.<plan>`). */
 interface StoredFields {

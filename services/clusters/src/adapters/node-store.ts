@@ -1,4 +1,14 @@
-import { kvKey, modifyValue, purgeKeys, putValue, readValue, RevisionCache, type KV, type Modification, type Versioned } from "@corral/shared";
+import { kvKey } from "@corral/contracts";
+import {
+  modifyValue,
+  purgeKeys,
+  putValue,
+  readValue,
+  RevisionCache,
+  type KV,
+  type Modification,
+  type Versioned,
+} from "@corral/shared";
 import type { ClusterNode } from "../domain/records.js";
 import { mapLimit } from "./buckets.js";
 

@@ -1,4 +1,15 @@
-import { BoundedCache, encode, kvKey, modifyValue, purgeKeys, putValue, readValue, RevisionCache, type KV, type Modification, type Versioned } from "@corral/shared";
+import { encode, kvKey } from "@corral/contracts";
+import {
+  BoundedCache,
+  modifyValue,
+  purgeKeys,
+  putValue,
+  readValue,
+  RevisionCache,
+  type KV,
+  type Modification,
+  type Versioned,
+} from "@corral/shared";
 import { TASKS_PER_PAGE, type PlanRecord, type StoredTask } from "../domain/records.js";
 import { mapLimit } from "./buckets.js";
 

@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { encode, eventSubject, jsRequests, taskMessageId, taskSubject, type TaskMessage } from "@corral/shared";
+import { encode, eventSubject, taskSubject } from "@corral/contracts";
+import { jsRequests, taskMessageId, type TaskMessage } from "@corral/shared";
 import { mapLimit } from "./buckets.js";
 
 /** Node lifecycle events for metrics (DESIGN.md "Events"). */

@@ -1,12 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { openTenantReader } from "@corral/tenancy/readers";
-import {
-  callEndpoint,
-  openPluginTypeReader,
-  type CatalogSnapshot,
-  type PluginSpec,
-  type TenantRecordHead,
-} from "@corral/shared";
+import type { CatalogSnapshot, PluginSpec, TenantRecordHead } from "@corral/contracts";
+import { callEndpoint, openPluginTypeReader } from "@corral/shared";
 
 /** What the clusters service reads from tenancy: tenants, a tenant's catalog, plugin types. */
 export interface TenancyClient {

@@ -3,12 +3,14 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import {
   buckets,
   kvKey,
-  openBucket,
-  purgeKeys,
-  retryingOnce,
   streams,
   taskConsumerName,
   tenantStreamFilters,
+} from "@corral/contracts";
+import {
+  openBucket,
+  purgeKeys,
+  retryingOnce,
   type KV,
 } from "@corral/shared";
 

@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { buckets, kvKey, modifyValue, openBucket, RevisionCache, type KV, type Tenant } from "@corral/shared";
+import { buckets, kvKey, type Tenant } from "@corral/contracts";
+import { modifyValue, openBucket, RevisionCache, type KV } from "@corral/shared";
 import { admitReservations, NO_USAGE, withoutCluster, type ReservationRequest, type TenantUsage } from "../domain/quota.js";
 import { readUsage } from "../readers/usage-reader.js";
 

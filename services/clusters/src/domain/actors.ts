@@ -7,7 +7,7 @@ import {
   type EventObject,
   type StateValue,
 } from "xstate";
-import { CorralError } from "@corral/shared";
+import { CorralError } from "@corral/contracts";
 
 /** What is stored for an actor: the machine version, the state and the context. Nothing else is state. */
 export interface PersistedActor<C> {

@@ -1,5 +1,5 @@
 import { assign, setup } from "xstate";
-import type { ClusterAction, ClusterStatus, JsonObject, Service } from "@corral/shared";
+import type { ClusterAction, ClusterStatus, JsonObject, Service } from "@corral/contracts";
 import { machineVersions } from "./actors.js";
 
 /**

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, type ClusterAction, type ClusterStatus, type Identity } from "@corral/shared";
+import { ConflictError, NotFoundError, type ClusterAction, type ClusterStatus, type Identity } from "@corral/contracts";
 import type { ClusterRecord } from "./records.js";
 
 export const statusOf = (cluster: ClusterRecord) => cluster.actor.value as ClusterStatus;

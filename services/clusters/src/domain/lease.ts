@@ -1,4 +1,4 @@
-import { BadRequestError, type ClusterTemplate } from "@corral/shared";
+import { BadRequestError, type ClusterTemplate } from "@corral/contracts";
 
 const leaseOf = (template: ClusterTemplate) => template.administration?.leaseduration ?? { initial: 0, max: 0, step: 0 };
 

@@ -1,5 +1,5 @@
 import { assign, enqueueActions, setup } from "xstate";
-import type { TaskName } from "@corral/shared";
+import type { TaskName } from "@corral/contracts";
 import { machineVersions } from "./actors.js";
 import { emptyBits, hasBit, withBit } from "./bitset.js";
 

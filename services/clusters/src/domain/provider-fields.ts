@@ -1,4 +1,4 @@
-import type { Json, PluginField, PluginSpec } from "@corral/shared";
+import type { Json, PluginField, PluginSpec } from "@corral/contracts";
 
 /** One entry of the spec's `missingFields` body: field name -> its description. */
 export type MissingFieldGroup = Record<string, { label: string; override: boolean; sensitive: boolean; tip: string; type: string }>;

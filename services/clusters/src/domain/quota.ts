@@ -1,4 +1,4 @@
-import { ConflictError, type Tenant } from "@corral/shared";
+import { ConflictError, type Tenant } from "@corral/contracts";
 
 /** Live clusters and nodes of a tenant. */
 export interface TenantUsage {

@@ -1,5 +1,4 @@
 import type {
-  ClusterRecordHead,
   ClusterTemplate,
   Json,
   JsonObject,
@@ -8,7 +7,8 @@ import type {
   Provider,
   Service,
   TaskName,
-} from "@corral/shared";
+} from "@corral/contracts";
+import type { ClusterRecordHead } from "@corral/shared";
 import type { PersistedActor } from "./actors.js";
 import type { ClusterContext } from "./cluster-machine.js";
 import type { PlanContext } from "./plan-machine.js";

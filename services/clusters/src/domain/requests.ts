@@ -14,7 +14,7 @@ import {
   requireObject,
   type CreateClusterBody,
   type JsonObject,
-} from "@corral/shared";
+} from "@corral/contracts";
 
 /** `POST /clusters` (spec 4.7), validated. */
 export type CreateClusterRequest = CreateClusterBody;

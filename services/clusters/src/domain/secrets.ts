@@ -5,7 +5,7 @@ import {
   sensitiveFieldsOf,
   type JsonObject,
   type PluginSpec,
-} from "@corral/shared";
+} from "@corral/contracts";
 import type { ClusterNode, ClusterRecord } from "./records.js";
 
 /** The text forms of the secret fields among `fields`, given the provider type's specification. */

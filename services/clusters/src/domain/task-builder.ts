@@ -1,4 +1,5 @@
-import { NODE_TASKS, type Json, type JsonObject, type Service, type TaskConfig, type TaskMessage, type TaskName, type TaskNodeInfo } from "@corral/shared";
+import { NODE_TASKS, type Json, type JsonObject, type Service, type TaskName } from "@corral/contracts";
+import type { TaskConfig, TaskMessage, TaskNodeInfo } from "@corral/shared";
 import type { ClusterNode, ClusterRecord, StoredTask } from "./records.js";
 
 /** Above this many nodes, tasks do not carry every other node (it would grow every message with the cluster). */

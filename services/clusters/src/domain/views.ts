@@ -1,4 +1,11 @@
-import type { ClusterDetails, ClusterProgress, ClusterStatusView, ClusterSummary, NodeView, PlanView } from "@corral/shared";
+import type {
+  ClusterDetails,
+  ClusterProgress,
+  ClusterStatusView,
+  ClusterSummary,
+  NodeView,
+  PlanView,
+} from "@corral/contracts";
 import { statusOf } from "./cluster-status.js";
 import { formatTaskId } from "./ids.js";
 import { stepsOf } from "./plan-steps.js";

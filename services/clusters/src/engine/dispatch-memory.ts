@@ -1,4 +1,5 @@
-import { BoundedCache, type JsonObject } from "@corral/shared";
+import type { JsonObject } from "@corral/contracts";
+import { BoundedCache } from "@corral/shared";
 import type { ClusterRecord, PlanRecord } from "../domain/records.js";
 
 /**

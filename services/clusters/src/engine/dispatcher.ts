@@ -1,5 +1,6 @@
 import { createMacroContext, compileConfig, expandConfig, type MacroNode } from "@corral/solver";
-import { NODE_TASKS, type Json, type JsonObject, type Service, type TaskMessage } from "@corral/shared";
+import { NODE_TASKS, type Json, type JsonObject, type Service } from "@corral/contracts";
+import type { TaskMessage } from "@corral/shared";
 import { formatTaskId, nodeIdsOf } from "../domain/ids.js";
 import { stagePositionOf, type Dispatch, type PlanEvent } from "../domain/plan-machine.js";
 import type { ClusterNode, ClusterRecord, PlanRecord, StoredTask } from "../domain/records.js";

@@ -1,5 +1,6 @@
 import { jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
-import { RESULTS_ACK_WAIT_MS, TaskName, decode, ensureResultsConsumer, streams, type TaskResult } from "@corral/shared";
+import { TaskName, decode, streams } from "@corral/contracts";
+import { RESULTS_ACK_WAIT_MS, ensureResultsConsumer, type TaskResult } from "@corral/shared";
 import { mapLimit } from "../adapters/buckets.js";
 import { taskIndexOf } from "../domain/ids.js";
 import { applyResultToNode } from "../domain/node-results.js";

@@ -1,4 +1,5 @@
-import { BadRequestError, CLUSTER_STATUSES, seesSecrets, type ClusterStatus, type EndpointHandlers } from "@corral/shared";
+import { BadRequestError, CLUSTER_STATUSES, seesSecrets, type ClusterStatus } from "@corral/contracts";
+import type { EndpointHandlers } from "@corral/shared";
 import { statusOf } from "../domain/cluster-status.js";
 import { nodeIdsOf } from "../domain/ids.js";
 import { parseCreateCluster, parseLeaseExtension, parseProviderFieldsBody } from "../domain/requests.js";

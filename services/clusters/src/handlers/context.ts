@@ -1,4 +1,4 @@
-import type { ApiRequest } from "@corral/shared";
+import type { ApiRequest } from "@corral/contracts";
 import type { ClusterRecord, PlanRecord } from "../domain/records.js";
 import { progressOf, type Progress } from "../domain/views.js";
 import type { EngineDeps } from "../engine/deps.js";

@@ -1,4 +1,5 @@
-import { NotFoundError, type EndpointHandlers } from "@corral/shared";
+import { NotFoundError } from "@corral/contracts";
+import type { EndpointHandlers } from "@corral/shared";
 import type { PlanRecord } from "../domain/records.js";
 import { planView } from "../domain/views.js";
 import { clusterFor, type HandlerDeps } from "./context.js";

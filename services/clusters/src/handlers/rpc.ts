@@ -1,4 +1,5 @@
-import type { EndpointHandlers, Json } from "@corral/shared";
+import type { Json } from "@corral/contracts";
+import type { EndpointHandlers } from "@corral/shared";
 import { nodeIdsOf } from "../domain/ids.js";
 import { parseNodePropertiesRequest } from "../domain/requests.js";
 import { findVisibleCluster } from "../operations/index.js";

@@ -1,4 +1,5 @@
-import type { ApiRequest, EndpointHandlers } from "@corral/shared";
+import type { ApiRequest } from "@corral/contracts";
+import type { EndpointHandlers } from "@corral/shared";
 import { parseAddServices, parseProviderFieldsBody } from "../domain/requests.js";
 import type { ServicesAction } from "../operations/index.js";
 import { clusterFor, clusterIdOf, type HandlerDeps } from "./context.js";

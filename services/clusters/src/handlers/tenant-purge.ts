@@ -1,4 +1,5 @@
-import { BadRequestError, SUPERADMIN_TENANT, getOwn, parseName, requireObject, type EndpointHandlers } from "@corral/shared";
+import { BadRequestError, SUPERADMIN_TENANT, getOwn, parseName, requireObject } from "@corral/contracts";
+import type { EndpointHandlers } from "@corral/shared";
 import type { TenantMessages } from "../adapters/tenant-messages.js";
 import { purgeTenant } from "../engine/purge-tenant.js";
 import type { HandlerDeps } from "./context.js";

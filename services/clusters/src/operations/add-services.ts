@@ -1,5 +1,5 @@
 import { addServices as solveAddServices } from "@corral/solver";
-import { BadRequestError, type Identity, type JsonObject, type Service } from "@corral/shared";
+import { BadRequestError, type Identity, type JsonObject, type Service } from "@corral/contracts";
 import { nodeIdsOf } from "../domain/ids.js";
 import type { ClusterRecord } from "../domain/records.js";
 import { findVisibleCluster, type OperationContext } from "./context.js";

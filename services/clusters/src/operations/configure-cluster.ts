@@ -1,5 +1,5 @@
 import { validateMacros } from "@corral/solver";
-import type { Identity, Json, JsonObject } from "@corral/shared";
+import type { Identity, Json, JsonObject } from "@corral/contracts";
 import { findVisibleCluster, type OperationContext } from "./context.js";
 import { requireProviderFields } from "./provider-fields.js";
 import { startJob } from "./start-job.js";

@@ -1,4 +1,4 @@
-import type { Identity } from "@corral/shared";
+import type { Identity } from "@corral/contracts";
 import type { Actors } from "../actor/index.js";
 import { visibleCluster } from "../domain/cluster-status.js";
 import type { ClusterRecord } from "../domain/records.js";

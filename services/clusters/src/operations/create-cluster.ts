@@ -7,7 +7,7 @@ import {
   type Json,
   type JsonObject,
   type Service,
-} from "@corral/shared";
+} from "@corral/contracts";
 import { formatClusterId, formatPlanId } from "../domain/ids.js";
 import { leaseExpiry } from "../domain/lease.js";
 import type { ClusterNode, ClusterRecord } from "../domain/records.js";

@@ -1,4 +1,4 @@
-import type { Identity, JsonObject } from "@corral/shared";
+import type { Identity, JsonObject } from "@corral/contracts";
 import type { ClusterRecord } from "../domain/records.js";
 import { findVisibleCluster, type OperationContext } from "./context.js";
 import { requireProviderFields } from "./provider-fields.js";

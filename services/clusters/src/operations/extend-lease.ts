@@ -1,4 +1,4 @@
-import type { Identity } from "@corral/shared";
+import type { Identity } from "@corral/contracts";
 import { findVisibleCluster, type OperationContext } from "./context.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { Identity, JsonObject } from "@corral/shared";
+import type { Identity, JsonObject } from "@corral/contracts";
 import type { CreateClusterRequest } from "../domain/requests.js";
 import { addServices, type AddServicesRequest } from "./add-services.js";
 import { configureCluster, type ConfigureRequest } from "./configure-cluster.js";

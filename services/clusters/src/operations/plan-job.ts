@@ -1,4 +1,4 @@
-import { planActionOf, type PlannedClusterAction } from "@corral/shared";
+import { planActionOf, type PlannedClusterAction } from "@corral/contracts";
 import { planAction, type PlanRequest } from "@corral/solver";
 import type { Decision } from "../domain/actors.js";
 import type { PlanActorAction } from "../domain/plan-steps.js";

@@ -1,4 +1,4 @@
-import { CorralError, type JsonObject, type Provider } from "@corral/shared";
+import { CorralError, type JsonObject, type Provider } from "@corral/contracts";
 import type { TenancyClient } from "../adapters/tenancy-client.js";
 import { missingProviderFields } from "../domain/provider-fields.js";
 

@@ -1,4 +1,4 @@
-import { NotFoundError, type Identity, type JsonObject } from "@corral/shared";
+import { NotFoundError, type Identity, type JsonObject } from "@corral/contracts";
 import { findVisibleCluster, type OperationContext } from "./context.js";
 import { requireProviderFields } from "./provider-fields.js";
 import { startJob } from "./start-job.js";

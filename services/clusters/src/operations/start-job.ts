@@ -1,4 +1,4 @@
-import { NotFoundError, type JsonObject, type PlannedClusterAction } from "@corral/shared";
+import { NotFoundError, type JsonObject, type PlannedClusterAction } from "@corral/contracts";
 import { jobCounterName } from "../adapters/counters.js";
 import { isActionAllowed, type JobChanges } from "../domain/cluster-machine.js";
 import { jobRefusal, statusOf } from "../domain/cluster-status.js";

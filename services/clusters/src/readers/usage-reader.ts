@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { buckets, kvKey, openBucket, readValue, type KV } from "@corral/shared";
+import { buckets, kvKey } from "@corral/contracts";
+import { openBucket, readValue, type KV } from "@corral/shared";
 import { NO_USAGE, type TenantUsage } from "../domain/quota.js";
 
 /** A tenant's live clusters and nodes as the clusters service counts them (tenancy checks lowered quotas with it). */

@@ -7,14 +7,13 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import {
   decode,
-  silentLogger,
   streams,
   taskSubject,
   type CatalogSnapshot,
   type Identity,
-  type TaskMessage,
   type Tenant,
-} from "@corral/shared";
+} from "@corral/contracts";
+import { silentLogger, type TaskMessage } from "@corral/shared";
 import { createActors, type Actors } from "../../src/actor/index.js";
 import type { AfterWriteHook } from "../../src/actor/durable-actor.js";
 import type { TenancyClient } from "../../src/adapters/tenancy-client.js";

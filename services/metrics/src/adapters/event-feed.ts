@@ -1,6 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
-import { consumers, decode, ensureStreams, eventFilter, streams, type Logger } from "@corral/shared";
+import { consumers, decode, eventFilter, streams } from "@corral/contracts";
+import { ensureStreams, type Logger } from "@corral/shared";
 import { parseNodeEvent, type NodeEvent } from "../domain/node-events.js";
 import type { UsageStore } from "./usage-store.js";
 

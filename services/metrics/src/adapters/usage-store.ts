@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { RedisClientType } from "redis";
-import { keyToken } from "@corral/shared";
+import { keyToken } from "@corral/contracts";
 import type { NodeEvent } from "../domain/node-events.js";
 import type { UsageScope } from "../domain/usage-query.js";
 import { APPLY_EVENTS, QUERY_USAGE } from "./usage-scripts.js";

@@ -1,4 +1,4 @@
-import { BadRequestError, CorralError, ForbiddenError, type Identity } from "@corral/shared";
+import { BadRequestError, CorralError, ForbiddenError, type Identity } from "@corral/contracts";
 
 /**
  * Who may see which node usage (spec 4.9 rules 2-5, 5.1), as a pure decision on the caller and the query.

@@ -1,4 +1,5 @@
-import { ForbiddenError, type EndpointHandlers } from "@corral/shared";
+import { ForbiddenError } from "@corral/contracts";
+import type { EndpointHandlers } from "@corral/shared";
 import type { QueueStateReader } from "../adapters/queue-state.js";
 
 /** `GET /metrics/queues` (spec 4.9 rule 1): a tenant admin sees its tenant, the superadmin every tenant. */

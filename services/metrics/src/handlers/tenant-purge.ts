@@ -1,4 +1,12 @@
-import { BadRequestError, SUPERADMIN_TENANT, UnavailableError, getOwn, parseName, requireObject, type EndpointHandlers } from "@corral/shared";
+import {
+  BadRequestError,
+  SUPERADMIN_TENANT,
+  UnavailableError,
+  getOwn,
+  parseName,
+  requireObject,
+} from "@corral/contracts";
+import type { EndpointHandlers } from "@corral/shared";
 import type { EventFeed } from "../adapters/event-feed.js";
 import type { UsageStore } from "../adapters/usage-store.js";
 

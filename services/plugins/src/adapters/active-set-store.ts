@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { buckets, kvKey, modifyValue, openBucket, type KV } from "@corral/shared";
+import { buckets, kvKey } from "@corral/contracts";
+import { modifyValue, openBucket, type KV } from "@corral/shared";
 import type { ActiveSet } from "../domain/active-set.js";
 
 /** Publishes each tenant's active set (bucket `corral_plugin_active`, key = tenant), which provisioners watch. */

@@ -1,6 +1,6 @@
 import { createGunzip, type Gunzip } from "node:zlib";
 import { once } from "node:events";
-import { BadRequestError } from "@corral/shared";
+import { BadRequestError } from "@corral/contracts";
 import { ArchiveLayoutError, createTarChecker } from "../domain/tar-check.js";
 import type { ByteInspector } from "./blob-store.js";
 

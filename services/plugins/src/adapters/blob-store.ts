@@ -1,7 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstream, type JetStreamClient } from "@nats-io/jetstream";
 import { Objm, type ObjectStore } from "@nats-io/obj";
-import { BadRequestError, objectStores } from "@corral/shared";
+import { BadRequestError, objectStores } from "@corral/contracts";
 import { readObjectChunks } from "@corral/shared";
 
 /** Sees every byte of an object while it is copied; throwing aborts the copy. */

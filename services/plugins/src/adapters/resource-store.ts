@@ -1,10 +1,12 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import {
   buckets,
-  deleteValue,
   fromKeyToken,
   keyToken,
   kvKey,
+} from "@corral/contracts";
+import {
+  deleteValue,
   listKeys,
   listValues,
   modifyValue,

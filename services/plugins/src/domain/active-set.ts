@@ -1,4 +1,5 @@
-import type { ActiveSet, PluginSpec } from "@corral/shared";
+import type { PluginSpec } from "@corral/contracts";
+import type { ActiveSet } from "@corral/shared";
 import type { PluginKind, ResourceAddress, ResourceRecord } from "./resource-record.js";
 import { isLive } from "./version-status.js";
 

@@ -1,4 +1,4 @@
-import type { PluginSpec, PluginSpecView } from "@corral/shared";
+import type { PluginSpec, PluginSpecView } from "@corral/contracts";
 
 /** Maps a stored specification (`resourceTypes` / `format`, as provisioners announce it) to spec 2.9. */
 export function toSpecView(spec: PluginSpec): PluginSpecView {

@@ -1,4 +1,4 @@
-import { PluginKind, type ResourceMeta } from "@corral/shared";
+import { PluginKind, type ResourceMeta } from "@corral/contracts";
 import { isDeletable, type ResourceStatus } from "./version-status.js";
 
 /** The two plugin kinds, as they appear in paths. */

@@ -7,7 +7,7 @@
  * the same resource, so at most one version is slated and, after a sync, at most one is live.
  */
 
-import { RESOURCE_STATUSES, ResourceStatus } from "@corral/shared";
+import { RESOURCE_STATUSES, ResourceStatus } from "@corral/contracts";
 
 export { RESOURCE_STATUSES, ResourceStatus };
 

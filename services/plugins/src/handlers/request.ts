@@ -1,4 +1,4 @@
-import { BadRequestError, parseName, type ApiRequest, type PluginSpec } from "@corral/shared";
+import { BadRequestError, parseName, type ApiRequest, type PluginSpec } from "@corral/contracts";
 import { PLUGIN_KINDS, type PluginKind, type ResourceAddress, type ResourceFormat } from "../domain/resource-record.js";
 import { isResourceStatus, type ResourceStatus } from "../domain/version-status.js";
 import type { PluginTypeReader as PluginTypeStore } from "@corral/shared";

@@ -4,9 +4,8 @@ import {
   ConflictError,
   NotFoundError,
   type ApiRequest,
-  type EndpointHandlers,
-  type Logger,
-} from "@corral/shared";
+} from "@corral/contracts";
+import type { EndpointHandlers, Logger, PluginTypeReader as PluginTypeStore } from "@corral/shared";
 import {
   metadataOf,
   withNewVersion,
@@ -19,7 +18,6 @@ import { transition, type ResourceStatus, type VersionEvent } from "../domain/ve
 import { createArchiveInspector } from "../adapters/archive-inspector.js";
 import type { BlobStore } from "../adapters/blob-store.js";
 import { objectNameFor, type ResourceStore } from "../adapters/resource-store.js";
-import type { PluginTypeReader as PluginTypeStore } from "@corral/shared";
 import { parseStatusFilter, parseVersion, resolveResource, resolveType } from "./request.js";
 
 export interface ResourceHandlerDeps {

@@ -6,18 +6,16 @@ import {
   parseName,
   requireObject,
   type CopyTenantResult,
-  type EndpointHandlers,
-  type Logger,
   type PluginSpec,
   type PurgeResult,
-} from "@corral/shared";
+} from "@corral/contracts";
+import type { EndpointHandlers, Logger, PluginTypeReader as PluginTypeStore } from "@corral/shared";
 import { buildActiveSet, type ActiveSet } from "../domain/active-set.js";
 import { PLUGIN_KINDS, type PluginKind, type ResourceAddress, type ResourceRecord, type StoredVersion } from "../domain/resource-record.js";
 import { transition } from "../domain/version-status.js";
 import type { ActiveSetStore } from "../adapters/active-set-store.js";
 import type { BlobStore } from "../adapters/blob-store.js";
 import { objectNameFor, type ResourceStore } from "../adapters/resource-store.js";
-import type { PluginTypeReader as PluginTypeStore } from "@corral/shared";
 
 export interface SyncHandlerDeps {
   types: PluginTypeStore;

@@ -1,6 +1,6 @@
-import { NotFoundError, parseName, type EndpointHandlers } from "@corral/shared";
+import { NotFoundError, parseName } from "@corral/contracts";
+import type { EndpointHandlers, PluginTypeReader as PluginTypeStore } from "@corral/shared";
 import { toSpecView } from "../domain/plugin-spec-view.js";
-import type { PluginTypeReader as PluginTypeStore } from "@corral/shared";
 import { kindLabel, parseKind } from "./request.js";
 
 /** `GET /plugins/{plugin-type}` and `GET /plugins/{plugin-type}/{plugin-name}` (spec 2.9, 4.8). */

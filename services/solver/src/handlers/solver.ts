@@ -1,4 +1,5 @@
-import { BadRequestError, type EndpointHandlers, type ExpandRequest } from "@corral/shared";
+import { BadRequestError, type ExpandRequest } from "@corral/contracts";
+import type { EndpointHandlers } from "@corral/shared";
 import { addServices, solveLayout, type AddServicesRequest, type LayoutRequest } from "../domain/layout/index.js";
 import { planAction, type PlanRequest } from "../domain/planner/index.js";
 import { compileConfig, createMacroContext, expandConfig } from "../domain/macros/index.js";

@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { decode, fromKeyToken, jsRequests, type CatalogEntity, type CatalogKind, type KV, type Logger, type Versioned } from "@corral/shared";
+import { decode, fromKeyToken, type CatalogEntity, type CatalogKind } from "@corral/contracts";
+import { jsRequests, type KV, type Logger, type Versioned } from "@corral/shared";
 import { freshReads } from "./fresh-reads.js";
 
 /**

@@ -2,15 +2,17 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { openCatalogMirror, type CatalogMirror } from "./catalog-mirror.js";
 import {
   buckets,
-  createValue,
-  deleteValue,
   encode,
   keyToken,
   kvKey,
-  modifyValue,
-  openBucket,
   type CatalogEntity,
   type CatalogKind,
+} from "@corral/contracts";
+import {
+  createValue,
+  deleteValue,
+  modifyValue,
+  openBucket,
   type KV,
   type Logger,
   type Modification,

@@ -1,14 +1,12 @@
 import type { NatsConnection } from "@nats-io/transport-node";
+import { buckets, kvKey, type HostAllocation } from "@corral/contracts";
 import {
-  buckets,
   hostAllocationFilter,
   hostAllocationKey,
-  kvKey,
   listValues,
   modifyValue,
   openBucket,
   purgeKeys,
-  type HostAllocation,
   type KV,
 } from "@corral/shared";
 

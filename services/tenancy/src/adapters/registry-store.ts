@@ -3,16 +3,18 @@ import {
   ASSIGNMENT_KEY,
   buckets,
   kvKey,
+  type PluginKind,
+  type PluginSpec,
+  type ProvisionerRecord,
+  type WorkerAssignment,
+} from "@corral/contracts";
+import {
   listValues,
   openBucket,
   openPluginTypeReader,
   readValue,
   type KV,
-  type PluginKind,
-  type PluginSpec,
   type PluginTypeReader,
-  type ProvisionerRecord,
-  type WorkerAssignment,
 } from "@corral/shared";
 
 /**

@@ -1,16 +1,18 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import {
   buckets,
-  createValue,
   kvKey,
+  type CatalogSnapshot,
+  type TenantRecordHead,
+} from "@corral/contracts";
+import {
+  createValue,
   listValues,
   modifyValue,
   openBucket,
   readValue,
-  type CatalogSnapshot,
   type KV,
   type Modification,
-  type TenantRecordHead,
   type Versioned,
 } from "@corral/shared";
 

@@ -1,4 +1,4 @@
-import type { WorkerAssignment } from "@corral/shared";
+import type { WorkerAssignment } from "@corral/contracts";
 
 /**
  * Spreads every tenant's `workers` over live provisioners (DESIGN.md "Provisioners"). Pure and deterministic:

@@ -3,13 +3,15 @@ import {
   ASSIGNMENT_KEY,
   PROVISIONER_DEAD_AFTER_MS,
   buckets,
+  type ProvisionerRecord,
+  type WorkerAssignment,
+} from "@corral/contracts";
+import {
   isCasConflict,
   modifyValue,
   openBucket,
   type KV,
   type Logger,
-  type ProvisionerRecord,
-  type WorkerAssignment,
 } from "@corral/shared";
 import type { TenantRecord } from "../adapters/tenant-store.js";
 import { openKvView, type KvView } from "./kv-view.js";

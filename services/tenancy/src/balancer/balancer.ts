@@ -1,4 +1,5 @@
-import { PROVISIONER_DEAD_AFTER_MS, isProvisionerAlive, type Logger, type WorkerAssignment } from "@corral/shared";
+import { PROVISIONER_DEAD_AFTER_MS, isProvisionerAlive, type WorkerAssignment } from "@corral/contracts";
+import type { Logger } from "@corral/shared";
 import { balance, isAssignableKey, sameAssignment, type BalanceResult } from "./balance.js";
 import type { BalancerInputs, BalancerStore } from "./balancer-store.js";
 

@@ -1,4 +1,5 @@
-import { decode, type KV, type Logger } from "@corral/shared";
+import { decode } from "@corral/contracts";
+import type { KV, Logger } from "@corral/shared";
 
 /** A value as last seen and the revision it was written at. */
 export interface ViewEntry<T> {

@@ -1,4 +1,4 @@
-import { CATALOG_KINDS, type CatalogEntity, type CatalogKind, type CatalogSnapshot } from "@corral/shared";
+import { CATALOG_KINDS, type CatalogEntity, type CatalogKind, type CatalogSnapshot } from "@corral/contracts";
 
 export interface ReplacementPlan {
   deletes: Array<{ kind: CatalogKind; name: string }>;

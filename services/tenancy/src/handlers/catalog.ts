@@ -11,11 +11,10 @@ import {
   type ApiRequest,
   type CatalogEntity,
   type CatalogKind,
-  type EndpointHandler,
-  type EndpointHandlers,
   type Provider,
   type ValidationContext,
-} from "@corral/shared";
+} from "@corral/contracts";
+import type { EndpointHandler, EndpointHandlers } from "@corral/shared";
 import type { CatalogStore } from "../adapters/catalog-store.js";
 import type { RegistryStore } from "../adapters/registry-store.js";
 import { providersSeenBy, withStoredSecrets } from "../provider-secrets.js";

@@ -1,17 +1,19 @@
 import {
   ConflictError,
-  HOSTPOOL_PROVIDER_TYPE,
-  HostListError,
   NotFoundError,
-  parseHostEntry,
-  parseHostList,
   parseName,
   type ApiRequest,
-  type EndpointHandlers,
   type HostAllocation,
-  type HostEntry,
   type HostView,
   type Provider,
+} from "@corral/contracts";
+import {
+  HOSTPOOL_PROVIDER_TYPE,
+  HostListError,
+  parseHostEntry,
+  parseHostList,
+  type EndpointHandlers,
+  type HostEntry,
 } from "@corral/shared";
 import type { CatalogStore } from "../adapters/catalog-store.js";
 import type { HostPoolStore } from "../adapters/hostpool-store.js";

@@ -2,11 +2,11 @@ import {
   NotFoundError,
   isProvisionerAlive,
   parseId,
-  type EndpointHandlers,
   type Provisioner,
   type ProvisionerRecord,
   type WorkerAssignment,
-} from "@corral/shared";
+} from "@corral/contracts";
+import type { EndpointHandlers } from "@corral/shared";
 import type { RegistryStore } from "../adapters/registry-store.js";
 
 const byId = (a: Provisioner, b: Provisioner) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);

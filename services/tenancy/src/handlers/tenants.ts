@@ -5,14 +5,12 @@ import {
   ConflictError,
   NotFoundError,
   SUPERADMIN_TENANT,
-  callEndpoint,
   liveTenantRecord,
   parseName,
   parseTenantWrite,
-  type EndpointHandlers,
-  type Logger,
   type Tenant,
-} from "@corral/shared";
+} from "@corral/contracts";
+import { callEndpoint, type EndpointHandlers, type Logger } from "@corral/shared";
 import type { CatalogStore } from "../adapters/catalog-store.js";
 import type { TenantStore } from "../adapters/tenant-store.js";
 import type { UsageReader as UsageStore } from "@corral/clusters/readers";

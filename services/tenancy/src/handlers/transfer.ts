@@ -2,9 +2,9 @@ import {
   CATALOG_KINDS,
   parseCatalogSnapshot,
   type CatalogSnapshot,
-  type EndpointHandlers,
   type Provider,
-} from "@corral/shared";
+} from "@corral/contracts";
+import type { EndpointHandlers } from "@corral/shared";
 import type { CatalogStore } from "../adapters/catalog-store.js";
 import type { RegistryStore } from "../adapters/registry-store.js";
 import type { CatalogReplacer } from "../catalog-replacer.js";

@@ -5,11 +5,9 @@ import {
   fromKeyToken,
   kvKey,
   liveTenantRecord,
-  openBucket,
-  readValue,
-  type Logger,
   type TenantRecordHead,
-} from "@corral/shared";
+} from "@corral/contracts";
+import { openBucket, readValue, type Logger } from "@corral/shared";
 
 /**
  * The live tenants as a watched in-memory map, for hot paths (the gateway asks on every request). Holds only

@@ -4,10 +4,12 @@ import {
   fromKeyToken,
   kvKey,
   liveTenantRecord,
+  type TenantRecordHead,
+} from "@corral/contracts";
+import {
   listKeys,
   openBucket,
   readValue,
-  type TenantRecordHead,
   type Versioned,
 } from "@corral/shared";
 

@@ -2,7 +2,7 @@
  * The search budget shared by every phase of one solve: a deterministic step count plus an optional
  * wall-clock limit read from an injected clock (the domain never reads the system time itself).
  */
-import { BadRequestError } from "../../../../../shared/src/errors.js";
+import { BadRequestError } from "@corral/contracts";
 import type { SolverOptions } from "./types.js";
 
 /** Error code of the error thrown when a search runs out of budget. */

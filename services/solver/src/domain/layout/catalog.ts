@@ -3,8 +3,7 @@
  * service compatibility, existence, required dependencies and conflicts. Each failure is a 400 whose
  * `details.constraint` names the check.
  */
-import { BadRequestError } from "../../../../../shared/src/errors.js";
-import type { ClusterTemplate, MachineType, Service } from "../../../../../shared/src/entities.js";
+import { BadRequestError, type ClusterTemplate, type MachineType, type Service } from "@corral/contracts";
 import { compareStrings } from "./constraints.js";
 import type { CatalogList } from "./types.js";
 

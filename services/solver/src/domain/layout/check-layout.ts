@@ -3,7 +3,7 @@
  * passes the service-set test (mustcoexist pruned to the services present on the cluster) and the per-service
  * hardware/image test, and every present service with a service constraint is on min..max nodes.
  */
-import type { ClusterTemplate } from "../../../../../shared/src/entities.js";
+import type { ClusterTemplate } from "@corral/contracts";
 import {
   describeBounds,
   firstServiceSetViolation,

@@ -3,8 +3,7 @@
  * `NodeLayoutGenerator.isValidServiceSet` and `NodeLayout.satisfiesServiceConstraints`
  * (reference coopr-algorithms.md 2.2, 2.3, 2.6).
  */
-import { BadRequestError } from "../../../../../shared/src/errors.js";
-import type { ClusterTemplate } from "../../../../../shared/src/entities.js";
+import { BadRequestError, type ClusterTemplate } from "@corral/contracts";
 
 export interface QuantityBounds {
   /** 0 when absent. */

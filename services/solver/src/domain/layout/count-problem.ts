@@ -3,7 +3,7 @@
  * services are counted (have a quantity bound), their bounds, and which counted services each layout holds.
  * Impossibilities of a single bound are reported with their cause before any search.
  */
-import { BadRequestError } from "../../../../../shared/src/errors.js";
+import { BadRequestError } from "@corral/contracts";
 import type { NormalizedConstraints } from "./constraints.js";
 import type { CountProblem } from "./count-search.js";
 import { isConstrained, type CandidateLayout } from "./node-layouts.js";

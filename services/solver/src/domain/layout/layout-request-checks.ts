@@ -2,8 +2,7 @@
  * The checks of a create request before any search, in Coopr's order: machine count, template size, usable
  * hardware and image types, the service list (existence, compatibility, requires, conflicts).
  */
-import { BadRequestError } from "../../../../../shared/src/errors.js";
-import { describe as describeValue } from "../../../../../shared/src/validation/primitives.js";
+import { BadRequestError, describeValue } from "@corral/contracts";
 import { checkDependencies, checkServiceCompatibility, lookupServices, resolveUsableTypes, toNameMap, type UsableType } from "./catalog.js";
 import type { NormalizedConstraints } from "./constraints.js";
 import type { LayoutRequest } from "./types.js";

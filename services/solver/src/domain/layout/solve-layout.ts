@@ -1,7 +1,7 @@
 /**
  * The layout solver: from a create request to the cluster's nodes (reference coopr-algorithms.md 2.1-2.5).
  */
-import { BadRequestError } from "../../../../../shared/src/errors.js";
+import { BadRequestError } from "@corral/contracts";
 import { Budget } from "./budget.js";
 import { normalizeConstraints } from "./constraints.js";
 import { checkEachBound, countProblem, quantityBounds } from "./count-problem.js";

@@ -7,7 +7,7 @@ import type {
   ImageType,
   Provider,
   Service,
-} from "../../../../../shared/src/entities.js";
+} from "@corral/contracts";
 
 /** A catalog collection: either a map keyed by entity name or a plain list of entities. */
 export type CatalogList<T extends { name: string }> = ReadonlyMap<string, T> | readonly T[];

@@ -2,7 +2,7 @@
  * Per-cluster macro context: nodes indexed once (service -> nodes sorted by nodenum, node by id), plus a cache
  * of node-independent macro values, so that expanding for every node of a large cluster costs little per node.
  */
-import { BadRequestError } from "../../../../../shared/src/errors.js";
+import { BadRequestError } from "@corral/contracts";
 import type { MacroExpression } from "./parser.js";
 
 /** Node properties the expander reads; other properties are ignored. */

@@ -1,8 +1,7 @@
 /**
  * Macro evaluation and config-tree expansion (reference 4.3-4.4).
  */
-import type { Json } from "../../../../../shared/src/entities.js";
-import { BadRequestError } from "../../../../../shared/src/errors.js";
+import { type Json, BadRequestError } from "@corral/contracts";
 import { ClusterMacroContext } from "./context.js";
 import type { MacroClusterInput, MacroContext, MacroNode } from "./context.js";
 import { DEFAULT_IP_TYPE, scanString } from "./parser.js";

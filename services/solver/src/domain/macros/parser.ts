@@ -1,7 +1,7 @@
 /**
  * Macro scanning and parsing (reference/coopr-algorithms.md 4.1-4.3). Error messages are Coopr's.
  */
-import { BadRequestError } from "../../../../../shared/src/errors.js";
+import { BadRequestError } from "@corral/contracts";
 
 /** Default ip type of `%ip.service.X%` and `%ip.self%`. */
 export const DEFAULT_IP_TYPE = "bind_v4";

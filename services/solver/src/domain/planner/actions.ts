@@ -2,8 +2,7 @@
  * The planner's rules over the shared vocabularies of planned actions and task names: the per-action task order
  * and the cross-service ordering rules (reference/coopr-algorithms.md 3.1, spec 2.5 dependency rules 3-5).
  */
-import { PlanAction, parsePlanAction } from "../../../../../shared/src/cluster-actions.js";
-import { NODE_TASKS, TaskName, serviceActionOf } from "../../../../../shared/src/task-names.js";
+import { PlanAction, parsePlanAction, NODE_TASKS, TaskName, serviceActionOf } from "@corral/contracts";
 
 export { NODE_TASKS, PlanAction, TaskName, parsePlanAction, serviceActionOf };
 

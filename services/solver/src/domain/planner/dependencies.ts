@@ -2,8 +2,7 @@
  * Service dependency resolution on one cluster (reference 3.2): `provides` replacement, requires ∪ uses per
  * kind restricted to the services on the cluster, transitive closures and cycle detection.
  */
-import type { Service } from "../../../../../shared/src/entities.js";
-import { BadRequestError } from "../../../../../shared/src/errors.js";
+import { type Service, BadRequestError } from "@corral/contracts";
 import type { DependencyKind } from "./actions.js";
 
 /** Dependencies of the services on one cluster, resolved once and queried by the planner. */

@@ -1,5 +1,5 @@
 /** Stage levels of the task groups: the longest path from a source group (Kahn's algorithm over groups). */
-import { BadRequestError } from "../../../../../shared/src/errors.js";
+import { BadRequestError } from "@corral/contracts";
 import type { GroupEdge } from "./graph.js";
 
 /** Level per group (0 for a group without incoming edges). */

@@ -2,9 +2,7 @@
  * What the planner is asked, and the request read into the cluster it describes: the action, the service
  * definitions, the nodes and which nodes hold each service.
  */
-import type { Service } from "../../../../../shared/src/entities.js";
-import { BadRequestError } from "../../../../../shared/src/errors.js";
-import { describe as describeValue } from "../../../../../shared/src/validation/primitives.js";
+import { type Service, BadRequestError, describeValue } from "@corral/contracts";
 import { PlanAction, parsePlanAction } from "./actions.js";
 
 /** A node as the planner sees it. */

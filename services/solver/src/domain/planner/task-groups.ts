@@ -3,7 +3,7 @@
  * tasks on every planned node, each planned service's tasks that it defines, and, when asked, START of the
  * running runtime dependencies that are not planned themselves.
  */
-import type { Service } from "../../../../../shared/src/entities.js";
+import type { Service } from "@corral/contracts";
 import { ACTION_TASK_ORDER, NODE_TASKS, TaskName, serviceActionOf } from "./actions.js";
 import type { ClusterDependencies } from "./dependencies.js";
 import type { PlanCluster } from "./plan-request.js";

@@ -20,7 +20,7 @@
  * too few possible nodes, or a forced node that cannot take it, is cut (also for partial vectors). Concrete
  * nodes are chosen deterministically: within a node layout, the lowest nodenums first.
  */
-import { BadRequestError } from "../../../../../../shared/src/errors.js";
+import { BadRequestError } from "@corral/contracts";
 import { Budget } from "../budget.js";
 import type { AddServicesRequest, AddServicesResult, SolverOptions } from "../types.js";
 import { groupNodes } from "./node-groups.js";

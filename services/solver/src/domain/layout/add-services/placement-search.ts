@@ -3,7 +3,7 @@
  * each through its candidate placements (see count-vectors.ts), backtracking on a dead end with the pending
  * services restored. Remembers the deepest failure to explain "no placement" in the error.
  */
-import { BadRequestError } from "../../../../../../shared/src/errors.js";
+import { BadRequestError } from "@corral/contracts";
 import type { Budget } from "../budget.js";
 import { compareNodeLayouts, compareStrings, sortNames, type NormalizedConstraints } from "../constraints.js";
 import { countVectors, type Slot } from "./count-vectors.js";

@@ -4,7 +4,7 @@
  * plus: an empty list, a service already on the cluster, a cluster without nodes, and a current layout that
  * already breaks its template.
  */
-import { BadRequestError } from "../../../../../../shared/src/errors.js";
+import { BadRequestError } from "@corral/contracts";
 import { checkDependencies, checkServiceCompatibility, lookupServices, toNameMap } from "../catalog.js";
 import { layoutViolations } from "../check-layout.js";
 import { compareStrings, normalizeConstraints, type NormalizedConstraints } from "../constraints.js";

@@ -2,7 +2,7 @@
  * The 400 of a layout that cannot exist: the conflicting quantity bounds in words, with hints read from the
  * candidate node layouts (services that never share a node, a max every node is subject to, ...).
  */
-import { BadRequestError } from "../../../../../../shared/src/errors.js";
+import { BadRequestError } from "@corral/contracts";
 import type { CountedProblem } from "../count-problem.js";
 import type { CandidateLayout } from "../node-layouts.js";
 import type { QuantityBound } from "./lp-conflict.js";

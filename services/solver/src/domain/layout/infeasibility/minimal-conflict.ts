@@ -7,7 +7,7 @@
  * the remaining budget; a bound whose test runs out of steps is kept, so the set is always infeasible, if not
  * always minimal.
  */
-import { isCorralError } from "../../../../../../shared/src/errors.js";
+import { isCorralError } from "@corral/contracts";
 import { SOLVER_BUDGET_EXHAUSTED, SubBudget, type Budget } from "../budget.js";
 import { searchCounts, type CountProblem } from "../count-search.js";
 import { lpConflict, type QuantityBound } from "./lp-conflict.js";

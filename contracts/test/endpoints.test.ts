@@ -1,6 +1,6 @@
 /** The endpoint table (shared/src/endpoints): one row per operation, consistent with the subjects and with itself. */
 import test from "ava";
-import { endpointList, subjects, type JsonSchema } from "@corral/shared";
+import { endpointList, subjects, type JsonSchema } from "@corral/contracts";
 import { schemaProblems } from "../../test/helpers/json-schema-check.js";
 
 /** Every leaf of `subjects` under the services' sections, by its path (`clusters.create`). */

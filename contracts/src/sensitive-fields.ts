@@ -5,7 +5,7 @@
  */
 import type { Json, JsonObject, PluginSpec, Provider } from "./entities.js";
 import { BadRequestError } from "./errors.js";
-import type { Identity } from "./rpc.js";
+import type { Identity } from "./api-request.js";
 
 /** What replaces a secret value for those who may not see it. Given back in a write, it means "unchanged". */
 export const REDACTED = "********";

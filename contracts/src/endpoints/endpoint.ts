@@ -1,4 +1,4 @@
-import type { ApiRequest } from "../rpc.js";
+import type { ApiRequest } from "../api-request.js";
 import type { JsonSchema } from "./json-schema.js";
 
 /** The processes that answer endpoints; `gateway` answers only what needs no service (`GET /status`). */

@@ -1,7 +1,7 @@
 /** Endpoints the tenancy service answers: tenants, provisioners, the catalog, export and import, hostpool hosts. */
 import type { CatalogEntity, CatalogEntityByKind, CatalogKind, CatalogSnapshot, JsonObject, Provisioner, Tenant } from "../entities.js";
-import type { HostAllocation } from "../hostpool.js";
-import type { ApiRequest } from "../rpc.js";
+import type { HostAllocation } from "../host-allocation.js";
+import type { ApiRequest } from "../api-request.js";
 import { subjects } from "../subjects.js";
 import { endpointsOf, route, type RestBinding, type ServedEndpoint } from "./endpoint.js";
 import {

@@ -10,7 +10,7 @@ import {
   sensitiveFieldsOf,
   type PluginSpec,
   type Provider,
-} from "@corral/shared";
+} from "@corral/contracts";
 
 const field = (type: string, sensitive?: boolean) => ({ label: "x", type, ...(sensitive === undefined ? {} : { sensitive }) });
 const SPEC: PluginSpec = {

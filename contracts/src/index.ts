@@ -1,0 +1,156 @@
+/** @corral/contracts: the pure contracts every service shares (no I/O, no NATS). Explicit exports only. */
+export {
+  CorralError,
+  BadRequestError,
+  UnauthorizedError,
+  ForbiddenError,
+  NotFoundError,
+  ConflictError,
+  UnavailableError,
+  isCorralError,
+  toWireError,
+  fromWireError,
+} from "./errors.js";
+export type { WireError } from "./errors.js";
+export {
+  CatalogKind,
+  CATALOG_KINDS,
+  PluginKind,
+  ServiceActionName,
+  SERVICE_ACTION_NAMES,
+} from "./entities.js";
+export type {
+  Json,
+  JsonObject,
+  Tenant,
+  Provisioner,
+  Provider,
+  MachineType,
+  HardwareType,
+  ImageType,
+  ServiceAction,
+  DependencyOrdering,
+  ServiceDependencies,
+  Service,
+  TemplateCompatibility,
+  TemplateDefaults,
+  ServiceConstraint,
+  TemplateConstraints,
+  LeaseDuration,
+  ClusterTemplate,
+  CatalogEntityByKind,
+  CatalogEntity,
+  CatalogSnapshot,
+  PluginField,
+  PluginParameterSet,
+  PluginSpec,
+} from "./entities.js";
+export { encode, decode } from "./codec.js";
+export { splitServerList, redactUrls, withUrlCredentials } from "./url-credentials.js";
+export type { UrlCredentials, ServerList } from "./url-credentials.js";
+export type { Identity, ApiRequest } from "./api-request.js";
+export { endpoints, endpointList } from "./endpoints/table.js";
+export type { Endpoints, EndpointName, RequestOf, ReplyOf, ServedEndpointName } from "./endpoints/table.js";
+export type { Endpoint, RestBinding, RestRoute, Access, Method, BodyKind, ServiceName } from "./endpoints/endpoint.js";
+export type { JsonSchema } from "./endpoints/json-schema.js";
+export type { TenantWriteBody, HostView } from "./endpoints/tenancy.js";
+export type {
+  CreateClusterBody,
+  ProviderFieldsBody,
+  ClusterProgress,
+  ClusterSummary,
+  NodeActionView,
+  NodeView,
+  ClusterDetails,
+  ClusterStatusView,
+  PlanTaskView,
+  PlanView,
+  ClustersPurgeResult,
+} from "./endpoints/clusters.js";
+export type { PluginSpecView, ResourceMeta, CopyTenantResult, PurgeResult } from "./endpoints/plugins.js";
+export type { QueueCounts, NodeUsageAnswer } from "./endpoints/metrics.js";
+export type { VerifiedToken } from "./endpoints/auth.js";
+export type { ExpandRequest } from "./endpoints/solver.js";
+export { ResourceStatus, RESOURCE_STATUSES } from "./resource-status.js";
+export { keyToken, fromKeyToken, kvKey, pluginTypeKey } from "./kv-keys.js";
+export type { HostState, HostAllocation } from "./host-allocation.js";
+export {
+  subjects,
+  queues,
+  buckets,
+  bucketSettings,
+  kvStream,
+  kvSubjectPrefix,
+  objectStores,
+  objectStoreStream,
+  objectChunksSubject,
+  streams,
+  streamSubjects,
+  taskSubject,
+  resultSubject,
+  eventSubject,
+  eventFilter,
+  tenantStreamFilters,
+  consumers,
+  taskConsumerName,
+  PROVISIONER_INBOX_PREFIX,
+  SUPERADMIN_TENANT,
+  ADMIN_USER,
+} from "./subjects.js";
+export type { CrudSubjects, StreamName } from "./subjects.js";
+export { liveTenantRecord } from "./tenant-record.js";
+export type { TenantDeletion, TenantRecordHead } from "./tenant-record.js";
+export {
+  isValidName,
+  parseId,
+  parseName,
+  getOwn,
+  requireObject,
+  optionalObject,
+  optionalString,
+  optionalName,
+  parseNameList,
+  optionalNameList,
+  parseInteger,
+  optionalInteger,
+  parseBoolean,
+  parseJsonObject,
+  describeValue,
+  parseTenant,
+  parseTenantWrite,
+  parseProvider,
+  mergeProviderUpdate,
+  parseMachineType,
+  parseService,
+  parseClusterTemplate,
+  parseCatalogSnapshot,
+} from "./validation/index.js";
+export type { ValidationContext } from "./validation/index.js";
+export { TaskName, TASK_KINDS, NODE_TASKS, PROVIDER_TASKS, isTaskName, serviceActionOf } from "./task-names.js";
+export type { TaskKind } from "./task-names.js";
+export {
+  ClusterStatus,
+  CLUSTER_STATUSES,
+  ClusterAction,
+  PlanAction,
+  planActionOf,
+  parsePlanAction,
+} from "./cluster-actions.js";
+export type { PlannedClusterAction } from "./cluster-actions.js";
+export {
+  ASSIGNMENT_KEY,
+  PROVISIONER_HEARTBEAT_MS,
+  PROVISIONER_DEAD_AFTER_MS,
+  isProvisionerAlive,
+} from "./provisioners.js";
+export type { ProvisionerRecord, WorkerAssignment } from "./provisioners.js";
+export {
+  REDACTED,
+  sensitiveFieldsOf,
+  seesSecrets,
+  redactProvider,
+  secretValues,
+  redactText,
+  keepRedactedValues,
+} from "./sensitive-fields.js";
+export type { SensitiveFields } from "./sensitive-fields.js";
