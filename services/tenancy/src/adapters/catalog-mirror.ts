@@ -40,6 +40,8 @@ export interface CatalogMirrorDeps {
 
 export async function openCatalogMirror({ nc, kv, bucket, log }: CatalogMirrorDeps): Promise<CatalogMirror> {
   const tenants = new Map<string, TenantEntries>();
+  /** Each tenant's entities of a kind sorted by name (key `tenant.kind`), built by the first list after a change. */
+  const sortedLists = new Map<string, CatalogEntity[]>();
   let appliedRevision = 0;
   const waiters: Array<{ revision: number; resolve: () => void }> = [];
 
@@ -53,6 +55,7 @@ export async function openCatalogMirror({ nc, kv, bucket, log }: CatalogMirrorDe
       if (!entries) byKind.set(kind as CatalogKind, (entries = new Map()));
       if (operation === "PUT") entries.set(name, { value: decode<CatalogEntity>(value), revision });
       else entries.delete(name);
+      sortedLists.delete(`${tenant}.${kind}`);
     }
     appliedRevision = Math.max(appliedRevision, revision);
     for (let i = waiters.length - 1; i >= 0; i--) {
@@ -92,7 +95,13 @@ export async function openCatalogMirror({ nc, kv, bucket, log }: CatalogMirrorDe
     },
     async list(tenantToken, kind) {
       await caughtUp();
-      return [...(tenants.get(tenantToken)?.get(kind)?.values() ?? [])].map((e) => e.value).sort(byName);
+      const listKey = `${tenantToken}.${kind}`;
+      let sorted = sortedLists.get(listKey);
+      if (!sorted) {
+        sorted = [...(tenants.get(tenantToken)?.get(kind)?.values() ?? [])].map((e) => e.value).sort(byName);
+        sortedLists.set(listKey, sorted);
+      }
+      return sorted.slice();
     },
     async names(tenantToken) {
       await caughtUp();
