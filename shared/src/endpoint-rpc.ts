@@ -30,6 +30,11 @@ export type EndpointHandler<N extends EndpointName> = (request: HandlerRequest<N
 /** Handlers of some of service `S`'s endpoints, by endpoint name. */
 export type EndpointHandlers<S extends ServiceName> = { [N in ServedEndpointName<S>]?: EndpointHandler<N> };
 
+/** REST endpoints a service answers: every REST row but the gateway's own. */
+export type RestServedEndpointName = {
+  [N in ServedEndpointName]: Endpoints[N] extends { rest: RestBinding } ? N : never;
+}[ServedEndpointName];
+
 /** The services that answer endpoints on NATS (each has a queue group). */
 export type ServingService = Exclude<ServiceName, "gateway">;
 
@@ -79,6 +84,19 @@ export function callEndpoint<N extends ServedEndpointName>(
   nc: NatsConnection,
   name: N,
   request: RequestOf<N>,
+  options: CallOptions = {},
+): Promise<ReplyOf<N>> {
+  return call<ReplyOf<N>>(nc, subjectOf(name), request, options);
+}
+
+/**
+ * Forwards a REST call to the service that answers endpoint `name`: the gateway's envelope with the body as the
+ * client sent it (the service's handler validates it, see HandlerRequest), the reply typed by the table.
+ */
+export function forwardRestCall<N extends RestServedEndpointName>(
+  nc: NatsConnection,
+  name: N,
+  request: ApiRequest,
   options: CallOptions = {},
 ): Promise<ReplyOf<N>> {
   return call<ReplyOf<N>>(nc, subjectOf(name), request, options);

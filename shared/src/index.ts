@@ -7,8 +7,15 @@ export { connectNats, newInbox } from "./nats.js";
 export type { ConnectOptions } from "./nats.js";
 export { serve, call } from "./rpc.js";
 export type { Handler, ServeOptions, Served, CallOptions } from "./rpc.js";
-export { serveEndpoints, callEndpoint } from "./endpoint-rpc.js";
-export type { HandlerRequest, EndpointHandler, EndpointHandlers, ServeEndpointsOptions, ServingService } from "./endpoint-rpc.js";
+export { serveEndpoints, callEndpoint, forwardRestCall } from "./endpoint-rpc.js";
+export type {
+  HandlerRequest,
+  EndpointHandler,
+  EndpointHandlers,
+  ServeEndpointsOptions,
+  ServingService,
+  RestServedEndpointName,
+} from "./endpoint-rpc.js";
 export {
   openBucket,
   isCasConflict,

@@ -1,37 +1,45 @@
 import { endpointList, type Access, type BodyKind, type EndpointName, type Method } from "@corral/contracts";
+import type { RestServedEndpointName } from "@corral/shared";
 
 export type { Access, BodyKind, Method };
 
-/** One REST route: a method and path of a row of the endpoint table (shared/src/endpoints), flattened for the router. */
-export interface Route {
+/** What every REST route has: a method and path of a row of the endpoint table (contracts/src/endpoints), flattened for the router. */
+interface RouteBasics {
   method: Method;
   /** Path under the version segment; `:name` segments become params. */
   pattern: string;
-  /** NATS subject of the owning service; `undefined` for routes the gateway answers itself. */
-  subject?: string;
-  access: Access;
   /** Status when the role does not allow the call (spec: 401, except import and metrics queues: 403). */
   denialStatus: 401 | 403;
   body: BodyKind;
+}
+
+/** A route the gateway answers itself (`GET /status`): public. */
+export interface GatewayRoute extends RouteBasics {
+  access: "public";
   /** The endpoint the route belongs to. */
   endpoint: EndpointName;
 }
 
-/** Every REST route of the endpoint table, in table order: method + path -> owning service subject and required role. */
+/** A route forwarded to the service that answers its endpoint. */
+export interface ServiceRoute extends RouteBasics {
+  access: Exclude<Access, "public">;
+  /** The endpoint the route belongs to, and the call is forwarded to. */
+  endpoint: RestServedEndpointName;
+}
+
+export type Route = GatewayRoute | ServiceRoute;
+
+/** Every REST route of the endpoint table, in table order: method + path -> owning service endpoint and required role. */
 export function apiRoutes(): Route[] {
   return endpointList().flatMap(({ name, endpoint }) => {
     const rest = endpoint.rest;
     if (!rest) return [];
-    return rest.routes.map(
-      (r): Route => ({
-        method: r.method,
-        pattern: r.path,
-        subject: endpoint.subject,
-        access: rest.access,
-        denialStatus: rest.denialStatus,
-        body: rest.body,
-        endpoint: name,
-      }),
-    );
+    return rest.routes.map((r): Route => {
+      const basics = { method: r.method, pattern: r.path, denialStatus: rest.denialStatus, body: rest.body };
+      if (rest.access === "public") return { ...basics, access: rest.access, endpoint: name };
+      if (endpoint.subject === undefined) throw new Error(`endpoint ${name} is neither public nor answered on a subject`);
+      // A REST row with a subject is what RestServedEndpointName names; TypeScript cannot narrow a name by its row.
+      return { ...basics, access: rest.access, endpoint: name as RestServedEndpointName };
+    });
   });
 }

@@ -2,7 +2,7 @@ import uWS from "uWebSockets.js";
 import type { HttpRequest, HttpResponse, us_listen_socket } from "uWebSockets.js";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { BadRequestError, CorralError, ForbiddenError, UnauthorizedError } from "@corral/contracts";
-import { call, type Logger } from "@corral/shared";
+import { forwardRestCall, type Logger } from "@corral/shared";
 import { framingProblem } from "./framing.js";
 import { BodyTooLargeError, Exchange, readBody } from "./http.js";
 import { API_KEY_HEADER, TENANT_HEADER, USER_HEADER, isAllowed, resolveIdentity } from "./identity.js";
@@ -175,11 +175,11 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
     if (r.body === "upload") {
       if (head.contentLength !== undefined && head.contentLength > maxUploadBytes) throw new BodyTooLargeError(maxUploadBytes);
       const upload = await uploads.receive(res, ex, maxUploadBytes);
-      if (!r.subject || !(await ex.awaitedAfterCurrentRead())) return void (await uploads.discard(upload.object));
+      if (!(await ex.awaitedAfterCurrentRead())) return void (await uploads.discard(upload.object));
       const request = { identity, params: match.params, query: parseQuery(head.query), upload };
       // The service copies the bytes before answering: allow for that at a conservative 10 MB/s.
       const timeoutMs = requestTimeoutMs + Math.ceil(upload.size / 10_000);
-      const value = await call(nc, r.subject, request, { timeoutMs }).catch(async (err: unknown) => {
+      const value = await forwardRestCall(nc, r.endpoint, request, { timeoutMs }).catch(async (err: unknown) => {
         await uploads.discard(upload.object);
         throw err;
       });
@@ -191,9 +191,9 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
       if (head.contentLength !== undefined && head.contentLength > maxBodyBytes) throw new BodyTooLargeError(maxBodyBytes);
       body = parseJson(await readBody(res, ex, maxBodyBytes), r.body);
     }
-    if (ex.finished || !r.subject) return;
+    if (ex.finished) return;
     if (changesState(head.method) && !(await ex.awaitedAfterCurrentRead())) return;
-    const value = await call(nc, r.subject, { identity, params: match.params, query: parseQuery(head.query), body }, {
+    const value = await forwardRestCall(nc, r.endpoint, { identity, params: match.params, query: parseQuery(head.query), body }, {
       timeoutMs: requestTimeoutMs,
     });
     ex.json(200, value);
