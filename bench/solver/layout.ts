@@ -13,8 +13,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ClusterTemplate, Service } from "@corral/contracts";
-import { addServices, solveLayout, type LayoutRequest } from "../../services/solver/src/domain/layout/index.js";
+import type { ClusterTemplate, Service, LayoutRequest } from "@corral/contracts";
+import { addServices, solveLayout } from "../../services/solver/src/domain/layout/index.js";
 import { fixtureSolverCatalog, fixtureTemplates } from "../../test/helpers/fixture-catalog.js";
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -6,13 +6,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
-import type { Json } from "@corral/contracts";
-import {
-  compileConfig,
-  createMacroContext,
-  expandConfig,
-  type MacroNode,
-} from "../../services/solver/src/domain/macros/index.js";
+import type { Json, MacroNode } from "@corral/contracts";
+import { compileConfig, createMacroContext, expandConfig } from "../../services/solver/src/domain/macros/index.js";
 import { fixtureTemplate } from "../../test/helpers/fixture-catalog.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

@@ -5,7 +5,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
-import { planAction, planGraph, type PlanRequest } from "../../services/solver/src/domain/planner/index.js";
+import type { PlanRequest } from "@corral/contracts";
+import { planAction, planGraph } from "../../services/solver/src/domain/planner/index.js";
 import { fixtureServices, fixtureTemplate } from "../../test/helpers/fixture-catalog.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

@@ -66,11 +66,37 @@ export type {
   PlanTaskView,
   PlanView,
   ClustersPurgeResult,
+  DryRunNode,
+  DryRunTask,
+  DryRunResult,
 } from "./endpoints/clusters.js";
+export { DRY_RUN_CLUSTER_ID } from "./endpoints/clusters.js";
 export type { PluginSpecView, ResourceMeta, CopyTenantResult, PurgeResult } from "./endpoints/plugins.js";
 export type { QueueCounts, NodeUsageAnswer } from "./endpoints/metrics.js";
 export type { VerifiedToken } from "./endpoints/auth.js";
-export type { ExpandRequest } from "./endpoints/solver.js";
+export type {
+  CatalogList,
+  LayoutCatalog,
+  LayoutRequest,
+  NodeProperties,
+  SolvedNode,
+  NodeLayoutCount,
+  LayoutSolution,
+  SolverStats,
+  ExistingNode,
+  AddServicesRequest,
+  ChangedNode,
+  AddServicesResult,
+  PlanNode,
+  PlanOptions,
+  PlanRequest,
+  PlannedTask,
+  Plan,
+  MacroNodeProperties,
+  MacroNode,
+  MacroClusterInput,
+  ExpandRequest,
+} from "./endpoints/solver-types.js";
 export { ResourceStatus, RESOURCE_STATUSES } from "./resource-status.js";
 export { keyToken, fromKeyToken, kvKey, pluginTypeKey } from "./kv-keys.js";
 export type { HostState, HostAllocation } from "./host-allocation.js";
@@ -90,6 +116,12 @@ export {
   resultSubject,
   eventSubject,
   eventFilter,
+  clusterEventSubject,
+  clusterEventFilter,
+  tenantClusterEventFilter,
+  eventsRepublish,
+  liveClusterEventsFilter,
+  liveClusterEventOf,
   tenantStreamFilters,
   consumers,
   taskConsumerName,
@@ -98,6 +130,24 @@ export {
   ADMIN_USER,
 } from "./subjects.js";
 export type { CrudSubjects, StreamName } from "./subjects.js";
+export { CLUSTER_EVENT_TYPES, OUTPUT_TAIL_CHARS } from "./cluster-events.js";
+export type {
+  ClusterEventType,
+  ClusterEventBase,
+  StepProgress,
+  ClusterStatusEvent,
+  LeaseChangedEvent,
+  PlanStageEvent,
+  PlanProgressEvent,
+  PlanFinishedEvent,
+  TaskEventFields,
+  TaskStartedEvent,
+  TaskEndedEvent,
+  ClusterStreamEvent,
+  DeliveredClusterEvent,
+  EventSocketRequest,
+  EventSocketMessage,
+} from "./cluster-events.js";
 export { liveTenantRecord } from "./tenant-record.js";
 export type { TenantDeletion, TenantRecordHead } from "./tenant-record.js";
 export {

@@ -1,27 +1,20 @@
 /**
  * The solver's endpoints: its library functions over NATS (the clusters service calls the library in-process).
- * Their types are the solver library's own; the contract imports them as types only.
+ * Their request and reply types are in solver-types.ts; the solver library takes and returns the same.
  */
-import type {
-  AddServicesRequest,
-  AddServicesResult,
-  LayoutRequest,
-  LayoutSolution,
-  MacroClusterInput,
-  Plan,
-  PlanRequest,
-} from "@corral/solver";
 import type { Json } from "../entities.js";
 import { subjects } from "../subjects.js";
 import { endpointsOf } from "./endpoint.js";
 import { anyJson, anyObject, arrayOf, count, objectOf, recordOf, string } from "./json-schema.js";
-
-/** Expand a config for some (or all) nodes of a cluster. */
-export interface ExpandRequest extends MacroClusterInput {
-  config: Json;
-  /** Nodes to expand for; all nodes when absent. */
-  nodeIds?: string[];
-}
+import type {
+  AddServicesRequest,
+  AddServicesResult,
+  ExpandRequest,
+  LayoutRequest,
+  LayoutSolution,
+  Plan,
+  PlanRequest,
+} from "./solver-types.js";
 
 const names = arrayOf(string);
 const stats = objectOf({ steps: count, candidateLayouts: count });

@@ -1,6 +1,8 @@
 /**
  * @corral/solver as a library: the pure algorithms (layout solver, add-services solver, planner, macro
- * expander). See services/solver/README.md for every function with an example.
+ * expander). See services/solver/README.md for every function with an example. Their request and reply types
+ * (`LayoutRequest`, `PlanRequest`, `MacroNode`, ...) are the solver endpoints' contract: import them from
+ * @corral/contracts.
  */
 export {
   solveLayout,
@@ -12,15 +14,7 @@ export {
   SOLVER_BUDGET_EXHAUSTED,
   DEFAULT_MAX_STEPS,
 } from "./domain/layout/index.js";
-export type {
-  AddServicesRequest,
-  AddServicesResult,
-  ChangedNode,
-  ExistingNode,
-  LayoutCatalog,
-  LayoutRequest,
-  LayoutSolution,
-} from "./domain/layout/index.js";
+export type { LayoutViolation, SolverOptions } from "./domain/layout/index.js";
 export {
   planAction,
   planGraph,
@@ -30,6 +24,6 @@ export {
   TaskName,
   parsePlanAction,
 } from "./domain/planner/index.js";
-export type { Plan, PlannedTask, PlanRequest, PlanNode, PlanOptions, NumberedPlan, NumberedTask } from "./domain/planner/index.js";
+export type { NumberedPlan, NumberedTask } from "./domain/planner/index.js";
 export { createMacroContext, compileConfig, expandConfig, expandString, validateMacros, DEFAULT_IP_TYPE } from "./domain/macros/index.js";
-export type { CompiledConfig, MacroContext, MacroClusterInput, MacroNode } from "./domain/macros/index.js";
+export type { CompiledConfig, MacroContext } from "./domain/macros/index.js";

@@ -5,16 +5,14 @@
  */
 import test from "ava";
 import fc from "fast-check";
-import { isCorralError, type ClusterTemplate } from "@corral/contracts";
 import {
-  addServices,
-  checkLayout,
-  solveLayout,
-  SOLVER_BUDGET_EXHAUSTED,
+  isCorralError,
+  type ClusterTemplate,
   type AddServicesRequest,
   type AddServicesResult,
   type ExistingNode,
-} from "../src/domain/layout/index.js";
+} from "@corral/contracts";
+import { addServices, checkLayout, solveLayout, SOLVER_BUDGET_EXHAUSTED } from "../src/domain/layout/index.js";
 import { badRequest, reactorCatalog, reactorTemplate, svc } from "./reactor-medium.js";
 import { fixtureSolverCatalog, fixtureTemplate } from "../../../test/helpers/fixture-catalog.js";
 

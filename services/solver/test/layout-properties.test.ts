@@ -6,13 +6,15 @@
  */
 import test from "ava";
 import fc from "fast-check";
-import { isCorralError, type ClusterTemplate, type MachineType, type Service } from "@corral/contracts";
 import {
-  solveLayout,
-  SOLVER_BUDGET_EXHAUSTED,
+  isCorralError,
+  type ClusterTemplate,
+  type MachineType,
+  type Service,
   type LayoutRequest,
   type LayoutSolution,
-} from "../src/domain/layout/index.js";
+} from "@corral/contracts";
+import { solveLayout, SOLVER_BUDGET_EXHAUSTED } from "../src/domain/layout/index.js";
 
 const PROVIDER = "p";
 const POOL = ["a", "b", "c", "d", "e", "f"];

@@ -4,15 +4,13 @@
  * pre-check errors and infeasibility explanations.
  */
 import test from "ava";
-import type { ClusterTemplate, ServiceConstraint } from "@corral/contracts";
+import type { ClusterTemplate, ServiceConstraint, LayoutRequest, LayoutSolution } from "@corral/contracts";
 import {
   checkLayout,
   createHostname,
   nodeIdFor,
   solveLayout,
   SOLVER_BUDGET_EXHAUSTED,
-  type LayoutRequest,
-  type LayoutSolution,
 } from "../src/domain/layout/index.js";
 import { badRequest, reactorCatalog, reactorTemplate, svc } from "./reactor-medium.js";
 import { fixtureSolverCatalog, fixtureTemplate, fixtureTemplates } from "../../../test/helpers/fixture-catalog.js";

@@ -1,6 +1,6 @@
 import test from "ava";
 import fc from "fast-check";
-import { type Json, isCorralError } from "@corral/contracts";
+import { type Json, isCorralError, type MacroNode } from "@corral/contracts";
 import * as macros from "../src/domain/macros/index.js";
 import {
   compileConfig,
@@ -8,7 +8,6 @@ import {
   expandConfig,
   expandString,
   validateMacros,
-  type MacroNode,
 } from "../src/domain/macros/index.js";
 import { fixtureTemplate, fixtureTemplates } from "../../../test/helpers/fixture-catalog.js";
 

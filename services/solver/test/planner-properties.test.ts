@@ -1,7 +1,7 @@
 import test from "ava";
 import fc from "fast-check";
-import type { Service } from "@corral/contracts";
-import { ACTION_TASK_ORDER, planAction, type PlanAction, type PlannedTask, type PlanRequest } from "../src/domain/planner/index.js";
+import type { Service, PlannedTask, PlanRequest } from "@corral/contracts";
+import { ACTION_TASK_ORDER, planAction, type PlanAction } from "../src/domain/planner/index.js";
 
 // ---- generators: acyclic random service graphs (with provides, uses of absent services) and placements ----
 

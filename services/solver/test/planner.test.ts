@@ -1,7 +1,7 @@
 import test from "ava";
-import { type Service, isCorralError } from "@corral/contracts";
+import { type Service, isCorralError, type Plan, type PlanNode } from "@corral/contracts";
 import * as planner from "../src/domain/planner/index.js";
-import { numberTasks, planAction, planGraph, type Plan, type PlanNode } from "../src/domain/planner/index.js";
+import { numberTasks, planAction, planGraph } from "../src/domain/planner/index.js";
 import { fixtureServices, fixtureTemplate } from "../../../test/helpers/fixture-catalog.js";
 
 // ---- fixtures ----

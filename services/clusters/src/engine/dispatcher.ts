@@ -1,5 +1,5 @@
-import { createMacroContext, compileConfig, expandConfig, type MacroNode } from "@corral/solver";
-import { NODE_TASKS, type Json, type JsonObject, type Service } from "@corral/contracts";
+import { type MacroNode, NODE_TASKS, type Json, type JsonObject, type Service } from "@corral/contracts";
+import { createMacroContext, compileConfig, expandConfig } from "@corral/solver";
 import type { TaskMessage } from "@corral/shared";
 import { formatTaskId, nodeIdsOf } from "../domain/ids.js";
 import { stagePositionOf, type Dispatch, type PlanEvent } from "../domain/plan-machine.js";

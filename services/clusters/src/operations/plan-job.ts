@@ -1,24 +1,27 @@
-import { planActionOf, type PlannedClusterAction } from "@corral/contracts";
-import { planAction, type PlanRequest } from "@corral/solver";
+import { planActionOf, type PlannedClusterAction, type RequestOf } from "@corral/contracts";
+import type { Plan, Solver } from "../adapters/solver.js";
 import type { Decision } from "../domain/actors.js";
 import type { PlanActorAction } from "../domain/plan-steps.js";
 import type { ClusterRecord, PlanRecord, StoredTask } from "../domain/records.js";
 import type { OperationContext } from "./context.js";
 
+/** Plans a job: the planner's tasks for `action` on the nodes and services of `request`. */
+export function planJob(solver: Solver, action: PlannedClusterAction, request: Omit<RequestOf<"solver.plan">, "action">): Promise<Plan> {
+  return solver.plan({ ...request, action: planActionOf(action) });
+}
+
 /**
- * Plans a job (solver) and stores its plan actor, not yet reachable from its cluster. Answers the plan with the
- * actions its start decided (publish stage 0, or finish at once when empty), to be carried out once the cluster
- * points at it.
+ * Stores a job's plan actor, not yet reachable from its cluster. Answers the plan with the actions its start
+ * decided (publish stage 0, or finish at once when empty), to be carried out once the cluster points at it.
  */
 export async function createJobPlan(
   { deps, actors }: OperationContext,
   cluster: Pick<ClusterRecord, "id" | "tenant">,
   planId: string,
   action: PlannedClusterAction,
-  planRequest: Omit<PlanRequest, "action">,
+  plan: Plan,
   extra: Pick<PlanRecord, "nodeServices"> = {},
 ): Promise<Decision<PlanRecord, PlanActorAction>> {
-  const plan = planAction({ ...planRequest, action: planActionOf(action) });
   const stages: StoredTask[][] = plan.stages.map((stage) =>
     stage.map((t) => ({ taskName: t.taskName, nodeId: t.nodeId, service: t.service })),
   );

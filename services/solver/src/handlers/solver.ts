@@ -1,7 +1,13 @@
-import { BadRequestError, type ExpandRequest } from "@corral/contracts";
+import {
+  BadRequestError,
+  type ExpandRequest,
+  type AddServicesRequest,
+  type LayoutRequest,
+  type PlanRequest,
+} from "@corral/contracts";
 import type { EndpointHandlers } from "@corral/shared";
-import { addServices, solveLayout, type AddServicesRequest, type LayoutRequest } from "../domain/layout/index.js";
-import { planAction, type PlanRequest } from "../domain/planner/index.js";
+import { addServices, solveLayout } from "../domain/layout/index.js";
+import { planAction } from "../domain/planner/index.js";
 import { compileConfig, createMacroContext, expandConfig } from "../domain/macros/index.js";
 
 function requireObject<T>(value: unknown, what: string): T {

@@ -3,9 +3,14 @@
  * service compatibility, existence, required dependencies and conflicts. Each failure is a 400 whose
  * `details.constraint` names the check.
  */
-import { BadRequestError, type ClusterTemplate, type MachineType, type Service } from "@corral/contracts";
+import {
+  BadRequestError,
+  type ClusterTemplate,
+  type MachineType,
+  type Service,
+  type CatalogList,
+} from "@corral/contracts";
 import { compareStrings } from "./constraints.js";
-import type { CatalogList } from "./types.js";
 
 export function toNameMap<T extends { name: string }>(list: CatalogList<T>): ReadonlyMap<string, T> {
   if (list instanceof Map) return list as ReadonlyMap<string, T>;

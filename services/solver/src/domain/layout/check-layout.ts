@@ -3,7 +3,7 @@
  * passes the service-set test (mustcoexist pruned to the services present on the cluster) and the per-service
  * hardware/image test, and every present service with a service constraint is on min..max nodes.
  */
-import type { ClusterTemplate } from "@corral/contracts";
+import type { ClusterTemplate, ExistingNode } from "@corral/contracts";
 import {
   describeBounds,
   firstServiceSetViolation,
@@ -13,7 +13,7 @@ import {
   sortNames,
   type NormalizedConstraints,
 } from "./constraints.js";
-import type { ExistingNode, LayoutViolation } from "./types.js";
+import type { LayoutViolation } from "./types.js";
 
 /**
  * Lists the constraints of `template` that `nodes` break (empty when the layout is valid). Services present

@@ -10,7 +10,7 @@
  * - {@link createHostname}(clusterName, clusterId, nodenum, dnsSuffix): string and {@link nodeIdFor}(clusterId,
  *   nodenum): string — the naming rules the layout solver uses.
  *
- * Errors are `BadRequestError`s (status 400) from `shared/src/errors.ts`: code `bad_request` with
+ * Errors are `BadRequestError`s (status 400) from `contracts/src/errors.ts`: code `bad_request` with
  * `details.constraint` naming the failed check, or code {@link SOLVER_BUDGET_EXHAUSTED} when the search budget
  * (`SolverOptions.maxSteps` / `timeLimitMs`) runs out.
  */
@@ -19,19 +19,4 @@ export { addServices } from "./add-services/add-services.js";
 export { checkLayout } from "./check-layout.js";
 export { createHostname, nodeIdFor } from "./hostname.js";
 export { SOLVER_BUDGET_EXHAUSTED, DEFAULT_MAX_STEPS } from "./budget.js";
-export type {
-  AddServicesRequest,
-  AddServicesResult,
-  CatalogList,
-  ChangedNode,
-  ExistingNode,
-  LayoutCatalog,
-  LayoutRequest,
-  LayoutSolution,
-  LayoutViolation,
-  NodeLayoutCount,
-  NodeProperties,
-  SolvedNode,
-  SolverOptions,
-  SolverStats,
-} from "./types.js";
+export type { LayoutViolation, SolverOptions } from "./types.js";

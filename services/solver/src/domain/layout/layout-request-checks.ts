@@ -2,10 +2,9 @@
  * The checks of a create request before any search, in Coopr's order: machine count, template size, usable
  * hardware and image types, the service list (existence, compatibility, requires, conflicts).
  */
-import { BadRequestError, describeValue } from "@corral/contracts";
+import { BadRequestError, describeValue, type LayoutRequest } from "@corral/contracts";
 import { checkDependencies, checkServiceCompatibility, lookupServices, resolveUsableTypes, toNameMap, type UsableType } from "./catalog.js";
 import type { NormalizedConstraints } from "./constraints.js";
-import type { LayoutRequest } from "./types.js";
 
 /** A create request that passed the checks, in the form the solver reads. */
 export interface CheckedLayoutRequest {

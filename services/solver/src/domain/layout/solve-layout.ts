@@ -1,7 +1,7 @@
 /**
  * The layout solver: from a create request to the cluster's nodes (reference coopr-algorithms.md 2.1-2.5).
  */
-import { BadRequestError } from "@corral/contracts";
+import { BadRequestError, type LayoutRequest, type LayoutSolution } from "@corral/contracts";
 import { Budget } from "./budget.js";
 import { normalizeConstraints } from "./constraints.js";
 import { checkEachBound, countProblem, quantityBounds } from "./count-problem.js";
@@ -11,7 +11,7 @@ import { minimalConflict } from "./infeasibility/minimal-conflict.js";
 import { checkLayoutRequest, nonEmpty } from "./layout-request-checks.js";
 import { generateNodeLayouts } from "./node-layouts.js";
 import { solvedNodes } from "./solved-nodes.js";
-import type { LayoutRequest, LayoutSolution, SolverOptions } from "./types.js";
+import type { SolverOptions } from "./types.js";
 
 export { FIRST_NODENUM } from "./solved-nodes.js";
 

@@ -5,7 +5,7 @@
 import type { UsableType } from "./catalog.js";
 import { createHostname, nodeIdFor } from "./hostname.js";
 import type { CandidateLayout } from "./node-layouts.js";
-import type { NodeLayoutCount, SolvedNode } from "./types.js";
+import type { NodeLayoutCount, SolvedNode } from "@corral/contracts";
 
 /** Nodes are numbered from here, as in Coopr. */
 export const FIRST_NODENUM = 1000;

@@ -2,35 +2,8 @@
  * Per-cluster macro context: nodes indexed once (service -> nodes sorted by nodenum, node by id), plus a cache
  * of node-independent macro values, so that expanding for every node of a large cluster costs little per node.
  */
-import { BadRequestError } from "@corral/contracts";
+import { BadRequestError, type MacroClusterInput, type MacroNode } from "@corral/contracts";
 import type { MacroExpression } from "./parser.js";
-
-/** Node properties the expander reads; other properties are ignored. */
-export interface MacroNodeProperties {
-  /** Used by `host.*` macros. */
-  readonly hostname?: string;
-  /** ip type (`bind_v4`, `access_v4`, …) -> address. Used by `ip.*` macros. */
-  readonly ipaddresses?: Readonly<Record<string, string>>;
-  /** The spec's single address (spec 2.7); used for the default type `bind_v4` when `ipaddresses` lacks it. */
-  readonly ipaddress?: string;
-  readonly [property: string]: unknown;
-}
-
-/** A cluster node as the expander sees it. */
-export interface MacroNode {
-  readonly id: string;
-  /** Orders nodes within a service (indexed forms, `instance.self.service`, lists). */
-  readonly nodenum: number;
-  readonly services: readonly string[];
-  readonly properties: MacroNodeProperties;
-}
-
-/** The cluster to expand macros for. */
-export interface MacroClusterInput {
-  readonly nodes: readonly MacroNode[];
-  /** Value of `%cluster.owner%`; when absent that macro stays unexpanded. */
-  readonly owner?: string;
-}
 
 /** A prepared cluster (opaque); build it once per cluster version with `createMacroContext`. */
 export interface MacroContext {

@@ -1,9 +1,9 @@
 /**
  * Macro evaluation and config-tree expansion (reference 4.3-4.4).
  */
-import { type Json, BadRequestError } from "@corral/contracts";
+import { type Json, BadRequestError, type MacroClusterInput, type MacroNode } from "@corral/contracts";
 import { ClusterMacroContext } from "./context.js";
-import type { MacroClusterInput, MacroContext, MacroNode } from "./context.js";
+import type { MacroContext } from "./context.js";
 import { DEFAULT_IP_TYPE, scanString } from "./parser.js";
 import type { MacroExpression, ScannedString } from "./parser.js";
 

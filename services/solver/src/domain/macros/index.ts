@@ -5,4 +5,4 @@
 export { createMacroContext, compileConfig, expandConfig, expandString, validateMacros } from "./expand.js";
 export { DEFAULT_IP_TYPE } from "./parser.js";
 export type { CompiledConfig, ExpandOptions } from "./expand.js";
-export type { MacroContext, MacroClusterInput, MacroNode, MacroNodeProperties } from "./context.js";
+export type { MacroContext } from "./context.js";

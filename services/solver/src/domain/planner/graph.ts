@@ -9,7 +9,8 @@ import { ACTION_TASK_ORDER, type PlanAction, type TaskName } from "./actions.js"
 import { resolveClusterDependencies } from "./dependencies.js";
 import { groupEdges } from "./group-edges.js";
 import { groupLevels } from "./group-levels.js";
-import { readPlanRequest, type PlanCluster, type PlanRequest } from "./plan-request.js";
+import type { PlanRequest } from "@corral/contracts";
+import { readPlanRequest, type PlanCluster } from "./plan-request.js";
 import { plannedScope } from "./planned-scope.js";
 import { draftTaskGroups, type TaskGroupDraft } from "./task-groups.js";
 

@@ -6,8 +6,6 @@ export { planAction, planGraph } from "./plan.js";
 export { numberTasks } from "./task-ids.js";
 export { resolveClusterDependencies } from "./dependencies.js";
 export { PlanAction, TaskName, ACTION_TASK_ORDER, ORDERING_RULES, parsePlanAction } from "./actions.js";
-export type { Plan, PlannedTask } from "./plan.js";
-export type { PlanRequest, PlanNode, PlanOptions } from "./plan-request.js";
 export type { PlanGraph, TaskGroup, GroupEdge } from "./graph.js";
 export type { NumberedPlan, NumberedTask, NumberTasksOptions } from "./task-ids.js";
 export type { ClusterDependencies } from "./dependencies.js";

@@ -2,42 +2,8 @@
  * What the planner is asked, and the request read into the cluster it describes: the action, the service
  * definitions, the nodes and which nodes hold each service.
  */
-import { type Service, BadRequestError, describeValue } from "@corral/contracts";
+import { type PlanRequest, type Service, BadRequestError, describeValue } from "@corral/contracts";
 import { PlanAction, parsePlanAction } from "./actions.js";
-
-/** A node as the planner sees it. */
-export interface PlanNode {
-  readonly id: string;
-  /** Names of the services on the node (after the change, for `add_services`). */
-  readonly services: readonly string[];
-}
-
-/** Planner options. */
-export interface PlanOptions {
-  /**
-   * Re-run START of running runtime dependencies that are not themselves part of the plan, before the planned
-   * services' INITIALIZE and START (Coopr's behaviour for `add_services` and for `restart_services` of one
-   * service, reference 3.3). When false, only planned services get tasks.
-   * @default true, except for `restart_services`: restart stops and starts the service and its runtime dependents
-   * only (Coopr also re-started every dependency, none of which was stopped)
-   */
-  readonly startUnplannedDependencies?: boolean;
-}
-
-/** What to plan. */
-export interface PlanRequest {
-  /** The cluster action, upper case (`CLUSTER_CREATE`) or the spec's lower case (`cluster_create`). */
-  readonly action: PlanAction | Lowercase<PlanAction>;
-  /** Every node of the cluster, with its services. Order is kept within stages. */
-  readonly nodes: readonly PlanNode[];
-  /** Definitions of (at least) every service on the nodes; extra definitions are ignored. */
-  readonly services: readonly Service[];
-  /** For `start_services` / `stop_services` / `restart_services` of one service; absent = all services. */
-  readonly service?: string;
-  /** For `add_services`: the services being added (already placed on `nodes`). */
-  readonly addedServices?: readonly string[];
-  readonly options?: PlanOptions;
-}
 
 /** The cluster a plan request describes. */
 export interface PlanCluster {

@@ -1,24 +1,9 @@
 /**
  * The planner's entry points: the grouped task DAG (`planGraph`) and the staged plan (`planAction`).
  */
-import type { PlanAction, TaskName } from "./actions.js";
+import type { Plan, PlannedTask, PlanRequest } from "@corral/contracts";
 import { buildIndexedPlanGraph } from "./graph.js";
 import type { PlanGraph } from "./graph.js";
-import type { PlanRequest } from "./plan-request.js";
-
-/** One task of a plan; the caller assigns ids (see `numberTasks`). */
-export interface PlannedTask {
-  readonly taskName: TaskName;
-  readonly nodeId: string;
-  /** Service name; empty string for node-level tasks (CREATE, CONFIRM, BOOTSTRAP, DELETE). */
-  readonly service: string;
-}
-
-/** A staged plan: every task of a stage completes before the next stage starts; no node twice in a stage. */
-export interface Plan {
-  readonly action: PlanAction;
-  readonly stages: PlannedTask[][];
-}
 
 /**
  * The task DAG of an action, as groups of identical tasks on many nodes and the direct edges between them.

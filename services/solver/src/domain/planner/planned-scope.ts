@@ -2,10 +2,10 @@
  * Which services and nodes a plan touches (reference 3.4): all of them, one service with its runtime closure
  * (start) or its runtime dependents (stop, restart), or the added services and the nodes holding them.
  */
-import { BadRequestError } from "@corral/contracts";
+import { BadRequestError, type PlanRequest } from "@corral/contracts";
 import { PlanAction, SINGLE_SERVICE_ACTIONS } from "./actions.js";
 import type { ClusterDependencies } from "./dependencies.js";
-import type { PlanCluster, PlanRequest } from "./plan-request.js";
+import type { PlanCluster } from "./plan-request.js";
 
 export interface PlannedScope {
   readonly services: ReadonlySet<string>;

@@ -2,7 +2,7 @@
  * Deterministic task numbering for a plan (the caller owns ids; this only gives it a stable scheme).
  */
 import type { PlanAction } from "./actions.js";
-import type { Plan, PlannedTask } from "./plan.js";
+import type { Plan, PlannedTask } from "@corral/contracts";
 
 /** A planned task with its id. */
 export interface NumberedTask extends PlannedTask {

@@ -20,9 +20,9 @@
  * too few possible nodes, or a forced node that cannot take it, is cut (also for partial vectors). Concrete
  * nodes are chosen deterministically: within a node layout, the lowest nodenums first.
  */
-import { BadRequestError } from "@corral/contracts";
+import { BadRequestError, type AddServicesRequest, type AddServicesResult } from "@corral/contracts";
 import { Budget } from "../budget.js";
-import type { AddServicesRequest, AddServicesResult, SolverOptions } from "../types.js";
+import type { SolverOptions } from "../types.js";
 import { groupNodes } from "./node-groups.js";
 import { placementResult } from "./placement-result.js";
 import { PlacementSearch, placementOrder } from "./placement-search.js";

@@ -3,7 +3,7 @@
  * services), with how many nodes each group holds. Placing a service moves nodes from one group to another.
  */
 import { nodeLayoutKey, sortNames } from "../constraints.js";
-import type { ExistingNode } from "../types.js";
+import type { ExistingNode } from "@corral/contracts";
 
 /** The nodes of one node layout. */
 export interface NodeGroup {

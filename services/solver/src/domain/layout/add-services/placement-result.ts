@@ -3,7 +3,7 @@
  * nodenums take the service.
  */
 import { nodeLayoutKey, sortNames } from "../constraints.js";
-import type { AddServicesResult, ChangedNode, ExistingNode } from "../types.js";
+import type { AddServicesResult, ChangedNode, ExistingNode } from "@corral/contracts";
 import type { ServicePlacement } from "./node-groups.js";
 
 /**

@@ -4,11 +4,10 @@
  * plus: an empty list, a service already on the cluster, a cluster without nodes, and a current layout that
  * already breaks its template.
  */
-import { BadRequestError } from "@corral/contracts";
+import { BadRequestError, type AddServicesRequest, type ExistingNode } from "@corral/contracts";
 import { checkDependencies, checkServiceCompatibility, lookupServices, toNameMap } from "../catalog.js";
 import { layoutViolations } from "../check-layout.js";
 import { compareStrings, normalizeConstraints, type NormalizedConstraints } from "../constraints.js";
-import type { AddServicesRequest, ExistingNode } from "../types.js";
 
 /** An add-services request that passed the checks, in the form the search reads. */
 export interface CheckedAddServices {
