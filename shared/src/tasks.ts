@@ -3,6 +3,7 @@ import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstreamManage
 import {
   type Json,
   type JsonObject,
+  type StreamName,
   type TaskName,
   consumers,
   streams,
@@ -124,6 +125,13 @@ export const DUPLICATE_WINDOW_MS = 10 * 60_000;
 
 const ns = (ms: number) => ms * 1_000_000;
 
+/** What each stream keeps: tasks until a worker acks them, results for a week, events for 30 days. */
+const STREAM_RETENTION: Record<StreamName, { retention: RetentionPolicy; max_age?: number }> = {
+  [streams.tasks]: { retention: RetentionPolicy.Workqueue },
+  [streams.results]: { retention: RetentionPolicy.Limits, max_age: ns(7 * 24 * 3600_000) },
+  [streams.events]: { retention: RetentionPolicy.Limits, max_age: ns(30 * 24 * 3600_000) },
+};
+
 /** Creates (or keeps) the three streams; every service that needs them calls this, idempotently. */
 export async function ensureStreams(nc: NatsConnection, options: { replicas?: number } = {}): Promise<void> {
   const jsm = await jetstreamManager(nc);
@@ -142,32 +150,16 @@ export async function ensureStreams(nc: NatsConnection, options: { replicas?: nu
       }
     }
   };
-  await ensure({
-    name: streams.tasks,
-    subjects: [streamSubjects[streams.tasks]],
-    retention: RetentionPolicy.Workqueue,
-    storage: StorageType.File,
-    num_replicas: replicas,
-    duplicate_window: ns(DUPLICATE_WINDOW_MS),
-  });
-  await ensure({
-    name: streams.results,
-    subjects: [streamSubjects[streams.results]],
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
-    num_replicas: replicas,
-    max_age: ns(7 * 24 * 3600_000),
-    duplicate_window: ns(DUPLICATE_WINDOW_MS),
-  });
-  await ensure({
-    name: streams.events,
-    subjects: [streamSubjects[streams.events]],
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
-    num_replicas: replicas,
-    max_age: ns(30 * 24 * 3600_000),
-    duplicate_window: ns(DUPLICATE_WINDOW_MS),
-  });
+  for (const name of Object.values(streams)) {
+    await ensure({
+      name,
+      subjects: [streamSubjects[name]],
+      storage: StorageType.File,
+      num_replicas: replicas,
+      duplicate_window: ns(DUPLICATE_WINDOW_MS),
+      ...STREAM_RETENTION[name],
+    });
+  }
 }
 
 /** Creates (or keeps) the durable pull consumer workers of a tenant share. Idempotent. */

@@ -20,8 +20,8 @@ export function progressOf(cluster: ClusterRecord, plan: PlanRecord | undefined)
   return { action: c.action, actionstatus: c.actionstatus, ...steps };
 }
 
-/** Spec 2.7 summary form. */
-export function clusterSummary(cluster: ClusterRecord, progress: Progress): ClusterSummary {
+/** The fields both forms of spec 2.7 share. */
+function clusterBasics(cluster: ClusterRecord, progress: Progress) {
   return {
     id: cluster.id,
     name: cluster.name,
@@ -29,12 +29,19 @@ export function clusterSummary(cluster: ClusterRecord, progress: Progress): Clus
     createTime: cluster.createTime,
     expireTime: cluster.expireTime,
     services: cluster.services,
-    numNodes: cluster.numNodes,
+    ownerId: cluster.ownerId,
     status: statusOf(cluster),
+    progress,
+  };
+}
+
+/** Spec 2.7 summary form. */
+export function clusterSummary(cluster: ClusterRecord, progress: Progress): ClusterSummary {
+  return {
+    ...clusterBasics(cluster, progress),
+    numNodes: cluster.numNodes,
     provider: { name: cluster.provider.name },
     clusterTemplate: { name: cluster.clusterTemplate.name },
-    ownerId: cluster.ownerId,
-    progress,
   };
 }
 
@@ -61,19 +68,11 @@ export function nodeView(node: ClusterNode): NodeView {
 /** Spec 2.7 full form. */
 export function clusterDetails(cluster: ClusterRecord, nodes: ClusterNode[], progress: Progress): ClusterDetails {
   return {
-    id: cluster.id,
-    name: cluster.name,
-    description: cluster.description,
-    createTime: cluster.createTime,
-    expireTime: cluster.expireTime,
-    services: cluster.services,
-    ownerId: cluster.ownerId,
-    status: statusOf(cluster),
+    ...clusterBasics(cluster, progress),
     provider: cluster.provider,
     clusterTemplate: cluster.clusterTemplate,
     jobs: cluster.jobs,
     config: cluster.config,
-    progress,
     nodes: nodes.map(nodeView),
   };
 }
