@@ -1,4 +1,4 @@
-/** The endpoint table (shared/src/endpoints): one row per operation, consistent with the subjects and with itself. */
+/** The endpoint table (contracts/src/endpoints): one row per operation, consistent with the subjects and with itself. */
 import test from "ava";
 import { endpointList, subjects, type JsonSchema } from "@corral/contracts";
 import { schemaProblems } from "../../test/helpers/json-schema-check.js";

@@ -1,4 +1,4 @@
-/** The vocabularies defined once in shared: task names and the sets derived from them, cluster actions. */
+/** The vocabularies defined once in contracts: task names and the sets derived from them, cluster actions. */
 import test from "ava";
 import {
   ClusterAction,

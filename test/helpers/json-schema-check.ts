@@ -1,5 +1,5 @@
 /**
- * Checks a JSON value against the JSON Schema subset of the endpoint table (shared/src/endpoints/json-schema.ts):
+ * Checks a JSON value against the JSON Schema subset of the endpoint table (contracts/src/endpoints/json-schema.ts):
  * type, properties, required, additionalProperties, items, enum, anyOf, minimum. Answers every problem found, each
  * naming where in the value it is (`$.nodes[0].id`).
  */

@@ -42,7 +42,7 @@ export interface BalanceResult {
 
 /**
  * Keys that cannot be used: msgpack decoders (ours included) rename `__proto__`, so an assignment holding it
- * would never read back as written (see `setOwn` in shared/src/validation/primitives.ts).
+ * would never read back as written (see `setOwn` in contracts/src/validation/primitives.ts).
  */
 export function isAssignableKey(key: string): boolean {
   return key !== "__proto__";
