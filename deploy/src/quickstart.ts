@@ -7,25 +7,16 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { NodeView } from "@corral/contracts";
 import { which } from "./binaries.js";
 import { ensureDocker, isDockerAvailable } from "./docker.js";
 import { ensureNodeImage } from "./node-image.js";
 import { repoRoot } from "./paths.js";
+import { restClient } from "./rest-client.js";
 
 const api = process.env["CORRAL_API"] ?? `http://localhost:${process.env["CORRAL_SERVER_PORT"] ?? "55054"}/v2`;
-const headers = { "Service-UserID": "admin", "Service-TenantID": "superadmin" };
+const corral = restClient(api, { "Service-UserID": "admin", "Service-TenantID": "superadmin" });
 const say = (line: string) => console.log(`[quickstart] ${line}`);
-
-async function call<T = unknown>(method: string, path: string, body?: unknown, raw?: Buffer): Promise<T> {
-  const res = await fetch(api + path, {
-    method,
-    headers: { ...headers, ...(raw ? { "Content-Type": "application/octet-stream" } : {}) },
-    ...(raw ? { body: new Uint8Array(raw) } : body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${text}`);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
 
 async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -35,11 +26,18 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: n
   }
 }
 
-interface NodeView {
-  id: string;
-  services: string[];
-  properties: { hostname: string; ipaddresses?: Record<string, string> };
-}
+/** A node property that is text (hostname), or "". */
+const textProperty = (node: NodeView, name: string): string => {
+  const value = node.properties[name];
+  return typeof value === "string" ? value : "";
+};
+
+/** The address a node is reached at from this machine (its `access_v4`), or "". */
+const accessAddress = (node: NodeView): string => {
+  const addresses = node.properties["ipaddresses"];
+  const address = addresses && typeof addresses === "object" && !Array.isArray(addresses) ? addresses["access_v4"] : undefined;
+  return typeof address === "string" ? address : "";
+};
 
 async function main(): Promise<void> {
   await waitFor(`the API at ${api} (is npm start running?)`, async () => (await fetch(`${api}/status`)).ok, 30_000);
@@ -54,28 +52,31 @@ async function main(): Promise<void> {
     say("Docker is not available on this machine (no answer on its socket): falling back to the simulated provider sim");
   }
   await waitFor(`provider type ${providerType} (the local provisioner registers it)`, async () => {
-    await call("GET", `/plugins/providertypes/${providerType}`);
+    await corral.call("plugins.getType", { params: { type: "providertypes", plugin: providerType } });
     return true;
   }, 60_000);
 
   const demoDir = join(repoRoot, "deploy", "examples", docker ? "docker-demo" : "");
   const catalogFile = docker ? join(demoDir, "catalog.json") : join(repoRoot, "deploy", "examples", "quickstart-catalog.json");
-  await call("POST", "/import", JSON.parse(await readFile(catalogFile, "utf8")));
+  await corral.call("tenancy.import", { body: JSON.parse(await readFile(catalogFile, "utf8")) });
   say(`imported ${catalogFile}`);
   if (docker) {
-    const script = "/plugins/automatortypes/shell/scripts/corral-demo.sh";
-    const { version } = await call<{ version: number }>("POST", script, undefined, await readFile(join(demoDir, "corral-demo.sh")));
-    await call("POST", `${script}/versions/${version}/stage`);
-    await call("POST", "/plugins/sync");
+    const script = { type: "automatortypes", plugin: "shell", resourceType: "scripts", resource: "corral-demo.sh" };
+    const bytes = new Uint8Array(await readFile(join(demoDir, "corral-demo.sh")));
+    const { version } = await corral.call("plugins.upload", { params: script, bytes });
+    await corral.call("plugins.stage", { params: { ...script, version: String(version) } });
+    await corral.call("plugins.sync");
     say(`uploaded, staged and synced corral-demo.sh (version ${version}); BOOTSTRAP copies it to every node`);
   }
 
   const template = docker ? "demo3" : "webstack";
-  const { id } = await call<{ id: string }>("POST", "/clusters", { name: "quickstart", clusterTemplate: template, numMachines: 3 });
+  const created = await corral.call("clusters.create", { body: { name: "quickstart", clusterTemplate: template, numMachines: 3 } });
+  if (!("id" in created)) throw new Error("POST /clusters answered without a cluster id");
+  const { id } = created;
   say(`creating cluster ${id} (template ${template}, 3 machines)`);
   let last = "";
   await waitFor(`cluster ${id} to settle`, async () => {
-    const s = await call<{ status: string; stepscompleted: number; stepstotal: number }>("GET", `/clusters/${id}/status`);
+    const s = await corral.call("clusters.status", { params: { id } });
     const line = `${s.status} ${s.stepscompleted}/${s.stepstotal}`;
     if (line !== last) say(line);
     last = line;
@@ -86,16 +87,16 @@ async function main(): Promise<void> {
     return false;
   }, 600_000);
 
-  const cluster = await call<{ nodes: NodeView[] }>("GET", `/clusters/${id}`);
+  const cluster = await corral.call("clusters.get", { params: { id } });
   say(`cluster ${id} is active:`);
   for (const node of cluster.nodes) {
-    say(`  ${node.properties.hostname.padEnd(32)} ${(node.properties.ipaddresses?.["access_v4"] ?? "").padEnd(16)} ${node.services.join(", ")}`);
+    say(`  ${textProperty(node, "hostname").padEnd(32)} ${accessAddress(node).padEnd(16)} ${node.services.join(", ")}`);
   }
   if (docker) {
     const web = cluster.nodes.find((n) => n.services.includes("web"));
     say(`containers:  docker ps --filter label=corral.cluster=${id}`);
     say(`a shell:     docker exec -it $(docker ps -q --filter label=corral.cluster=${id} | head -1) bash`);
-    if (web) say(`the web app: curl http://${web.properties.ipaddresses?.["access_v4"]}/`);
+    if (web) say(`the web app: curl http://${accessAddress(web)}/`);
   }
   say(`details:     curl -H 'Service-UserID: admin' -H 'Service-TenantID: superadmin' ${api}/clusters/${id}`);
   say(`delete it:   curl -X DELETE -H 'Service-UserID: admin' -H 'Service-TenantID: superadmin' ${api}/clusters/${id}`);
