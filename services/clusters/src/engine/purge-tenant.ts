@@ -1,3 +1,4 @@
+// Outside the actors on purpose: a deleted tenant's records are erased, not transitioned (through the actors' stores).
 import type { TenantMessages } from "../adapters/tenant-messages.js";
 import { jobCounterName } from "../adapters/counters.js";
 import { statusOf } from "../domain/cluster-status.js";
