@@ -21,6 +21,10 @@ export const CONFIG_KEYS = {
   "server.maxRequestBytes": { type: "number", default: 4 * 1024 * 1024, doc: "largest accepted request body (413 past it)" },
   "server.maxUploadBytes": { type: "number", default: 1024 * 1024 * 1024, doc: "largest plugin resource upload (413 past it)" },
   "server.requestTimeoutMs": { type: "number", default: 15000, doc: "how long the gateway waits for a service" },
+  "events.maxConnections": { type: "number", default: 10000, doc: "event streams (SSE and WebSocket) one gateway serves at once (503 past it)" },
+  "events.maxBufferedBytes": { type: "number", default: 1024 * 1024, doc: "bytes an event stream client may fall behind before it is closed as too slow" },
+  "events.heartbeatMs": { type: "number", default: 15000, doc: "interval of SSE heartbeat comments and of token re-checks on event streams" },
+  "events.maxReplayEvents": { type: "number", default: 10000, doc: "past events one subscription replays before it asks the client to resume" },
   "nats.url": { type: "string", default: "nats://127.0.0.1:4222", doc: "NATS server URL(s), comma separated; nats://user:password@host:port logs in" },
   "redis.url": { type: "string", default: "redis://127.0.0.1:6379", doc: "Redis URL; redis://:password@host:port logs in" },
   "data.dir": { type: "string", default: ".corral/data", doc: "data and credentials of the embedded nats-server and redis-server" },
@@ -28,6 +32,16 @@ export const CONFIG_KEYS = {
   "redis.embedded.port": { type: "number", default: 6379, doc: "port of the embedded redis-server (0, or taken: any free port)" },
   "nats.syncAlways": { type: "boolean", default: true, doc: "embedded JetStream flushes every write (sync_interval: always)" },
   "log.level": { type: "string", default: "info", doc: "debug, info, warn or error" },
+  "metrics.enabled": { type: "boolean", default: true, doc: "each process serves Prometheus metrics at /metrics on a port of its own" },
+  "metrics.host": { type: "string", default: "127.0.0.1", doc: "bind address of every process's metrics port (0.0.0.0 for a Prometheus on another host)" },
+  "metrics.gateway.port": { type: "number", default: 9464, doc: "metrics port of the gateway (0: any free port, logged)" },
+  "metrics.tenancy.port": { type: "number", default: 9465, doc: "metrics port of the tenancy service" },
+  "metrics.clusters.port": { type: "number", default: 9466, doc: "metrics port of the clusters service" },
+  "metrics.solver.port": { type: "number", default: 9467, doc: "metrics port of the solver service" },
+  "metrics.plugins.port": { type: "number", default: 9468, doc: "metrics port of the plugins service" },
+  "metrics.metrics.port": { type: "number", default: 9469, doc: "metrics port of the metrics service" },
+  "metrics.auth.port": { type: "number", default: 9470, doc: "metrics port of the auth service" },
+  "metrics.provisioner.port": { type: "number", default: 9471, doc: "metrics port of a provisioner" },
   "tenancy.superadmin.workers": { type: "number", default: 0, doc: "workers of the superadmin tenant when it is first created" },
   "tenancy.takeoverAfterMs": { type: "number", default: 30000, doc: "age after which any tenancy instance finishes an interrupted import or tenant deletion" },
   "provisioner.local.enabled": { type: "boolean", default: true, doc: "npm start also runs one local provisioner" },
@@ -69,6 +83,13 @@ type ValueOf<K extends ConfigKey> = (typeof CONFIG_KEYS)[K]["type"] extends "num
   : (typeof CONFIG_KEYS)[K]["type"] extends "boolean"
     ? boolean
     : string;
+
+/** The processes that serve metrics, each on its own port (`metrics.<process>.port`). */
+export const METRICS_PROCESSES = ["gateway", "tenancy", "clusters", "solver", "plugins", "metrics", "auth", "provisioner"] as const;
+export type MetricsProcess = (typeof METRICS_PROCESSES)[number];
+
+/** The key of a process's metrics port: `gateway` -> `metrics.gateway.port`. */
+export const metricsPortKey = (process: MetricsProcess) => `metrics.${process}.port` as const satisfies ConfigKey;
 
 /** Prefix whose keys are passed through untyped (custom authentication handlers). */
 export const HANDLER_PREFIX = "security.authentication.handler.";

@@ -17,6 +17,7 @@ import {
   queues,
 } from "@corral/contracts";
 import type { Logger } from "./log.js";
+import type { MetricsRegistry } from "./metrics/registry.js";
 import { call, serve, type CallOptions, type Handler, type Served } from "./rpc.js";
 
 /**
@@ -44,6 +45,8 @@ export interface ServeEndpointsOptions<S extends ServingService> {
   service: S;
   /** One handler for every endpoint of `service`, no more, no fewer (checked when serving starts). */
   handlers: EndpointHandlers<S>;
+  /** Request durations per endpoint are counted here (see `serve`). @default not counted */
+  metrics?: MetricsRegistry;
 }
 
 /** The subject of a served endpoint. */
@@ -61,13 +64,16 @@ export function serveEndpoints<S extends ServingService>(options: ServeEndpoints
   const { nc, log, service } = options;
   const given = new Map<string, Handler>(Object.entries(options.handlers as Record<string, Handler>));
   const bySubject: Record<string, Handler> = {};
+  const endpointNames: Record<string, string> = {};
   const missing: string[] = [];
   for (const { name, endpoint } of endpointList()) {
     if (endpoint.service !== service || endpoint.subject === undefined) continue;
     const handler = given.get(name);
     given.delete(name);
-    if (handler) bySubject[endpoint.subject] = handler;
-    else missing.push(name);
+    if (handler) {
+      bySubject[endpoint.subject] = handler;
+      endpointNames[endpoint.subject] = name;
+    } else missing.push(name);
   }
   if (missing.length > 0 || given.size > 0) {
     const problems = [
@@ -76,7 +82,7 @@ export function serveEndpoints<S extends ServingService>(options: ServeEndpoints
     ];
     throw new Error(`service ${service}: ${problems.join("; ")}`);
   }
-  return serve({ nc, queue: queues[service], log, handlers: bySubject });
+  return serve({ nc, queue: queues[service], log, handlers: bySubject, endpointNames, ...(options.metrics ? { metrics: options.metrics } : {}) });
 }
 
 /** Calls endpoint `name` and answers its reply, typed by the table; errors as `call` throws them. */

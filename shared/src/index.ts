@@ -1,8 +1,15 @@
 /** @corral/shared: the runtime every service shares (NATS, KV, JetStream, service process). Explicit exports only. */
 export { createLogger, silentLogger, LogLevel } from "./log.js";
 export type { Logger, LoggerOptions } from "./log.js";
-export { loadConfig, envNameOf, CONFIG_KEYS, HANDLER_PREFIX } from "./config.js";
-export type { CorralConfig, ConfigKey, LoadConfigOptions } from "./config.js";
+export { loadConfig, envNameOf, CONFIG_KEYS, HANDLER_PREFIX, METRICS_PROCESSES, metricsPortKey } from "./config.js";
+export type { CorralConfig, ConfigKey, LoadConfigOptions, MetricsProcess } from "./config.js";
+export { createMetricsRegistry, sampledGauge } from "./metrics/registry.js";
+export type { MetricsRegistry, SampledGaugeOptions } from "./metrics/registry.js";
+export { LabeledCounter, LabeledHistogram, seriesByStatus, oncePerRegistry } from "./metrics/series.js";
+export type { CounterSeries, HistogramSeries, HistogramOptions, SeriesOptions, Labels } from "./metrics/series.js";
+export { startMetricsServer } from "./metrics/server.js";
+export type { MetricsServer, MetricsServerOptions } from "./metrics/server.js";
+export { REQUEST_ID_HEADER, requestIdOf } from "./metrics/request-id.js";
 export { connectNats, newInbox } from "./nats.js";
 export type { ConnectOptions } from "./nats.js";
 export { serve, call } from "./rpc.js";
@@ -59,6 +66,7 @@ export {
   ensureResultsConsumer,
 } from "./tasks.js";
 export type { TaskNodeInfo, TaskConfig, TaskMessage, TaskOutcome, TaskResult } from "./tasks.js";
+export { ensureLiveEventRepublish } from "./live-events.js";
 export { openClusterRecordReader, isTerminatedCluster } from "./cluster-records.js";
 export type { ClusterRecordHead, ClusterRecordReader } from "./cluster-records.js";
 export { openPluginTypeReader } from "./plugin-types.js";

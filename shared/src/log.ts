@@ -1,4 +1,5 @@
 /** Structured JSON-lines logging to stderr. */
+import { writeSync } from "node:fs";
 
 export const LogLevel = { Debug: "debug", Info: "info", Warn: "warn", Error: "error" } as const;
 export type LogLevel = (typeof LogLevel)[keyof typeof LogLevel];
@@ -17,8 +18,40 @@ export interface Logger {
 export interface LoggerOptions {
   /** @default "info" */
   level?: LogLevel;
-  /** Where lines go. @default process.stderr */
+  /** Where lines go. @default stderr, see bufferedStderr */
   write?: (line: string) => void;
+}
+
+let pending: string[] = [];
+let flushScheduled = false;
+let flushesAtExit = false;
+const flushStderr = () => {
+  flushScheduled = false;
+  if (pending.length === 0) return;
+  const text = pending.join("");
+  pending = [];
+  process.stderr.write(text);
+};
+
+/**
+ * Writes lines to stderr once per event-loop turn: a line per request (the gateway's request log) would otherwise
+ * be a write system call each, stderr being synchronous on pipes. What is pending when the process exits is
+ * written then.
+ */
+function bufferedStderr(line: string): void {
+  pending.push(line);
+  if (flushScheduled) return;
+  if (!flushesAtExit) {
+    flushesAtExit = true;
+    process.on("exit", flushAtExit);
+  }
+  flushScheduled = true;
+  setImmediate(flushStderr);
+}
+
+function flushAtExit(): void {
+  if (pending.length > 0) writeSync(2, pending.join(""));
+  pending = [];
 }
 
 function errorFields(value: unknown): unknown {
@@ -29,7 +62,7 @@ function errorFields(value: unknown): unknown {
 /** Creates a logger writing one JSON object per line: `{time, level, msg, ...fields}`. */
 export function createLogger(base: Record<string, unknown>, options: LoggerOptions = {}): Logger {
   const minRank = LEVEL_RANK[options.level ?? "info"];
-  const write = options.write ?? ((line: string) => void process.stderr.write(line));
+  const write = options.write ?? bufferedStderr;
   const emit = (level: LogLevel, msg: string, fields?: Record<string, unknown>): void => {
     if (LEVEL_RANK[level] < minRank) return;
     const record: Record<string, unknown> = { time: new Date().toISOString(), level, ...base, msg };

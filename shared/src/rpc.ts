@@ -1,4 +1,4 @@
-import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
+import { headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from "@nats-io/transport-node";
 import {
   decode,
   encode,
@@ -9,6 +9,9 @@ import {
   type WireError,
 } from "@corral/contracts";
 import type { Logger } from "./log.js";
+import type { MetricsRegistry } from "./metrics/registry.js";
+import { REQUEST_ID_HEADER } from "./metrics/request-id.js";
+import { LabeledHistogram, oncePerRegistry, seriesByStatus } from "./metrics/series.js";
 import { muxedRequests } from "./muxed-requests.js";
 
 type Reply = { value?: unknown } | { error: WireError };
@@ -22,7 +25,24 @@ export interface ServeOptions {
   queue: string;
   log: Logger;
   handlers: Record<string, Handler>;
+  /** Name of each subject's endpoint in metrics and logs. @default the subject */
+  endpointNames?: Readonly<Record<string, string>>;
+  /** Where request durations are counted (`corral_rpc_request_duration_seconds`). @default not counted */
+  metrics?: MetricsRegistry;
 }
+
+/** Seconds, from well under a millisecond (a cached read) to the gateway's 15 s timeout. */
+const RPC_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15];
+
+const rpcDurations = oncePerRegistry(
+  (registry) =>
+    new LabeledHistogram(registry, {
+      name: "corral_rpc_request_duration_seconds",
+      help: "Time to answer a NATS request, by endpoint and answered status (200, or the error's status)",
+      labelNames: ["endpoint", "status"],
+      buckets: RPC_BUCKETS,
+    }),
+);
 
 export interface Served {
   /** Stops taking requests and waits for in-flight ones. Idempotent. */
@@ -49,22 +69,31 @@ function isRequestOn(served: string, msg: Msg): boolean {
 
 /**
  * Binds each subject to its handler in a queue group: decode -> handler -> reply `{value}` or `{error}`.
- * Unknown errors are logged with their cause and answered as 500 `internal`.
+ * Unknown errors are logged with their cause and answered as 500 `internal`. A request that carries an
+ * `X-Request-ID` header (the gateway's) is logged at info with its id, status and duration.
  */
 export function serve(options: ServeOptions): Served {
   const { nc, queue, log, handlers } = options;
   const inFlight = new Set<Promise<void>>();
   const subs: Subscription[] = [];
-  const handle = async (subject: string, handler: Handler, msg: Msg): Promise<void> => {
+  const durations = rpcDurations(options.metrics);
+  const handle = async (subject: string, handler: Handler, msg: Msg, endpoint: Endpoint): Promise<void> => {
+    const started = performance.now();
+    const requestId = msg.headers?.get(REQUEST_ID_HEADER) || undefined;
     let reply: Reply;
+    let status = 200;
     try {
       const request = msg.data.length > 0 ? decode(msg.data) : undefined;
       reply = { value: await (handler as (r: unknown) => unknown)(request) };
     } catch (err) {
       const wire = toWireError(err);
-      if (wire.status >= 500) log.error("handler failed", { subject, err });
+      status = wire.status;
+      if (wire.status >= 500) log.error("handler failed", { subject, requestId, err });
       reply = { error: wire };
     }
+    const seconds = (performance.now() - started) / 1000;
+    endpoint.durations(status).observe(seconds);
+    if (requestId !== undefined) log.info("served", { endpoint: endpoint.name, requestId, status, ms: Math.round(seconds * 1e6) / 1000 });
     if (!msg.reply) return;
     let bytes = encode(reply);
     const limit = nc.info?.max_payload ?? Infinity;
@@ -80,6 +109,8 @@ export function serve(options: ServeOptions): Served {
     msg.respond(bytes);
   };
   for (const [subject, handler] of Object.entries(handlers)) {
+    const name = options.endpointNames?.[subject] ?? subject;
+    const endpoint: Endpoint = { name, durations: seriesByStatus(durations, { endpoint: name }) };
     subs.push(
       nc.subscribe(subject, {
         queue,
@@ -95,7 +126,7 @@ export function serve(options: ServeOptions): Served {
             });
             return;
           }
-          const p = handle(subject, handler, msg).finally(() => inFlight.delete(p));
+          const p = handle(subject, handler, msg, endpoint).finally(() => inFlight.delete(p));
           inFlight.add(p);
         },
       }),
@@ -113,9 +144,23 @@ export function serve(options: ServeOptions): Served {
   };
 }
 
+/** A served endpoint's name and its duration series per status. */
+interface Endpoint {
+  name: string;
+  durations: ReturnType<typeof seriesByStatus>;
+}
+
 export interface CallOptions {
   /** @default 15000 */
   timeoutMs?: number;
+  /** Sent as the `X-Request-ID` header: the serving service logs the request under it. */
+  requestId?: string;
+}
+
+function requestIdHeaders(requestId: string) {
+  const h = natsHeaders();
+  h.set(REQUEST_ID_HEADER, requestId);
+  return h;
 }
 
 /**
@@ -131,6 +176,7 @@ export async function call<T = unknown>(
   const msg = await muxedRequests(nc).request(subject, encode(request), {
     timeoutMs: options.timeoutMs ?? 15000,
     timeoutError: () => new CorralError(504, "timeout", `service did not answer ${subject} in time`),
+    ...(options.requestId !== undefined ? { headers: requestIdHeaders(options.requestId) } : {}),
   });
   // A status without data: nats-server found no subscriber (503).
   if (msg.data.length === 0 && msg.headers?.code === 503) throw new UnavailableError(`no service answers ${subject}`);

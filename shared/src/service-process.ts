@@ -1,6 +1,8 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { loadConfig, type CorralConfig } from "./config.js";
+import { loadConfig, metricsPortKey, type CorralConfig, type MetricsProcess } from "./config.js";
 import { createLogger, type Logger, type LogLevel } from "./log.js";
+import { createMetricsRegistry, type MetricsRegistry } from "./metrics/registry.js";
+import { startMetricsServer, type MetricsServer } from "./metrics/server.js";
 import { connectNats } from "./nats.js";
 import { redactUrls } from "@corral/contracts";
 
@@ -8,11 +10,13 @@ export interface ServiceContext {
   config: CorralConfig;
   log: Logger;
   nc: NatsConnection;
+  /** The process's metrics, served at `/metrics` on its own port; absent when `metrics.enabled` is false. */
+  metrics?: MetricsRegistry;
 }
 
 export interface ServiceProcessOptions {
-  /** Service name: log field and NATS connection name (`corral-<name>`). */
-  name: string;
+  /** Service name: log field, NATS connection name (`corral-<name>`) and metrics port key (`metrics.<name>.port`). */
+  name: MetricsProcess;
   /** NATS connection name when it should say more than the service (a provisioner's id). @default `corral-<name>` */
   connectionName?: string;
   /** Reply subjects' first token (`ConnectOptions.inboxPrefix`). @default "_INBOX" */
@@ -39,14 +43,20 @@ export async function runServiceProcess(options: ServiceProcessOptions): Promise
       log,
       ...(options.inboxPrefix ? { inboxPrefix: options.inboxPrefix } : {}),
     });
-    const service = await options.start({ config, log, nc });
-    log.info(`${options.name} service started`, { nats: redactUrls(config.get("nats.url")) });
+    const metrics = config.get("metrics.enabled") ? createMetricsRegistry() : undefined;
+    const service = await options.start({ config, log, nc, ...(metrics ? { metrics } : {}) });
+    const metricsServer = metrics ? await serveMetrics(options.name, metrics, config, log) : undefined;
+    log.info(`${options.name} service started`, {
+      nats: redactUrls(config.get("nats.url")),
+      metrics: metricsServer?.url ?? (metrics ? "unavailable" : "off"),
+    });
     let stopping = false;
     const shutdown = async (signal: string) => {
       if (stopping) return;
       stopping = true;
       log.info("stopping", { signal });
       await service.stop().catch((err: unknown) => log.error("stop failed", { err }));
+      await metricsServer?.stop();
       await nc.drain().catch(() => {});
       options.exit(0);
     };
@@ -55,5 +65,16 @@ export async function runServiceProcess(options: ServiceProcessOptions): Promise
   } catch (err) {
     log.error(`${options.name} service failed to start`, { err });
     options.exit(1);
+  }
+}
+
+/** Serves the process's metrics; a port that cannot be had is logged, and the service runs on without them. */
+async function serveMetrics(name: MetricsProcess, registry: MetricsRegistry, config: CorralConfig, log: Logger): Promise<MetricsServer | undefined> {
+  const key = metricsPortKey(name);
+  try {
+    return await startMetricsServer({ registry, host: config.get("metrics.host"), port: config.get(key), log });
+  } catch (err) {
+    log.error(`cannot serve metrics on ${config.get("metrics.host")}:${config.get(key)} (${key}); running without them`, { err });
+    return undefined;
   }
 }
