@@ -2,7 +2,7 @@
  * The catalog store's reads come from a watched mirror: they must still see every write acknowledged before they
  * were asked, by any connection (another tenancy instance), while concurrent reads share one sequence read.
  */
-import { buckets, encode, kvKey, type CatalogEntity } from "@corral/contracts";
+import { buckets, encode, kvKey, kvStream, type CatalogEntity } from "@corral/contracts";
 import { connectNats, openBucket, silentLogger } from "@corral/shared";
 import { openCatalogMirror } from "../src/adapters/catalog-mirror.js";
 import { openCatalogStore } from "../src/adapters/catalog-store.js";
@@ -49,8 +49,8 @@ test("catalog mirror - concurrent reads share one small question to the bucket",
   const observer = await connectNats({ url: nats.url, name: "observer" });
   t.teardown(() => observer.close());
   const asked = { directGets: 0, streamInfos: 0 };
-  observer.subscribe(`$JS.API.DIRECT.GET.KV_${bucket}`, { callback: () => void asked.directGets++ });
-  observer.subscribe(`$JS.API.STREAM.INFO.KV_${bucket}`, { callback: () => void asked.streamInfos++ });
+  observer.subscribe(`$JS.API.DIRECT.GET.${kvStream(bucket)}`, { callback: () => void asked.directGets++ });
+  observer.subscribe(`$JS.API.STREAM.INFO.${kvStream(bucket)}`, { callback: () => void asked.streamInfos++ });
   await observer.flush();
 
   const reads = await Promise.all(Array.from({ length: 50 }, () => mirror.get("shared", "hardwaretypes", "a")));

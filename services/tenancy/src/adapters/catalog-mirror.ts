@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { decode, fromKeyToken, type CatalogEntity, type CatalogKind } from "@corral/contracts";
+import { decode, fromKeyToken, kvStream, kvSubjectPrefix, type CatalogEntity, type CatalogKind } from "@corral/contracts";
 import { jsRequests, type KV, type Logger, type Versioned } from "@corral/shared";
 import { freshReads } from "./fresh-reads.js";
 
@@ -75,7 +75,7 @@ export async function openCatalogMirror({ nc, kv, bucket, log }: CatalogMirrorDe
   const js = jsRequests(nc);
   /** Whether the bucket holds a message the mirror has not applied (asked after every caller asked). */
   const holdsUnapplied = freshReads(
-    async () => (await js.nextBySubject(`KV_${bucket}`, `$KV.${bucket}.>`, appliedRevision + 1)) !== undefined,
+    async () => (await js.nextBySubject(kvStream(bucket), `${kvSubjectPrefix(bucket)}>`, appliedRevision + 1)) !== undefined,
     { minIntervalMs: QUESTION_INTERVAL_MS },
   );
   const lastSequence = freshReads(async () => (await kv.status()).streamInfo.state.last_seq);
