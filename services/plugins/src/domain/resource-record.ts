@@ -1,11 +1,10 @@
 import { PluginKind, type ResourceMeta } from "@corral/contracts";
+import type { ResourceFormat } from "@corral/shared";
 import { isDeletable, type ResourceStatus } from "./version-status.js";
 
 /** The two plugin kinds, as they appear in paths. */
 export { PluginKind };
 export const PLUGIN_KINDS: readonly PluginKind[] = Object.values(PluginKind);
-
-export type ResourceFormat = "file" | "archive";
 
 /** Where a resource lives: one tenant's resource of one resource type of one plugin. */
 export interface ResourceAddress {

@@ -1,7 +1,7 @@
 import { BadRequestError, parseName, type ApiRequest, type PluginSpec } from "@corral/contracts";
-import { PLUGIN_KINDS, type PluginKind, type ResourceAddress, type ResourceFormat } from "../domain/resource-record.js";
+import { PLUGIN_KINDS, type PluginKind, type ResourceAddress } from "../domain/resource-record.js";
 import { isResourceStatus, type ResourceStatus } from "../domain/version-status.js";
-import type { PluginTypeReader as PluginTypeStore } from "@corral/shared";
+import type { PluginTypeReader as PluginTypeStore, ResourceFormat } from "@corral/shared";
 
 /** Path segment `{plugin-type}`: `automatortypes` or `providertypes`, else 400. */
 export function parseKind(value: unknown): PluginKind {
