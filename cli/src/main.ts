@@ -1,0 +1,6 @@
+/** The process around a run of `corral`: arguments, standard streams, environment, exit code. */
+import { runCli } from "./run.js";
+
+const code = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env });
+// Let stdout drain (a pipe is written asynchronously) before leaving.
+process.exitCode = code;

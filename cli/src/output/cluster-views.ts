@@ -1,0 +1,115 @@
+/** How clusters, their nodes and plans look as tables. */
+import type { ClusterDetails, ClusterSummary, NodeView, PlanView } from "@corral/contracts";
+import type { PlanProgress } from "../progress/plan-progress.js";
+import { formatDuration } from "../progress/progress-text.js";
+import { autoTable, cell, isPlainObject, renderFields, renderTable } from "./table.js";
+
+/** ms since the epoch as ISO time to the second (UTC); 0 means never. */
+export const formatTime = (ms: number): string => (ms === 0 ? "never" : new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z"));
+
+const progressText = (c: Pick<ClusterSummary, "progress">) =>
+  `${c.progress.action} ${c.progress.actionstatus} ${c.progress.stepscompleted}/${c.progress.stepstotal}`;
+
+/** `corral status`: one line per cluster. */
+export function clusterTable(clusters: readonly ClusterSummary[]): string {
+  if (clusters.length === 0) return "no clusters";
+  return renderTable<ClusterSummary>(
+    [
+      { header: "ID", value: (c) => c.id },
+      { header: "NAME", value: (c) => c.name },
+      { header: "TEMPLATE", value: (c) => c.clusterTemplate.name },
+      { header: "STATUS", value: (c) => c.status },
+      { header: "NODES", value: (c) => String(c.numNodes) },
+      { header: "PROGRESS", value: progressText },
+      { header: "OWNER", value: (c) => c.ownerId },
+      { header: "EXPIRES", value: (c) => formatTime(c.expireTime) },
+    ],
+    clusters,
+  );
+}
+
+export function nodeTable(nodes: readonly NodeView[]): string {
+  if (nodes.length === 0) return "no nodes";
+  return renderTable<NodeView>(
+    [
+      { header: "NODE", value: (n) => n.id },
+      { header: "HOSTNAME", value: (n) => cell(n.properties["hostname"]) },
+      { header: "IP", value: (n) => cell(n.properties["ipaddresses"] ?? n.properties["ipaddress"]) },
+      { header: "SERVICES", value: (n) => n.services.join(",") },
+      { header: "LAST ACTION", value: (n) => lastAction(n) },
+    ],
+    nodes,
+  );
+}
+
+function lastAction(node: NodeView): string {
+  const last = node.actions.at(-1);
+  return last ? `${last.action}${last.service ? ` ${last.service}` : ""} ${last.status}` : "";
+}
+
+export function clusterDetailsView(c: ClusterDetails): string {
+  const fields = renderFields([
+    ["id", c.id],
+    ["name", c.name],
+    ["description", c.description],
+    ["status", c.status],
+    ["progress", progressText(c)],
+    ["template", c.clusterTemplate.name],
+    ["provider", `${c.provider.name} (${c.provider.providertype})`],
+    ["services", c.services.join(", ")],
+    ["owner", c.ownerId],
+    ["created", formatTime(c.createTime)],
+    ["expires", formatTime(c.expireTime)],
+  ]);
+  return `${fields}\n\n${nodeTable(c.nodes)}`;
+}
+
+/** `corral plan`: the plan's stages, each task with its state, attempts and duration. */
+export function planProgressView(p: PlanProgress): string {
+  const header = `plan ${p.planId} of cluster ${p.clusterId}: ${p.action} ${p.status}, ${p.done}/${p.total} tasks, created ${formatTime(p.createTime)}`;
+  const rows = p.stages.flatMap((stage) => stage.tasks.map((task) => ({ stage: stage.index, task })));
+  const table = renderTable(
+    [
+      { header: "STAGE", value: (r: (typeof rows)[number]) => `${r.stage + 1}/${p.stages.length}` },
+      { header: "TASK", value: (r) => r.task.taskName },
+      { header: "SERVICE", value: (r) => r.task.service ?? "" },
+      { header: "NODE", value: (r) => r.task.nodeId },
+      { header: "STATE", value: (r) => r.task.state },
+      { header: "ATTEMPTS", value: (r) => String(r.task.attempts) },
+      { header: "DURATION", value: (r) => (r.task.durationMs !== undefined ? formatDuration(r.task.durationMs) : "") },
+    ],
+    rows,
+  );
+  return `${header}\n${table}`;
+}
+
+/** A plan without task states (the plan endpoints' own answer). */
+export function planView(plan: PlanView): string {
+  const lines = [`plan ${plan.id}: ${plan.action} ${plan.status}, stage ${plan.currentStage + 1}/${plan.stages.length}`];
+  plan.stages.forEach((stage, i) => {
+    lines.push(`stage ${i + 1}:`);
+    for (const t of stage) lines.push(`  ${t.taskName}${t.service ? ` ${t.service}` : ""} on ${t.nodeId}`);
+  });
+  return lines.join("\n");
+}
+
+/**
+ * A dry run's answer: the nodes of the layout and the plan's stages, each drawn when the answer has them
+ * (`nodes` or `layout`, `plan.stages` or `stages`); anything else as key/value lines.
+ */
+export function dryRunView(value: unknown): string {
+  if (!isPlainObject(value)) return autoTable(value);
+  const parts: string[] = [];
+  const layout = value["layout"] ?? value["nodes"];
+  if (Array.isArray(layout)) parts.push(`layout:\n${autoTable(layout)}`);
+  const plan = isPlainObject(value["plan"]) ? value["plan"] : value;
+  const stages = plan["stages"];
+  if (Array.isArray(stages)) {
+    const lines = stages.map((stage, i) => {
+      const tasks = Array.isArray(stage) ? stage.filter(isPlainObject) : [];
+      return `stage ${i + 1}: ${tasks.map((t) => `${cell(t["taskName"])}${t["service"] ? ` ${cell(t["service"])}` : ""} on ${cell(t["nodeId"])}`).join(", ")}`;
+    });
+    parts.push(`plan${plan["action"] ? ` ${cell(plan["action"])}` : ""}:\n${lines.join("\n")}`);
+  }
+  return parts.length > 0 ? parts.join("\n\n") : autoTable(value);
+}
