@@ -14,6 +14,7 @@ import { startPluginsService, type PluginsService } from "@corral/plugins";
 import { startProvisioner, type RunningProvisioner } from "@corral/provisioner";
 import { startAuthService, type AuthService } from "@corral/auth";
 import { startMetricsService, type MetricsService } from "@corral/metrics";
+import { startSolverService, type SolverService } from "@corral/solver/service";
 import { openGatewaySecurity, type GatewaySecurity } from "../../services/gateway/src/security.js";
 import { startRedis, type ServerHandle } from "./servers.js";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -64,6 +65,8 @@ export interface SystemOptions {
   metrics?: number;
   /** Clock of the metrics services (ms; node usage counts open nodes until it). @default Date.now */
   metricsNow?: () => number;
+  /** Instances of the solver service (dry runs ask it). @default 1 */
+  solvers?: number;
 }
 
 /** A running Corral: its own nats-server (JetStream), services in-process, gateways on free ports. */
@@ -185,6 +188,10 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
       }),
     );
   }
+  const solvers: SolverService[] = [];
+  for (let i = 0; i < (options.solvers ?? 1); i++) {
+    solvers.push(await startSolverService({ nc: await open(`solver-${i}`), log: silentLogger }));
+  }
   const clusterServices: ClustersService[] = [];
   for (let i = 0; i < (options.clusters ?? 0); i++) {
     clusterServices.push(
@@ -233,6 +240,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
         await auth?.stop();
         await Promise.all(provisioners.map((p) => p.stop()));
         await Promise.all(clusterServices.map((c) => c.stop()));
+        await Promise.all(solvers.map((s) => s.stop()));
         await Promise.all(pluginServices.map((p) => p.stop()));
         await Promise.all(metricsServices.map((m) => m.stop()));
         await Promise.all(tenancies.map((t) => t.stop()));

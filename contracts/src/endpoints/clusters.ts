@@ -131,6 +131,40 @@ export interface PlanView {
   stages: PlanTaskView[][];
 }
 
+/** A node as a dry run shows it: the layout it would have once the request is carried out. */
+export interface DryRunNode {
+  /** Node id; a create's nodes are numbered under {@link DRY_RUN_CLUSTER_ID}, the cluster's id being taken only when it is created. */
+  id: string;
+  hostname: string;
+  /** The node's services after the request, sorted. */
+  services: string[];
+  hardwaretype: string;
+  imagetype: string;
+}
+
+/** One task the plan would run; `service` is empty for node tasks (CREATE, CONFIRM, BOOTSTRAP, DELETE). */
+export interface DryRunTask {
+  taskName: TaskName;
+  nodeId: string;
+  service: string;
+}
+
+/**
+ * What a request with `?dryRun=true` answers (like `terraform plan`): the layout and the plan the request would
+ * produce, after the same checks, with nothing created, stored or counted.
+ */
+export interface DryRunResult {
+  dryRun: true;
+  /** The cluster the request is about; {@link DRY_RUN_CLUSTER_ID} for a create. */
+  clusterId: string;
+  layout: { services: string[]; nodes: DryRunNode[] };
+  /** Every task of a stage ends before the next stage starts. */
+  plan: { action: PlanAction; stages: DryRunTask[][] };
+}
+
+/** The cluster id a dry-run create shows in its node ids and hostnames. */
+export const DRY_RUN_CLUSTER_ID = "new";
+
 /** What `corral.clusters.purgeTenant` answers: `done` once nothing of the tenant is left. */
 export interface ClustersPurgeResult {
   done: boolean;
@@ -212,6 +246,19 @@ const planViewSchema = objectOf({
   stages: arrayOf(arrayOf(objectOf({ id: string, taskName, nodeId: string }, { optional: { service: string } }))),
 });
 
+const dryRunResultSchema = objectOf({
+  dryRun: { type: "boolean", enum: [true] },
+  clusterId: string,
+  layout: objectOf({
+    services: names,
+    nodes: arrayOf(objectOf({ id: string, hostname: string, services: names, hardwaretype: string, imagetype: string })),
+  }),
+  plan: objectOf({
+    action: oneOfValues(Object.values(PlanAction)),
+    stages: arrayOf(arrayOf(objectOf({ taskName, nodeId: string, service: string }))),
+  }),
+});
+
 const createClusterSchema = objectOf(
   { name: string, clusterTemplate: string, numMachines: integer },
   {
@@ -237,24 +284,26 @@ const c = subjects.clusters;
 
 /** start, stop or restart the services of a cluster: all of them, or the one named in the path. */
 const runServices = (op: "start" | "stop" | "restart", subject: string) =>
-  define.rest<ProviderFieldsBody, void>({
+  define.rest<ProviderFieldsBody, void | DryRunResult>({
     subject,
     routes: [route("POST", `/clusters/:id/services/${op}`), route("POST", `/clusters/:id/services/:service/${op}`)],
     access: "user",
     body: "optional",
     request: providerFieldsSchema,
     reply: "empty",
+    dryRunReply: dryRunResultSchema,
   });
 
 export const clusterEndpoints = {
   "clusters.list": define.get<ClusterSummary[]>(c.list, "/clusters", "user", arrayOf(clusterSummarySchema)),
-  "clusters.create": define.rest<CreateClusterBody, { id: string }>({
+  "clusters.create": define.rest<CreateClusterBody, { id: string } | DryRunResult>({
     subject: c.create,
     routes: [route("POST", "/clusters")],
     access: "user",
     body: "json",
     request: createClusterSchema,
     reply: objectOf({ id: string }),
+    dryRunReply: dryRunResultSchema,
   }),
   "clusters.get": define.get<ClusterDetails>(c.get, "/clusters/:id", "user", clusterDetailsSchema),
   "clusters.extendLease": define.rest<{ expireTime: number }, void>({
@@ -265,34 +314,37 @@ export const clusterEndpoints = {
     request: objectOf({ expireTime: count }, { additionalProperties: true }),
     reply: "empty",
   }),
-  "clusters.delete": define.rest<ProviderFieldsBody, void>({
+  "clusters.delete": define.rest<ProviderFieldsBody, void | DryRunResult>({
     subject: c.delete,
     routes: [route("DELETE", "/clusters/:id")],
     access: "user",
     body: "optional",
     request: providerFieldsSchema,
     reply: "empty",
+    dryRunReply: dryRunResultSchema,
   }),
   "clusters.status": define.get<ClusterStatusView>(c.status, "/clusters/:id/status", "user", clusterStatusSchema),
   "clusters.plans": define.get<PlanView[]>(c.plans, "/clusters/:id/plans", "user", arrayOf(planViewSchema)),
   "clusters.plan": define.get<PlanView>(c.plan, "/clusters/:id/plans/:planId", "user", planViewSchema),
   "clusters.getConfig": define.get<JsonObject>(c.getConfig, "/clusters/:id/config", "user", anyObject),
-  "clusters.putConfig": define.rest<{ config: JsonObject; restart?: boolean } & ProviderFieldsBody, void>({
+  "clusters.putConfig": define.rest<{ config: JsonObject; restart?: boolean } & ProviderFieldsBody, void | DryRunResult>({
     subject: c.putConfig,
     routes: [route("PUT", "/clusters/:id/config")],
     access: "user",
     body: "json",
     request: objectOf({ config: anyObject }, { optional: { restart: boolean, ...providerFields }, additionalProperties: true }),
     reply: "empty",
+    dryRunReply: dryRunResultSchema,
   }),
   "clusters.getServices": define.get<string[]>(c.getServices, "/clusters/:id/services", "user", names),
-  "clusters.addServices": define.rest<{ services: string[] } & ProviderFieldsBody, void>({
+  "clusters.addServices": define.rest<{ services: string[] } & ProviderFieldsBody, void | DryRunResult>({
     subject: c.addServices,
     routes: [route("POST", "/clusters/:id/services")],
     access: "user",
     body: "json",
     request: objectOf({ services: names }, { optional: providerFields, additionalProperties: true }),
     reply: "empty",
+    dryRunReply: dryRunResultSchema,
   }),
   "clusters.startServices": runServices("start", c.startServices),
   "clusters.stopServices": runServices("stop", c.stopServices),

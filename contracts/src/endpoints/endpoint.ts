@@ -30,6 +30,11 @@ export interface RestBinding {
   /** Status when the role does not allow the call (spec: 401, except import and metrics queues: 403). */
   denialStatus: 401 | 403;
   body: BodyKind;
+  /**
+   * The endpoint takes `?dryRun=true` (like `terraform plan`): it then runs the same checks and answers this
+   * instead of `reply`, creating, storing and counting nothing.
+   */
+  dryRunReply?: JsonSchema;
 }
 
 /**
@@ -72,6 +77,8 @@ export interface RestEndpointDefinition {
   /** Schema of the body; leave out for body `none`. */
   request?: JsonSchema;
   reply: JsonSchema | "empty";
+  /** What `?dryRun=true` answers; leave out when the endpoint has no dry run. */
+  dryRunReply?: JsonSchema;
 }
 
 export interface InternalEndpointDefinition {
@@ -102,8 +109,9 @@ export interface EndpointDefiners<S extends ServiceName> {
 
 export function endpointsOf<S extends Exclude<ServiceName, "gateway">>(service: S): EndpointDefiners<S> {
   const rest = <Body, Reply>(definition: RestEndpointDefinition): RestServedEndpoint<S, Body, Reply> => {
-    const { routes, access, denialStatus, body, ...served } = definition;
-    return { service, ...served, rest: { routes, access, denialStatus: denialStatus ?? 401, body } };
+    const { routes, access, denialStatus, body, dryRunReply, ...served } = definition;
+    const binding: RestBinding = { routes, access, denialStatus: denialStatus ?? 401, body, ...(dryRunReply ? { dryRunReply } : {}) };
+    return { service, ...served, rest: binding };
   };
   return {
     rest,

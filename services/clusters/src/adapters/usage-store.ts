@@ -1,7 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { buckets, kvKey, type Tenant } from "@corral/contracts";
 import { modifyValue, openBucket, RevisionCache, type KV } from "@corral/shared";
-import { admitReservations, NO_USAGE, withoutCluster, type ReservationRequest, type TenantUsage } from "../domain/quota.js";
+import { admitReservations, NO_USAGE, quotaRefusal, withoutCluster, type ReservationRequest, type TenantUsage } from "../domain/quota.js";
 import { readUsage } from "../readers/usage-reader.js";
 
 export type { TenantUsage };
@@ -10,6 +10,8 @@ export type { TenantUsage };
 export interface UsageStore {
   /** Adds a cluster of `nodes` nodes, or 409 when the tenant's quotas would be exceeded (domain/quota.ts). */
   reserve(tenant: Tenant, nodes: number): Promise<void>;
+  /** The 409 {@link reserve} would answer now, without reserving anything (a dry run's quota check). */
+  check(tenant: Tenant, nodes: number): Promise<void>;
   /** Takes a cluster of `nodes` nodes back out. */
   release(tenant: string, nodes: number): Promise<void>;
   /** Sets the usage to a recount (repairs a reservation a crash left behind). */
@@ -70,6 +72,10 @@ export async function openUsageStore(nc: NatsConnection): Promise<UsageStore> {
         waiting.set(tenant.name, list);
         void flush(tenant.name);
       });
+    },
+    async check(tenant, nodes) {
+      const refusal = quotaRefusal(tenant, await readUsage(kv, tenant.name), nodes);
+      if (refusal) throw refusal;
     },
     async release(tenant, nodes) {
       await modifyValue<TenantUsage>(kv, kvKey(tenant), (current) => {

@@ -81,6 +81,11 @@ export function parseAddServices(body: unknown): { services: string[]; providerF
   return { services: [...new Set(services)], providerFields: optionalFields(obj) ?? {} };
 }
 
+/** `?dryRun=true`: answer what the request would do instead of doing it; `false` or absent: do it. */
+export function parseDryRun(query: Record<string, string>): boolean {
+  return parseBoolean(getOwn(query, "dryRun"), "dryRun", false);
+}
+
 /** `POST /clusters/{id}` (lease extension). */
 export function parseLeaseExtension(body: unknown): { expireTime: number } {
   const obj = requireObject(body, "");

@@ -2,10 +2,10 @@ import { BadRequestError, CLUSTER_STATUSES, seesSecrets, type ClusterStatus } fr
 import type { EndpointHandlers } from "@corral/shared";
 import { statusOf } from "../domain/cluster-status.js";
 import { nodeIdsOf } from "../domain/ids.js";
-import { parseCreateCluster, parseLeaseExtension, parseProviderFieldsBody } from "../domain/requests.js";
+import { parseCreateCluster, parseDryRun, parseLeaseExtension, parseProviderFieldsBody } from "../domain/requests.js";
 import { withoutProviderSecrets } from "../domain/secrets.js";
 import { clusterDetails, clusterStatus, clusterSummary } from "../domain/views.js";
-import { clusterFor, clusterIdOf, liveProgress, type HandlerDeps } from "./context.js";
+import { clusterFor, clusterIdOf, jobOperationsFor, liveProgress, type HandlerDeps } from "./context.js";
 
 function parseStatusFilter(raw: string | undefined): Set<ClusterStatus> | undefined {
   if (raw === undefined || raw.trim() === "") return undefined;
@@ -21,7 +21,11 @@ function parseStatusFilter(raw: string | undefined): Set<ClusterStatus> | undefi
 export function clusterHandlers(h: HandlerDeps) {
   const { deps, operations } = h;
   return {
-    "clusters.create": async (req) => ({ id: await operations.create(req.identity, parseCreateCluster(req.body)) }),
+    "clusters.create": async (req) => {
+      const body = parseCreateCluster(req.body);
+      if (parseDryRun(req.query)) return operations.dryRun.create(req.identity, body);
+      return { id: await operations.create(req.identity, body) };
+    },
 
     "clusters.list": async (req) => {
       const filter = parseStatusFilter(req.query["status"]);
@@ -47,9 +51,7 @@ export function clusterHandlers(h: HandlerDeps) {
       return clusterStatus(cluster, await liveProgress(h, cluster));
     },
 
-    "clusters.delete": async (req) => {
-      await operations.delete(req.identity, clusterIdOf(req), parseProviderFieldsBody(req.body));
-    },
+    "clusters.delete": async (req) => jobOperationsFor(h, req).delete(req.identity, clusterIdOf(req), parseProviderFieldsBody(req.body)),
 
     "clusters.extendLease": async (req) => {
       const { expireTime } = parseLeaseExtension(req.body);

@@ -1,12 +1,10 @@
 import type { EndpointHandlers } from "@corral/shared";
 import { parseConfigUpdate } from "../domain/requests.js";
-import { clusterFor, clusterIdOf, type HandlerDeps } from "./context.js";
+import { clusterFor, clusterIdOf, jobOperationsFor, type HandlerDeps } from "./context.js";
 
 export function configHandlers(h: HandlerDeps) {
   return {
     "clusters.getConfig": async (req) => (await clusterFor(h, req)).config,
-    "clusters.putConfig": async (req) => {
-      await h.operations.configure(req.identity, clusterIdOf(req), parseConfigUpdate(req.body));
-    },
+    "clusters.putConfig": async (req) => jobOperationsFor(h, req).configure(req.identity, clusterIdOf(req), parseConfigUpdate(req.body)),
   } satisfies EndpointHandlers<"clusters">;
 }

@@ -1,8 +1,9 @@
-import type { ApiRequest } from "@corral/contracts";
+import type { ApiRequest, DryRunResult } from "@corral/contracts";
 import type { ClusterRecord, PlanRecord } from "../domain/records.js";
+import { parseDryRun } from "../domain/requests.js";
 import { progressOf, type Progress } from "../domain/views.js";
 import type { EngineDeps } from "../engine/deps.js";
-import { findVisibleCluster, type ClusterOperations } from "../operations/index.js";
+import { findVisibleCluster, type ClusterOperations, type JobOperations } from "../operations/index.js";
 
 /** What every cluster handler needs: stores to read from, and the operations that change clusters. */
 export interface HandlerDeps {
@@ -12,6 +13,11 @@ export interface HandlerDeps {
 
 /** The id in the request's path. */
 export const clusterIdOf = (req: ApiRequest) => req.params["id"] ?? "";
+
+/** The job operations a request asks for: carried out, or with `?dryRun=true` answered instead. */
+export function jobOperationsFor(h: HandlerDeps, req: ApiRequest): JobOperations<void | DryRunResult> {
+  return parseDryRun(req.query) ? h.operations.dryRun : h.operations;
+}
 
 /** The cluster named in the path, if the caller may see it (404 otherwise). */
 export async function clusterFor(h: HandlerDeps, req: ApiRequest): Promise<ClusterRecord> {

@@ -2,14 +2,14 @@ import type { ApiRequest } from "@corral/contracts";
 import type { EndpointHandlers } from "@corral/shared";
 import { parseAddServices, parseProviderFieldsBody } from "../domain/requests.js";
 import type { ServicesAction } from "../operations/index.js";
-import { clusterFor, clusterIdOf, type HandlerDeps } from "./context.js";
+import { clusterFor, clusterIdOf, jobOperationsFor, type HandlerDeps } from "./context.js";
 
 export function serviceHandlers(h: HandlerDeps) {
 
   /** start/stop/restart of all services, or of `params.service`. */
   const runServices = (action: ServicesAction) => async (req: ApiRequest) => {
     const providerFields = parseProviderFieldsBody(req.body);
-    await h.operations.runServices(req.identity, clusterIdOf(req), action, req.params["service"], providerFields);
+    return jobOperationsFor(h, req).runServices(req.identity, clusterIdOf(req), action, req.params["service"], providerFields);
   };
 
   return {
@@ -19,8 +19,6 @@ export function serviceHandlers(h: HandlerDeps) {
     "clusters.stopServices": runServices("stop_services"),
     "clusters.restartServices": runServices("restart_services"),
 
-    "clusters.addServices": async (req) => {
-      await h.operations.addServices(req.identity, clusterIdOf(req), parseAddServices(req.body));
-    },
+    "clusters.addServices": async (req) => jobOperationsFor(h, req).addServices(req.identity, clusterIdOf(req), parseAddServices(req.body)),
   } satisfies EndpointHandlers<"clusters">;
 }

@@ -1,10 +1,11 @@
-import { addServices as solveAddServices } from "@corral/solver";
 import { BadRequestError, type Identity, type JsonObject, type Service } from "@corral/contracts";
+import type { Solver } from "../adapters/solver.js";
 import { nodeIdsOf } from "../domain/ids.js";
+import { nodeTypesOf } from "../domain/node-types.js";
 import type { ClusterRecord } from "../domain/records.js";
 import { findVisibleCluster, type OperationContext } from "./context.js";
 import { requireProviderFields } from "./provider-fields.js";
-import { startJob } from "./start-job.js";
+import { prepareJob, type PreparedJob } from "./start-job.js";
 
 export interface AddServicesRequest {
   services: string[];
@@ -26,10 +27,16 @@ function checkAddable(cluster: ClusterRecord, catalogServices: readonly Service[
 }
 
 /**
- * `POST /clusters/{id}/services`: places the services without moving anything (solver), then starts the
+ * `POST /clusters/{id}/services`: places the services without moving anything (`solver`) and plans the
  * add_services job; the cluster's services and their definitions change in the write that starts it.
  */
-export async function addServices(ctx: OperationContext, identity: Identity, id: string, req: AddServicesRequest): Promise<void> {
+export async function prepareAddServices(
+  ctx: OperationContext,
+  solver: Solver,
+  identity: Identity,
+  id: string,
+  req: AddServicesRequest,
+): Promise<PreparedJob> {
   const { deps } = ctx;
   const cluster = await findVisibleCluster(deps, identity, id);
   const catalog = await deps.tenancy.catalog(cluster.tenant);
@@ -41,22 +48,16 @@ export async function addServices(ctx: OperationContext, identity: Identity, id:
     if (def) defs.set(name, def);
   }
   const nodes = await deps.nodes.getMany(cluster.id, nodeIdsOf(cluster.id, cluster.numNodes));
-  const result = solveAddServices({
+  const result = await solver.addServices({
     template: cluster.clusterTemplate,
     catalog: { services: [...defs.values()] },
-    nodes: nodes.map((n) => ({
-      id: n.id,
-      nodenum: n.nodenum,
-      services: n.services,
-      hardwaretype: String(n.properties["hardwaretype"] ?? ""),
-      imagetype: String(n.properties["imagetype"] ?? ""),
-    })),
+    nodes: nodes.map((n) => ({ id: n.id, nodenum: n.nodenum, services: n.services, ...nodeTypesOf(n) })),
     clusterServices: cluster.services,
     services: req.services,
   });
   await requireProviderFields(deps.tenancy, cluster.provider, req.providerFields);
   const serviceDefs = result.services.map((name) => defs.get(name)).filter((d): d is Service => d !== undefined);
-  await startJob(ctx, cluster, {
+  return prepareJob(ctx, solver, cluster, {
     action: "add_services",
     addedServices: req.services,
     nodeServices: Object.fromEntries(result.changedNodes.map((n) => [n.id, n.services])),

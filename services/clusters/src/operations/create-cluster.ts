@@ -1,19 +1,26 @@
-import { solveLayout, validateMacros } from "@corral/solver";
+import { validateMacros } from "@corral/solver";
 import {
   BadRequestError,
+  DRY_RUN_CLUSTER_ID,
   NotFoundError,
   type ClusterTemplate,
+  type DryRunResult,
   type Identity,
   type Json,
   type JsonObject,
+  type Provider,
+  type ReplyOf,
   type Service,
+  type TenantRecordHead,
 } from "@corral/contracts";
+import { librarySolver, type Plan, type Solver } from "../adapters/solver.js";
 import { formatClusterId, formatPlanId } from "../domain/ids.js";
 import { leaseExpiry } from "../domain/lease.js";
 import type { ClusterNode, ClusterRecord } from "../domain/records.js";
 import type { CreateClusterRequest } from "../domain/requests.js";
 import type { OperationContext } from "./context.js";
-import { createJobPlan } from "./plan-job.js";
+import { dryRunResult } from "./dry-run.js";
+import { createJobPlan, planJob } from "./plan-job.js";
 import { requireProviderFields } from "./provider-fields.js";
 
 /** Largest cluster one request may create. */
@@ -23,13 +30,33 @@ function findIn<T extends { name: string }>(list: readonly T[], name: string): T
   return list.find((e) => e.name === name);
 }
 
+/** A create checked, solved and planned, nothing of it written: what {@link createCluster} commits and a dry run answers. */
+interface PreparedCreate {
+  id: string;
+  request: CreateClusterRequest;
+  /** The tenant as read before the checks: its uid tells it from a tenant of the same name created since. */
+  tenant: TenantRecordHead;
+  template: ClusterTemplate;
+  provider: Provider;
+  config: JsonObject;
+  createTime: number;
+  expireTime: number;
+  solution: ReplyOf<"solver.layout">;
+  serviceDefs: Service[];
+  plan: Plan;
+}
+
 /**
- * Creates a cluster: validates and solves before answering (DESIGN.md "Decisions"), reserves quota, writes
- * nodes and the create plan, then commits by creating the cluster actor, and dispatches the first stage.
- * A crash before the commit leaves only unreachable keys under an id never used again.
+ * The checks, layout and plan of a create, with `solver`, for the cluster id `takeId` answers. Writes nothing
+ * (but what `takeId` takes).
  */
-export async function createCluster(ctx: OperationContext, identity: Identity, req: CreateClusterRequest): Promise<string> {
-  const { deps, actors } = ctx;
+async function prepareCreate(
+  { deps }: OperationContext,
+  solver: Solver,
+  identity: Identity,
+  req: CreateClusterRequest,
+  takeId: () => Promise<string>,
+): Promise<PreparedCreate> {
   if (req.numMachines > MAX_CLUSTER_SIZE) {
     throw new BadRequestError(`numMachines must be at most ${MAX_CLUSTER_SIZE} (got ${req.numMachines})`, { field: "numMachines" });
   }
@@ -38,23 +65,18 @@ export async function createCluster(ctx: OperationContext, identity: Identity, r
   catalogRead.catch(() => {});
   const record = await deps.tenancy.tenant(identity.tenant);
   if (!record) throw new NotFoundError("tenant", identity.tenant);
-  const { tenant } = record;
   const catalog = await catalogRead;
   const template: ClusterTemplate | undefined = findIn(catalog.clustertemplates, req.clusterTemplate);
   if (!template) throw new BadRequestError(`cluster template ${req.clusterTemplate} does not exist`, { field: "clusterTemplate" });
   const providerName = req.provider ?? template.defaults.provider;
   const provider = findIn(catalog.providers, providerName);
   if (!provider) throw new BadRequestError(`provider ${providerName} does not exist`, { field: "provider" });
-  const now = deps.now();
-  const expireTime = leaseExpiry(template, req.initialLeaseDuration, now);
+  const createTime = deps.now();
+  const expireTime = leaseExpiry(template, req.initialLeaseDuration, createTime);
   const config = (req.config ?? template.defaults.config) as JsonObject;
   validateMacros(config as Json);
-  const [, clusterNumber] = await Promise.all([
-    requireProviderFields(deps.tenancy, provider, req.providerFields ?? {}),
-    deps.counters.next("clusters", { block: 32 }),
-  ]);
-  const id = formatClusterId(clusterNumber);
-  const solution = solveLayout({
+  const [, id] = await Promise.all([requireProviderFields(deps.tenancy, provider, req.providerFields ?? {}), takeId()]);
+  const solution = await solver.layout({
     template,
     provider,
     catalog: { services: catalog.services, hardwareTypes: catalog.hardwaretypes, imageTypes: catalog.imagetypes },
@@ -66,6 +88,49 @@ export async function createCluster(ctx: OperationContext, identity: Identity, r
     ...(req.imagetype !== undefined ? { imagetype: req.imagetype } : {}),
     ...(req.dnsSuffix !== undefined ? { dnsSuffix: req.dnsSuffix } : {}),
   });
+  const serviceDefs: Service[] = solution.services
+    .map((name) => findIn(catalog.services, name))
+    .filter((s): s is Service => s !== undefined);
+  const plan = await planJob(solver, "cluster_create", {
+    nodes: solution.nodes.map((n) => ({ id: n.id, services: n.services })),
+    services: serviceDefs,
+  });
+  return { id, request: req, tenant: record, template, provider, config, createTime, expireTime, solution, serviceDefs, plan };
+}
+
+/**
+ * Creates a cluster: validates, solves and plans before answering (DESIGN.md "Decisions"), reserves quota, writes
+ * nodes and the create plan, then commits by creating the cluster actor, and dispatches the first stage.
+ * A crash before the commit leaves only unreachable keys under an id never used again.
+ */
+export async function createCluster(ctx: OperationContext, identity: Identity, req: CreateClusterRequest): Promise<string> {
+  const takeId = async () => formatClusterId(await ctx.deps.counters.next("clusters", { block: 32 }));
+  const prepared = await prepareCreate(ctx, librarySolver, identity, req, takeId);
+  await commitCreate(ctx, identity, prepared);
+  return prepared.id;
+}
+
+/**
+ * What a create would do, answered instead of done: the same checks, layout and plan (by `solver`), and the quota
+ * refusal the create would get now (409); no id is taken, nothing reserved or written.
+ */
+export async function dryRunCreate(ctx: OperationContext, solver: Solver, identity: Identity, req: CreateClusterRequest): Promise<DryRunResult> {
+  const { tenant, solution, plan } = await prepareCreate(ctx, solver, identity, req, async () => DRY_RUN_CLUSTER_ID);
+  await ctx.deps.usage.check(tenant.tenant, solution.nodes.length);
+  const nodes = solution.nodes.map((n) => ({
+    id: n.id,
+    hostname: n.properties.hostname,
+    services: n.services,
+    hardwaretype: n.hardwaretype,
+    imagetype: n.imagetype,
+  }));
+  return dryRunResult(DRY_RUN_CLUSTER_ID, solution.services, nodes, plan);
+}
+
+/** Reserves quota and writes a prepared create; the cluster actor's creation is the commit. */
+async function commitCreate({ deps, actors }: OperationContext, identity: Identity, prepared: PreparedCreate): Promise<void> {
+  const { id, request: req, tenant: record, template, provider, config, createTime, expireTime, solution, serviceDefs } = prepared;
+  const { tenant } = record;
   await deps.usage.reserve(tenant, solution.nodes.length);
   try {
     // A tenant delete marks the tenant before it counts reservations: one it did not count sees the mark here.
@@ -81,9 +146,6 @@ export async function createCluster(ctx: OperationContext, identity: Identity, r
       actions: [],
       applied: [],
     }));
-    const serviceDefs: Service[] = solution.services
-      .map((name) => findIn(catalog.services, name))
-      .filter((s): s is Service => s !== undefined);
     // No other job can exist before the cluster does: the create is always plan 1.
     const planId = formatPlanId(id, 1);
     const cluster = (actor: ClusterRecord["actor"]): ClusterRecord => ({
@@ -92,7 +154,7 @@ export async function createCluster(ctx: OperationContext, identity: Identity, r
       name: req.name,
       description: req.description ?? "",
       ownerId: identity.userId,
-      createTime: now,
+      createTime,
       expireTime,
       actor,
       provider,
@@ -107,12 +169,9 @@ export async function createCluster(ctx: OperationContext, identity: Identity, r
     });
     // Nothing written before the cluster record is reachable: these writes need no order among themselves.
     const [plan] = await Promise.all([
-      createJobPlan(ctx, { id, tenant: identity.tenant }, planId, "cluster_create", {
-        nodes: nodes.map((n) => ({ id: n.id, services: n.services })),
-        services: serviceDefs,
-      }),
+      createJobPlan({ deps, actors }, { id, tenant: identity.tenant }, planId, "cluster_create", prepared.plan),
       deps.nodes.putMany(nodes),
-      deps.credentials.put(id, planId, req.providerFields ?? {}, now),
+      deps.credentials.put(id, planId, req.providerFields ?? {}, createTime),
     ]);
     const created = await actors.clusters.create({ planId }, cluster, (record) => deps.clusters.create(record));
     if (!created) throw new Error(`cluster id ${id} is already taken`);
@@ -120,7 +179,6 @@ export async function createCluster(ctx: OperationContext, identity: Identity, r
     await actors.effects.ofPlan(plan.record, plan.actions, {
       known: { cluster: created.record, nodes, credentials: req.providerFields ?? {} },
     });
-    return id;
   } catch (err) {
     if (!(await deps.clusters.get(id))) await deps.usage.release(tenant.name, solution.nodes.length).catch(() => {});
     throw err;

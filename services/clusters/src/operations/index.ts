@@ -1,31 +1,56 @@
-import type { Identity, JsonObject } from "@corral/contracts";
+import type { DryRunResult, Identity, JsonObject } from "@corral/contracts";
+import { librarySolver, solverService, type Solver } from "../adapters/solver.js";
 import type { CreateClusterRequest } from "../domain/requests.js";
-import { addServices, type AddServicesRequest } from "./add-services.js";
-import { configureCluster, type ConfigureRequest } from "./configure-cluster.js";
+import { prepareAddServices, type AddServicesRequest } from "./add-services.js";
+import { prepareConfigure, type ConfigureRequest } from "./configure-cluster.js";
 import type { OperationContext } from "./context.js";
-import { createCluster } from "./create-cluster.js";
-import { deleteCluster } from "./delete-cluster.js";
+import { createCluster, dryRunCreate } from "./create-cluster.js";
+import { prepareDelete } from "./delete-cluster.js";
+import { jobDryRun } from "./dry-run.js";
 import { extendLease } from "./extend-lease.js";
-import { runServices, type ServicesAction } from "./run-services.js";
+import { prepareRunServices, type ServicesAction } from "./run-services.js";
+import { startJob, type PreparedJob } from "./start-job.js";
+
+/** The job operations, each answering `Result`: started (no answer) or dry-run (what it would do). */
+export interface JobOperations<Result> {
+  delete(identity: Identity, id: string, providerFields: JsonObject): Promise<Result>;
+  configure(identity: Identity, id: string, req: ConfigureRequest): Promise<Result>;
+  addServices(identity: Identity, id: string, req: AddServicesRequest): Promise<Result>;
+  runServices(identity: Identity, id: string, action: ServicesAction, service: string | undefined, providerFields: JsonObject): Promise<Result>;
+}
 
 /** What the clusters service's requests do to clusters; handlers decode a request and call one of these. */
-export interface ClusterOperations {
+export interface ClusterOperations extends JobOperations<void> {
   create(identity: Identity, req: CreateClusterRequest): Promise<string>;
-  delete(identity: Identity, id: string, providerFields: JsonObject): Promise<void>;
-  configure(identity: Identity, id: string, req: ConfigureRequest): Promise<void>;
-  addServices(identity: Identity, id: string, req: AddServicesRequest): Promise<void>;
-  runServices(identity: Identity, id: string, action: ServicesAction, service: string | undefined, providerFields: JsonObject): Promise<void>;
   extendLease(identity: Identity, id: string, expireTime: number): Promise<void>;
+  /**
+   * The same requests answered instead of carried out (`?dryRun=true`): the same checks, the layout and plan from
+   * the solver service, nothing written.
+   */
+  dryRun: JobOperations<DryRunResult> & { create(identity: Identity, req: CreateClusterRequest): Promise<DryRunResult> };
+}
+
+/** Each job operation prepared with `solver`, then finished by `finish`. */
+function jobOperations<Result>(ctx: OperationContext, solver: Solver, finish: (job: PreparedJob) => Promise<Result>): JobOperations<Result> {
+  return {
+    delete: async (identity, id, providerFields) => finish(await prepareDelete(ctx, solver, identity, id, providerFields)),
+    configure: async (identity, id, req) => finish(await prepareConfigure(ctx, solver, identity, id, req)),
+    addServices: async (identity, id, req) => finish(await prepareAddServices(ctx, solver, identity, id, req)),
+    runServices: async (identity, id, action, service, providerFields) =>
+      finish(await prepareRunServices(ctx, solver, identity, id, action, service, providerFields)),
+  };
 }
 
 export function createClusterOperations(ctx: OperationContext): ClusterOperations {
+  const whatIf = solverService(ctx.deps.nc);
   return {
+    ...jobOperations(ctx, librarySolver, async (job) => void (await startJob(ctx, job))),
     create: (identity, req) => createCluster(ctx, identity, req),
-    delete: (identity, id, providerFields) => deleteCluster(ctx, identity, id, providerFields),
-    configure: (identity, id, req) => configureCluster(ctx, identity, id, req),
-    addServices: (identity, id, req) => addServices(ctx, identity, id, req),
-    runServices: (identity, id, action, service, providerFields) => runServices(ctx, identity, id, action, service, providerFields),
     extendLease: (identity, id, expireTime) => extendLease(ctx, identity, id, expireTime),
+    dryRun: {
+      ...jobOperations(ctx, whatIf, async (job) => jobDryRun(job)),
+      create: (identity, req) => dryRunCreate(ctx, whatIf, identity, req),
+    },
   };
 }
 

@@ -1,23 +1,25 @@
 import { NotFoundError, type Identity, type JsonObject } from "@corral/contracts";
+import type { Solver } from "../adapters/solver.js";
 import { findVisibleCluster, type OperationContext } from "./context.js";
 import { requireProviderFields } from "./provider-fields.js";
-import { startJob } from "./start-job.js";
+import { prepareJob, type PreparedJob } from "./start-job.js";
 
 export type ServicesAction = "start_services" | "stop_services" | "restart_services";
 
 /** Start, stop or restart every service of a cluster, or `service` alone (which must be on the cluster: 404). */
-export async function runServices(
+export async function prepareRunServices(
   ctx: OperationContext,
+  solver: Solver,
   identity: Identity,
   id: string,
   action: ServicesAction,
   service: string | undefined,
   providerFields: JsonObject,
-): Promise<void> {
+): Promise<PreparedJob> {
   const cluster = await findVisibleCluster(ctx.deps, identity, id);
   if (service !== undefined && !cluster.services.includes(service)) {
     throw new NotFoundError(`service ${service} on cluster`, cluster.id);
   }
   await requireProviderFields(ctx.deps.tenancy, cluster.provider, providerFields);
-  await startJob(ctx, cluster, { action, providerFields, ...(service !== undefined ? { service } : {}) });
+  return prepareJob(ctx, solver, cluster, { action, providerFields, ...(service !== undefined ? { service } : {}) });
 }

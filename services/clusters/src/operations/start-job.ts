@@ -1,11 +1,12 @@
 import { NotFoundError, type JsonObject, type PlannedClusterAction } from "@corral/contracts";
 import { jobCounterName } from "../adapters/counters.js";
+import type { Plan, Solver } from "../adapters/solver.js";
 import { isActionAllowed, type JobChanges } from "../domain/cluster-machine.js";
 import { jobRefusal, statusOf } from "../domain/cluster-status.js";
 import { formatPlanId, nodeIdsOf } from "../domain/ids.js";
-import type { ClusterRecord } from "../domain/records.js";
+import type { ClusterNode, ClusterRecord } from "../domain/records.js";
 import type { OperationContext } from "./context.js";
-import { createJobPlan } from "./plan-job.js";
+import { createJobPlan, planJob } from "./plan-job.js";
 
 /** What an operation on an existing cluster asks for. */
 export interface JobRequest {
@@ -21,35 +22,50 @@ export interface JobRequest {
   providerFields?: JsonObject;
 }
 
+/** A job checked and planned, nothing of it stored yet: what {@link startJob} writes and a dry run answers. */
+export interface PreparedJob {
+  cluster: ClusterRecord;
+  request: JobRequest;
+  /** The cluster's nodes as stored (before the job; `request.nodeServices` has their services after it). */
+  nodes: ClusterNode[];
+  plan: Plan;
+}
+
 /**
- * Plans and starts a job on a cluster: stores the plan, then sends `job.started` (with the job's changes) to the
- * cluster actor, which makes the plan reachable, then publishes the plan's first stage. 409 when the cluster is
- * busy or in the wrong state. Answers the plan id.
+ * The checks and the plan of a job on a cluster, with `solver`: 409 when the cluster is busy or in the wrong
+ * state. Writes nothing.
  */
-export async function startJob(ctx: OperationContext, cluster: ClusterRecord, request: JobRequest): Promise<string> {
-  const { deps, actors } = ctx;
+export async function prepareJob(ctx: OperationContext, solver: Solver, cluster: ClusterRecord, request: JobRequest): Promise<PreparedJob> {
   if (!isActionAllowed(statusOf(cluster), request.action)) throw jobRefusal(cluster, request.action);
+  const nodes = await ctx.deps.nodes.getMany(cluster.id, nodeIdsOf(cluster.id, cluster.numNodes));
+  const plan = await planJob(solver, request.action, {
+    nodes: nodes.map((n) => ({ id: n.id, services: request.nodeServices?.[n.id] ?? n.services })),
+    services: request.changes?.serviceDefs ?? cluster.serviceDefs,
+    ...(request.service !== undefined ? { service: request.service } : {}),
+    ...(request.addedServices !== undefined ? { addedServices: request.addedServices } : {}),
+    // Services already running keep running: neither adding a service nor restarting one re-starts its
+    // dependencies (Coopr did both; none of them was stopped).
+    options: { startUnplannedDependencies: false },
+  });
+  return { cluster, request, nodes, plan };
+}
+
+/**
+ * Starts a prepared job: stores the plan, then sends `job.started` (with the job's changes) to the cluster actor,
+ * which makes the plan reachable, then publishes the plan's first stage. 409 when another job started since the
+ * job was prepared. Answers the plan id.
+ */
+export async function startJob(ctx: OperationContext, { cluster, request, plan: planned }: PreparedJob): Promise<string> {
+  const { deps, actors } = ctx;
   // A number of its own per attempt: racing requests never write to the same plan (only one wins below).
   // Plan 1 is the create's; the per-cluster counter numbers the jobs after it.
   const planId = formatPlanId(cluster.id, 1 + (await deps.counters.next(jobCounterName(cluster.id))));
-  const nodes = (await deps.nodes.getMany(cluster.id, nodeIdsOf(cluster.id, cluster.numNodes))).map((n) => ({
-    id: n.id,
-    services: request.nodeServices?.[n.id] ?? n.services,
-  }));
   const plan = await createJobPlan(
     ctx,
     cluster,
     planId,
     request.action,
-    {
-      nodes,
-      services: request.changes?.serviceDefs ?? cluster.serviceDefs,
-      ...(request.service !== undefined ? { service: request.service } : {}),
-      ...(request.addedServices !== undefined ? { addedServices: request.addedServices } : {}),
-      // Services already running keep running: neither adding a service nor restarting one re-starts its
-      // dependencies (Coopr did both; none of them was stopped).
-      options: { startUnplannedDependencies: false },
-    },
+    planned,
     request.nodeServices ? { nodeServices: request.nodeServices } : {},
   );
   // Before the write that makes the plan reachable, so its tasks find them; a plan never started leaves them
