@@ -13,7 +13,7 @@ await runServiceProcess({
   inboxPrefix: PROVISIONER_INBOX_PREFIX,
   env: process.env,
   exit: process.exit,
-  start: ({ nc, log }) =>
+  start: ({ nc, log, metrics }) =>
     startProvisioner({
       nc,
       log,
@@ -24,5 +24,6 @@ await runServiceProcess({
       stopTimeoutMs: config.stopTimeoutMs,
       maxSshConnections: config.maxSshConnections,
       simSecured: config.simSecured,
+      metrics,
     }),
 });

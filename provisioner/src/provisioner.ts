@@ -4,7 +4,7 @@ import { hostname } from "node:os";
 import { resolve } from "node:path";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { PROVISIONER_HEARTBEAT_MS } from "@corral/contracts";
-import { openActiveSetReader, openClusterRecordReader, TASK_ACK_WAIT_MS, type Logger } from "@corral/shared";
+import { openActiveSetReader, openClusterRecordReader, TASK_ACK_WAIT_MS, type Logger, type MetricsRegistry } from "@corral/shared";
 import { createAssignmentWatcher } from "./assignment-watcher.js";
 import { createPluginSet } from "./plugin-set.js";
 import { bundledPlugins } from "./plugins/index.js";
@@ -14,6 +14,7 @@ import { createResourceSync } from "./resource-sync.js";
 import { defaultSandbox, type LocalSandbox } from "./sandbox/index.js";
 import { retryUntil } from "./retry.js";
 import { startTenantFilesSweeps, type TenantFilesSweeps } from "./tenant-files-sweep.js";
+import { registerWorkerGauges } from "./worker-gauges.js";
 import { createWorkerPool } from "./worker-pool.js";
 import { createTaskFeed, type TaskFeed } from "./task-feed.js";
 import { startWorkerLoop } from "./worker-loop.js";
@@ -53,6 +54,8 @@ export interface ProvisionerOptions {
   startTimeoutMs?: number;
   /** How often the files of tenants that are gone are looked for (also at start and on changes), ms. @default 60000 */
   filesSweepMs?: number;
+  /** The process's Prometheus metrics: busy and idle worker loops. @default none */
+  metrics?: MetricsRegistry;
 }
 
 /** A running provisioner. */
@@ -137,6 +140,7 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
         hardStop: hardStop.signal,
       }),
   });
+  if (opts.metrics) registerWorkerGauges(opts.metrics, pool, opts.capacity);
   const registration = createRegistration({
     nc: opts.nc,
     log,

@@ -31,6 +31,8 @@ export interface WorkerLoop {
   readonly workerId: string;
   /** Asks the loop to end: an idle worker stops waiting at once, a running task finishes (and is reported) first. */
   stop(): void;
+  /** True while the loop handles a task (from its delivery to its ack), false while it waits for one. */
+  readonly isBusy: boolean;
   /** Settles when the loop has ended. */
   readonly done: Promise<void>;
 }
@@ -43,6 +45,9 @@ export function startWorkerLoop(deps: WorkerLoopDeps): WorkerLoop {
   return {
     tenant: deps.tenant,
     workerId: deps.workerId,
+    get isBusy() {
+      return loop.isBusy;
+    },
     stop() {
       // An idle worker stops waiting at once; a task arriving for it afterwards goes back to the queue.
       stopping.abort();
@@ -54,6 +59,7 @@ export function startWorkerLoop(deps: WorkerLoopDeps): WorkerLoop {
 class Loop {
   private readonly log: Logger;
   private jsm: JetStreamManager | undefined;
+  isBusy = false;
 
   constructor(
     private readonly deps: WorkerLoopDeps,
@@ -70,11 +76,14 @@ class Loop {
         msg.nak(); // arrived while stopping: straight back to another worker
         break;
       }
+      this.isBusy = true;
       try {
         await this.handle(msg);
       } catch (err) {
         // Only the connection closing under us gets here; the task is redelivered after its ack wait.
         this.log.error("handling a task failed", { err });
+      } finally {
+        this.isBusy = false;
       }
     }
   }

@@ -16,6 +16,8 @@ export interface WorkerPool {
   apply(desired: Readonly<Record<string, number>>): void;
   /** tenant -> loops alive now (a stopping loop counts until its task is done). */
   usage(): Record<string, number>;
+  /** Loops alive now that run a task (busy) and that wait for one (idle). */
+  loopStates(): { busy: number; idle: number };
   /** Stops every loop; settles once all ended. */
   stopAll(): Promise<void>;
 }
@@ -67,6 +69,11 @@ export function createWorkerPool(deps: WorkerPoolDeps): WorkerPool {
       const usage: Record<string, number> = {};
       for (const loop of alive) usage[loop.tenant] = (usage[loop.tenant] ?? 0) + 1;
       return usage;
+    },
+    loopStates() {
+      let busy = 0;
+      for (const loop of alive) if (loop.isBusy) busy++;
+      return { busy, idle: alive.size - busy };
     },
     async stopAll() {
       for (const loops of active.values()) for (const loop of loops) loop.stop();

@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { serveEndpoints, type CorralConfig, type Logger } from "@corral/shared";
+import { serveEndpoints, type CorralConfig, type Logger, type MetricsRegistry } from "@corral/shared";
 import { loginThrottle } from "./adapters/login-throttle.js";
 import { connectRedis } from "./adapters/redis.js";
 import { revocationStore } from "./adapters/revocations.js";
@@ -23,6 +23,8 @@ export interface AuthServiceDeps {
   clock?: () => number;
   /** Relative paths (realm file, keystore, handler module) resolve against it. @default process.cwd() */
   baseDir?: string;
+  /** The process's Prometheus metrics (request durations per endpoint). @default none */
+  metrics?: MetricsRegistry;
 }
 
 export interface AuthService {
@@ -56,7 +58,7 @@ export async function startAuthService(deps: AuthServiceDeps): Promise<AuthServi
     cleanups.push(() => keys.stop());
     const verifier = await openTokenVerifier({ nc, log, redisUrl: config.redisUrl });
     cleanups.push(() => verifier.stop());
-    const served = serveEndpoints({ nc, service: "auth", log, handlers: verifyHandlers(verifier) });
+    const served = serveEndpoints({ nc, service: "auth", log, handlers: verifyHandlers(verifier), metrics: deps.metrics });
     cleanups.push(() => served.stop());
     const server = await startTokenServer({
       config,

@@ -1,10 +1,11 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { createClient } from "redis";
-import { serveEndpoints, type Logger } from "@corral/shared";
+import { serveEndpoints, type Logger, type MetricsRegistry } from "@corral/shared";
 import { startEventFeed } from "./adapters/event-feed.js";
 import { openQueueStateReader } from "./adapters/queue-state.js";
 import { createRedisUsageStore, type RedisClient } from "./adapters/usage-store.js";
 import { nodeUsageHandlers } from "./handlers/node-usage.js";
+import { registerQueueDepthGauge } from "./handlers/queue-depth-gauge.js";
 import { queueHandlers } from "./handlers/queues.js";
 import { tenantPurgeHandlers } from "./handlers/tenant-purge.js";
 
@@ -21,6 +22,8 @@ export interface MetricsServiceDeps {
   eventBatchSize?: number;
   /** How often the service checks whether Redis lost its data (then the events stream is replayed), ms. @default 10000 */
   emptyCheckMs?: number;
+  /** The process's Prometheus metrics: request durations and every tenant's queue depth. @default none */
+  metrics?: MetricsRegistry;
 }
 
 export interface MetricsService {
@@ -59,10 +62,12 @@ export async function startMetricsService(deps: MetricsServiceDeps): Promise<Met
       emptyCheckMs: deps.emptyCheckMs,
     });
     const reader = await openQueueStateReader(nc);
+    if (deps.metrics) registerQueueDepthGauge(deps.metrics, reader);
     const served = serveEndpoints({
       nc,
       service: "metrics",
       log,
+      metrics: deps.metrics,
       handlers: { ...queueHandlers(reader), ...nodeUsageHandlers(store, now), ...tenantPurgeHandlers(store, feed) },
     });
     // The subscriptions are registered at the server once start resolves: a request right after finds them.

@@ -5,5 +5,5 @@ await runServiceProcess({
   name: "plugins",
   env: process.env,
   exit: process.exit,
-  start: ({ nc, log }) => startPluginsService({ nc, log }),
+  start: ({ nc, log, metrics }) => startPluginsService({ nc, log, metrics }),
 });

@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { openPluginTypeReader, serveEndpoints, type Logger } from "@corral/shared";
+import { openPluginTypeReader, serveEndpoints, type Logger, type MetricsRegistry } from "@corral/shared";
 import { openActiveSetStore } from "./adapters/active-set-store.js";
 import { openBlobStore } from "./adapters/blob-store.js";
 import { openResourceStore } from "./adapters/resource-store.js";
@@ -13,6 +13,8 @@ export interface PluginsServiceDeps {
   log: Logger;
   /** @default Date.now */
   now?: () => number;
+  /** The process's Prometheus metrics (request durations per endpoint). @default none */
+  metrics?: MetricsRegistry;
 }
 
 export interface PluginsService {
@@ -38,6 +40,7 @@ export async function startPluginsService(deps: PluginsServiceDeps): Promise<Plu
     nc,
     service: "plugins",
     log,
+    metrics: deps.metrics,
     handlers: {
       ...typeHandlers(types),
       ...resourceHandlers({ types, resources, blobs, log, now }),

@@ -5,5 +5,5 @@ await runServiceProcess({
   name: "solver",
   env: process.env,
   exit: process.exit,
-  start: ({ nc, log }) => startSolverService({ nc, log }),
+  start: ({ nc, log, metrics }) => startSolverService({ nc, log, metrics }),
 });

@@ -5,11 +5,12 @@ await runServiceProcess({
   name: "tenancy",
   env: process.env,
   exit: process.exit,
-  start: ({ nc, log, config }) =>
+  start: ({ nc, log, config, metrics }) =>
     startTenancyService({
       nc,
       log,
       superadminWorkers: config.get("tenancy.superadmin.workers"),
       takeoverAfterMs: config.get("tenancy.takeoverAfterMs"),
+      metrics,
     }),
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { CATALOG_KINDS, SUPERADMIN_TENANT } from "@corral/contracts";
-import { serveEndpoints, type EndpointHandlers, type Logger } from "@corral/shared";
+import { serveEndpoints, type EndpointHandlers, type Logger, type MetricsRegistry } from "@corral/shared";
 import { openUsageReader } from "@corral/clusters/readers";
 import { openCatalogStore } from "./adapters/catalog-store.js";
 import { openHostPoolStore } from "./adapters/hostpool-store.js";
@@ -30,6 +30,8 @@ export interface TenancyServiceDeps {
   takeoverAfterMs?: number;
   /** Worker balancing (balancer/balancer.ts): round interval and dead-record removal age. @default {} */
   balancer?: { intervalMs?: number; removeDeadAfterMs?: number };
+  /** The process's Prometheus metrics (request durations per endpoint). @default none */
+  metrics?: MetricsRegistry;
 }
 
 export interface TenancyService {
@@ -66,7 +68,7 @@ export async function startTenancyService(deps: TenancyServiceDeps): Promise<Ten
   };
   // Every instance balances; compare-and-set on the assignment keeps them from losing each other's writes.
   const balancer = startBalancer({ store: balancerStore, log: log.child({ part: "balancer" }), now, ...deps.balancer });
-  const served = serveEndpoints({ nc, service: "tenancy", log, handlers });
+  const served = serveEndpoints({ nc, service: "tenancy", log, handlers, metrics: deps.metrics });
 
   const reconcile = () =>
     Promise.all([
