@@ -18,13 +18,14 @@ import {
   reconcileOrphans,
 } from "../src/plugins/docker/index.js";
 import { labelTerm, LABEL } from "../src/plugins/docker/naming.js";
-import type { PluginContext, PluginOutcome, ProviderPlugin } from "../src/plugins/types.js";
+import type { PluginOutcome, ProviderPlugin } from "../src/plugins/types.js";
 import { nodeTarget } from "../src/ssh/node-target.js";
 import { SshPool } from "../src/ssh/pool.js";
 import { withTarget } from "../src/ssh/remote-node.js";
 import { ensureDockerForTests } from "../../test/helpers/docker-hosts.js";
 import { testWithNats } from "../../test/helpers/nats-test.js";
 import { taskMessage, uniqueName } from "./helpers.js";
+import { pluginContext } from "./helpers/plugin-context.js";
 
 const exec = promisify(execFile);
 
@@ -101,20 +102,10 @@ function nodeTask(input: NodeInput, taskName: TaskName, previous: PluginOutcome[
   });
 }
 
-const ctx = (task: TaskMessage, signal = new AbortController().signal): PluginContext => ({
-  task,
-  tenant: task.tenant,
-  workDir: "/nonexistent",
-  provisionerId: "p",
-  workerId: "w",
-  signal,
-  log: silentLogger,
-});
-
 const run = (input: NodeInput, taskName: "CREATE" | "CONFIRM" | "DELETE", previous: PluginOutcome[] = []) => {
   const task = nodeTask(input, taskName, previous);
   const op = taskName === "CREATE" ? provider.create : taskName === "CONFIRM" ? provider.confirm : provider.delete;
-  return op(ctx(task));
+  return op(pluginContext(task));
 };
 
 const nodeContainers = (tenant: string, clusterId: string, nodenum = 1000) =>

@@ -21,10 +21,9 @@ import {
   listValues,
   openBucket,
   silentLogger,
-  type TaskMessage,
 } from "@corral/shared";
 import { createHostpoolProvider } from "../src/plugins/hostpool/index.js";
-import type { PluginContext, PluginOutcome, ProviderPlugin } from "../src/plugins/types.js";
+import type { PluginOutcome, ProviderPlugin } from "../src/plugins/types.js";
 import { sshKeyFile } from "../src/ssh/node-target.js";
 import { SshPool } from "../src/ssh/pool.js";
 import {
@@ -38,6 +37,7 @@ import {
 } from "../../test/helpers/docker-hosts.js";
 import { testWithNats } from "../../test/helpers/nats-test.js";
 import { taskMessage } from "./helpers.js";
+import { pluginContext } from "./helpers/plugin-context.js";
 
 const test = testWithNats("hostpool-ssh");
 
@@ -96,16 +96,6 @@ test.after.always(async () => {
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
 
-const ctx = (task: TaskMessage): PluginContext => ({
-  task,
-  tenant: task.tenant,
-  workDir,
-  provisionerId: "p",
-  workerId: "w",
-  signal: new AbortController().signal,
-  log: silentLogger,
-});
-
 interface Node {
   provider: string;
   fields: JsonObject;
@@ -128,7 +118,7 @@ async function run(node: Node, taskName: TaskName, plugin: ProviderPlugin = plug
     },
   });
   const op = taskName === "CREATE" ? plugin.create : taskName === "CONFIRM" ? plugin.confirm : plugin.delete;
-  const outcome = await op(ctx(task));
+  const outcome = await op(pluginContext(task, { workDir }));
   Object.assign(node.results, outcome.result ?? {});
   return outcome;
 }

@@ -9,28 +9,18 @@ import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import test from "ava";
-import { silentLogger, type TaskMessage } from "@corral/shared";
+import type { TaskMessage } from "@corral/shared";
 import { createShellAutomator, createSimProvider, nodeDir, tenantDir } from "@corral/provisioner";
-import type { PluginContext } from "../src/plugins/types.js";
 import { tenantTmpDir } from "../src/paths.js";
 import { createLocalSandbox, type LocalSandbox } from "../src/sandbox/index.js";
 import { taskMessage, uniqueName } from "./helpers.js";
-
-const ctx = (workDir: string, task: TaskMessage): PluginContext => ({
-  task,
-  tenant: task.tenant,
-  workDir,
-  provisionerId: "p",
-  workerId: "w",
-  signal: new AbortController().signal,
-  log: silentLogger,
-});
+import { pluginContext } from "./helpers/plugin-context.js";
 
 const simTask = (tenant: string, clusterId: string, nodeId: string, taskName: "DELETE" | "CREATE" = "DELETE") =>
   taskMessage({ tenant, clusterId, nodeId, taskName });
 
 async function shellRun(sandbox: LocalSandbox, workDir: string, task: TaskMessage, script: string) {
-  const out = await createShellAutomator({ sandbox }).runAction(ctx(workDir, task), { name: "INSTALL", service: "web", fields: { script } });
+  const out = await createShellAutomator({ sandbox }).runAction(pluginContext(task, { workDir }), { name: "INSTALL", service: "web", fields: { script } });
   if (out.status !== 0) throw new Error(`action failed: ${out.stderr}`);
   return out;
 }
@@ -61,18 +51,18 @@ test("sim DELETE removes the node's directory, and its cluster's once empty, nev
   const firstDir = nodeDir(work.dir, tenant, clusterId, first);
   t.true(await exists(join(firstDir, "work.txt")));
 
-  const deleted = await sim.delete(ctx(work.dir, simTask(tenant, clusterId, first)));
+  const deleted = await sim.delete(pluginContext(simTask(tenant, clusterId, first), { workDir: work.dir }));
   t.is(deleted.status, 0, deleted.stderr);
   t.false(await exists(firstDir), "the node's directory is gone");
   t.true(await exists(nodeDir(work.dir, tenant, clusterId, second)), "the other node's stays");
   t.deepEqual(await readdir(outside.dir), ["keep.txt"], "nothing behind the links was touched");
   t.is(await readFile(join(outside.dir, "keep.txt"), "utf8"), "NOT THE TENANT'S");
 
-  t.is((await sim.delete(ctx(work.dir, simTask(tenant, clusterId, first)))).status, 0, "a repeated DELETE succeeds");
-  t.is((await sim.delete(ctx(work.dir, simTask(tenant, clusterId, second)))).status, 0);
+  t.is((await sim.delete(pluginContext(simTask(tenant, clusterId, first), { workDir: work.dir }))).status, 0, "a repeated DELETE succeeds");
+  t.is((await sim.delete(pluginContext(simTask(tenant, clusterId, second), { workDir: work.dir }))).status, 0);
   t.false(await exists(dirname(firstDir)), "the emptied cluster directory is gone");
   t.true(await exists(join(tenantDir(work.dir, tenant), "nodes")));
-  t.is((await sim.delete(ctx(work.dir, simTask(uniqueName("never-ran"), clusterId, first)))).status, 0, "a node that never ran an action");
+  t.is((await sim.delete(pluginContext(simTask(uniqueName("never-ran"), clusterId, first), { workDir: work.dir }))).status, 0, "a node that never ran an action");
 });
 
 test("sim DELETE removes nothing below a link planted in place of the cluster's directory", async (t) => {
@@ -87,7 +77,7 @@ test("sim DELETE removes nothing below a link planted in place of the cluster's 
   await writeFile(join(outside.dir, nodeId, "victim.txt"), "VICTIM");
   await mkdir(join(tenantDir(work.dir, tenant), "nodes"), { recursive: true });
   await symlink(outside.dir, dirname(nodeDir(work.dir, tenant, "00000007", nodeId)));
-  const out = await createSimProvider().delete(ctx(work.dir, simTask(tenant, "00000007", nodeId)));
+  const out = await createSimProvider().delete(pluginContext(simTask(tenant, "00000007", nodeId), { workDir: work.dir }));
   t.is(out.status, 0, out.stderr);
   t.is(await readFile(join(outside.dir, nodeId, "victim.txt"), "utf8"), "VICTIM");
 });

@@ -2,7 +2,6 @@ import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import anyTest, { type TestFn } from "ava";
-import { silentLogger, type TaskMessage } from "@corral/shared";
 import {
   createChefSoloAutomator,
   createShellAutomator,
@@ -10,10 +9,10 @@ import {
   nodeDir,
   resourceDir,
   pathSegment,
-  type PluginContext,
 } from "@corral/provisioner";
 import { nameOfSegment } from "../src/paths.js";
 import { taskMessage } from "./helpers.js";
+import { pluginContext } from "./helpers/plugin-context.js";
 
 /** Plugins called directly, without NATS. */
 const test = anyTest as TestFn<{ dir: string }>;
@@ -23,16 +22,6 @@ test.before(async (t) => {
 });
 test.after.always(async (t) => {
   await rm(t.context.dir, { recursive: true, force: true });
-});
-
-const ctx = (workDir: string, task: TaskMessage, signal = new AbortController().signal): PluginContext => ({
-  task,
-  tenant: task.tenant,
-  workDir,
-  provisionerId: "p",
-  workerId: "w",
-  signal,
-  log: silentLogger,
 });
 
 test("paths - names become single, safe path segments", (t) => {
@@ -52,7 +41,7 @@ test("sim - addresses of 10,000 confirmed nodes are all distinct", async (t) => 
   const sim = createSimProvider();
   const seen = new Set<string>();
   for (let i = 0; i < 10_000; i++) {
-    const out = await sim.confirm(ctx(t.context.dir, taskMessage({ tenant: "t", taskName: "CONFIRM" })));
+    const out = await sim.confirm(pluginContext(taskMessage({ tenant: "t", taskName: "CONFIRM" }), { workDir: t.context.dir }));
     seen.add(out.ipaddresses!["access_v4"]!).add(out.ipaddresses!["bind_v4"]!);
   }
   t.is(seen.size, 20_000);
@@ -62,7 +51,7 @@ test("sim - a delay stops when the task is aborted", async (t) => {
   const sim = createSimProvider();
   const abort = new AbortController();
   const task = taskMessage({ tenant: "t", config: { provider: { name: "p", providertype: "sim", provisioner: { delay_ms: 60_000 } } } });
-  const running = sim.create(ctx(t.context.dir, task, abort.signal));
+  const running = sim.create(pluginContext(task, { workDir: t.context.dir, signal: abort.signal }));
   abort.abort(new Error("stop"));
   await t.throwsAsync(running, { message: "stop" });
 });
@@ -71,7 +60,7 @@ test("shell - an abort kills the action's process group", async (t) => {
   const shell = createShellAutomator();
   const abort = new AbortController();
   const task = taskMessage({ tenant: "t", taskName: "START" });
-  const running = shell.runAction(ctx(t.context.dir, task, abort.signal), {
+  const running = shell.runAction(pluginContext(task, { workDir: t.context.dir, signal: abort.signal }), {
     name: "START",
     service: "s",
     fields: { script: "sleep 30" },
@@ -86,9 +75,9 @@ test("shell - an abort kills the action's process group", async (t) => {
 test("chef-solo - without chef-solo on the PATH every task fails clearly", async (t) => {
   const chef = createChefSoloAutomator({ pathEnv: "/nonexistent" });
   const task = taskMessage({ tenant: "t", taskName: "INSTALL" });
-  const boot = await chef.bootstrap(ctx(t.context.dir, task));
+  const boot = await chef.bootstrap(pluginContext(task, { workDir: t.context.dir }));
   t.deepEqual(boot, { status: 1, stderr: "chef-solo is not available on this provisioner" });
-  const action = await chef.runAction(ctx(t.context.dir, task), { name: "INSTALL", service: "s", fields: { run_list: "recipe[x]" } });
+  const action = await chef.runAction(pluginContext(task, { workDir: t.context.dir }), { name: "INSTALL", service: "s", fields: { run_list: "recipe[x]" } });
   t.is(action.status, 1);
   t.is(action.stderr, "chef-solo is not available on this provisioner");
 });
@@ -108,8 +97,8 @@ test("chef-solo - with chef-solo on the PATH an action runs it with the run-list
     taskName: "CONFIGURE",
     config: { hostname: "h.local", services: ["s"], cluster: { a: 1 } },
   });
-  t.is((await chef.bootstrap(ctx(t.context.dir, task))).status, 0);
-  const out = await chef.runAction(ctx(t.context.dir, task), {
+  t.is((await chef.bootstrap(pluginContext(task, { workDir: t.context.dir }))).status, 0);
+  const out = await chef.runAction(pluginContext(task, { workDir: t.context.dir }), {
     name: "CONFIGURE",
     service: "s",
     fields: { run_list: "recipe[a], recipe[b]", json_attributes: '{"b": 2}' },

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { silentLogger, type TaskMessage } from "@corral/shared";
 import { createChefSoloAutomator } from "../src/plugins/chef-solo.js";
 import { createShellAutomator } from "../src/plugins/shell.js";
-import type { AutomatorPlugin, PluginContext, PluginOutcome } from "../src/plugins/types.js";
+import type { AutomatorPlugin, PluginOutcome } from "../src/plugins/types.js";
 import { resourceDir } from "../src/paths.js";
 import { generateSshKeyPair } from "../src/ssh/key-pair.js";
 import { sshKeyFile } from "../src/ssh/node-target.js";
@@ -17,6 +17,7 @@ import { SshPool } from "../src/ssh/pool.js";
 import type { RemoteAccess } from "../src/ssh/remote-node.js";
 import { createTestNetwork, dockerExec, ensureDockerForTests, removeTestContainers, startSshHost, type SshHost, type TestNetwork } from "../../test/helpers/docker-hosts.js";
 import { taskMessage } from "./helpers.js";
+import { pluginContext } from "./helpers/plugin-context.js";
 
 const serial = test.serial;
 const TENANT = "remote-t1";
@@ -68,16 +69,6 @@ function task(overrides: Partial<TaskMessage["config"]> = {}, taskName: TaskMess
   });
 }
 
-const ctx = (t: TaskMessage, signal = new AbortController().signal): PluginContext => ({
-  task: t,
-  tenant: TENANT,
-  workDir,
-  provisionerId: "p1",
-  workerId: "w1",
-  signal,
-  log: silentLogger,
-});
-
 const action = (script: string, args = "", extra: Record<string, string> = {}) => ({
   name: "START" as const,
   service: "svc",
@@ -96,7 +87,7 @@ serial("shell BOOTSTRAP copies the synced scripts and archives, then only what c
   await mkdir(archive, { recursive: true });
   await writeFile(join(archive, "index.html"), "<h1>site</h1>\n");
 
-  const first = await shell.bootstrap(ctx(task({}, "BOOTSTRAP")));
+  const first = await shell.bootstrap(pluginContext(task({}, "BOOTSTRAP"), { workDir }));
   t.is(first.status, 0, first.stderr);
   t.regex(first.stdout ?? "", /shell scripts: 2 sent, 0 removed, 0 unchanged/);
   t.regex(first.stdout ?? "", /shell archives: 1 sent/);
@@ -104,12 +95,12 @@ serial("shell BOOTSTRAP copies the synced scripts and archives, then only what c
   t.is((await onNode("stat -c %a /var/lib/corral/resources/shell/scripts/hello.sh")).trim(), "755");
   t.is((await onNode("stat -c %a /var/lib/corral/work /var/lib/corral/run")).trim(), "755\n700", "BOOTSTRAP made the work directories");
 
-  const again = await shell.bootstrap(ctx(task({}, "BOOTSTRAP")));
+  const again = await shell.bootstrap(pluginContext(task({}, "BOOTSTRAP"), { workDir }));
   t.regex(again.stdout ?? "", /shell scripts: 0 sent, 0 removed, 2 unchanged/, "an unchanged resource is not sent again");
 
   await writeFile(join(scriptsDir(), "other.sh"), "#!/bin/sh\necho other v2\n", { mode: 0o755 });
   await rm(join(archive, "index.html"));
-  const changed = await shell.bootstrap(ctx(task({}, "BOOTSTRAP")));
+  const changed = await shell.bootstrap(pluginContext(task({}, "BOOTSTRAP"), { workDir }));
   t.regex(changed.stdout ?? "", /shell scripts: 1 sent, 0 removed, 1 unchanged/);
   t.regex(changed.stdout ?? "", /shell archives: 0 sent, 1 removed/);
   t.is(await onNode("cat /var/lib/corral/resources/shell/scripts/other.sh"), "#!/bin/sh\necho other v2\n");
@@ -120,7 +111,7 @@ serial("a shell action runs on the node with the synced scripts on its PATH, the
     'hello.sh; echo "file=$(python3 -c "import json,os; print(json.load(open(os.environ[\'CORRAL_TASK_FILE\']))[\'taskId\'])")"; ' +
     'echo "node=$CORRAL_NODE_ID ip=$CORRAL_IP pwd=$(pwd) user=$(id -un)"; stat -c %a "$CORRAL_TASK_FILE"';
   const theTask = task();
-  const out = await shell.runAction(ctx(theTask), action(probe));
+  const out = await shell.runAction(pluginContext(theTask, { workDir }), action(probe));
   t.is(out.status, 0, out.stderr);
   const hostname = (await onNode("hostname")).trim();
   t.true(out.stdout!.includes(`hello from ${hostname} for svc`), out.stdout);
@@ -131,7 +122,7 @@ serial("a shell action runs on the node with the synced scripts on its PATH, the
 });
 
 serial("a failing action reports its exit code and output", async (t) => {
-  const out = await shell.runAction(ctx(task()), action("echo partial; echo broken >&2; exit 7"));
+  const out = await shell.runAction(pluginContext(task(), { workDir }), action("echo partial; echo broken >&2; exit 7"));
   t.is(out.status, 7);
   t.is(out.stdout, "partial\n");
   t.is(out.stderr, "broken\n");
@@ -139,7 +130,7 @@ serial("a failing action reports its exit code and output", async (t) => {
 
 serial("an action's timeout kills its remote process group and removes the task file", async (t) => {
   const started = Date.now();
-  const out = await shell.runAction(ctx(task()), action("(sleep 600) & sleep 601", "", { timeout_s: "1" }));
+  const out = await shell.runAction(pluginContext(task(), { workDir }), action("(sleep 600) & sleep 601", "", { timeout_s: "1" }));
   t.is(out.status, 1);
   t.regex(out.stderr ?? "", /timed out after 1 s; its remote process group was killed/);
   t.true(Date.now() - started < 15_000);
@@ -148,20 +139,20 @@ serial("an action's timeout kills its remote process group and removes the task 
 });
 
 serial("a node without a pinned host key, address or key is refused before anything runs", async (t) => {
-  const noKey = await shell.runAction(ctx(task({ results: { "ssh-auth": { user: "root", key_resource: "node-key" } } })), action("true"));
+  const noKey = await shell.runAction(pluginContext(task({ results: { "ssh-auth": { user: "root", key_resource: "node-key" } } }), { workDir }), action("true"));
   t.is(noKey.status, 1);
   t.regex(noKey.stderr ?? "", /no pinned host key/);
-  const noAddress = await shell.runAction(ctx(task({ ipaddresses: {} })), action("true"));
+  const noAddress = await shell.runAction(pluginContext(task({ ipaddresses: {} }), { workDir }), action("true"));
   t.regex(noAddress.stderr ?? "", /has no address yet/);
   const missing = await shell.runAction(
-    ctx(task({ results: { "ssh-auth": { user: "root", key_resource: "absent" }, ssh_host_keys: hostKeys } })),
+    pluginContext(task({ results: { "ssh-auth": { user: "root", key_resource: "absent" }, ssh_host_keys: hostKeys } }), { workDir }),
     action("true"),
   );
   t.regex(missing.stderr ?? "", /ssh_keys resource absent of provider type static is not synced/);
 });
 
 serial("chef-solo: BOOTSTRAP needs chef-solo on the node, copies cookbooks; an action runs it with its config", async (t) => {
-  const missing = await chef.bootstrap(ctx(task({}, "BOOTSTRAP")));
+  const missing = await chef.bootstrap(pluginContext(task({}, "BOOTSTRAP"), { workDir }));
   t.is(missing.status, 1);
   t.regex(missing.stderr ?? "", /chef-solo is not installed on/);
 
@@ -172,11 +163,11 @@ serial("chef-solo: BOOTSTRAP needs chef-solo on the node, copies cookbooks; an a
   const cookbook = join(resourceDir(workDir, TENANT, "automatortypes", "chef-solo", "cookbooks"), "demo", "recipes");
   await mkdir(cookbook, { recursive: true });
   await writeFile(join(cookbook, "default.rb"), "log 'demo'\n");
-  const boot = await chef.bootstrap(ctx(task({}, "BOOTSTRAP")));
+  const boot = await chef.bootstrap(pluginContext(task({}, "BOOTSTRAP"), { workDir }));
   t.is(boot.status, 0, boot.stderr);
   t.is(await onNode("cat /var/lib/corral/resources/chef-solo/cookbooks/demo/recipes/default.rb"), "log 'demo'\n");
 
-  const out: PluginOutcome = await chef.runAction(ctx(task({ cluster: { app: { port: 8080 } } })), {
+  const out: PluginOutcome = await chef.runAction(pluginContext(task({ cluster: { app: { port: 8080 } } }), { workDir }), {
     name: "START",
     service: "svc",
     fields: { run_list: "recipe[demo]", json_attributes: '{"svc": {"x": 1}}' },
@@ -194,7 +185,7 @@ serial("a changed host key fails the action with a clear message; nothing runs",
   const fresh = new SshPool({ log: silentLogger });
   try {
     const plugin = createShellAutomator({ remote: { pool: fresh, credentials: access.credentials } });
-    const out = await plugin.runAction(ctx(task()), action("touch /tmp/should-not-exist"));
+    const out = await plugin.runAction(pluginContext(task(), { workDir }), action("touch /tmp/should-not-exist"));
     t.is(out.status, 1);
     t.regex(out.stderr ?? "", /host key of .+ changed: it presented .+ but CONFIRM pinned/);
     t.is(await onNode("ls /tmp/should-not-exist 2>/dev/null || true"), "");

@@ -24,10 +24,11 @@ import {
   type TaskMessage,
 } from "@corral/shared";
 import { createShellAutomator, createSimProvider, nodeDir, resourceDir, startProvisioner, tenantDir, type RunningProvisioner } from "@corral/provisioner";
-import type { AutomatorPlugin, PluginContext } from "../src/plugins/types.js";
+import type { AutomatorPlugin } from "../src/plugins/types.js";
 import { createLocalSandbox, type LocalSandbox } from "../src/sandbox/index.js";
 import { SANDBOX_ID_BASE, SANDBOX_ID_COUNT } from "../src/sandbox/tenant-ids.js";
 import { assign, eventually, publishTask, taskMessage, uniqueName, waitResult } from "./helpers.js";
+import { pluginContext } from "./helpers/plugin-context.js";
 
 const run = promisify(execFile);
 const isRoot = process.getuid?.() === 0;
@@ -156,16 +157,6 @@ async function runTask(t: { context: Context }, task: TaskMessage) {
   return waitResult(t.context.nc, task, 20_000);
 }
 
-const ctx = (workDir: string, task: TaskMessage, signal = new AbortController().signal): PluginContext => ({
-  task,
-  tenant: task.tenant,
-  workDir,
-  provisionerId: "p",
-  workerId: "w",
-  signal,
-  log: silentLogger,
-});
-
 /** Runs tenant A's action once (serially first): it reads its own resources and leaves a file in its node's directory. */
 async function aRan(t: { context: Context }): Promise<{ clusterId: string; nodeId: string }> {
   if (t.context.aNode) return t.context.aNode;
@@ -283,7 +274,7 @@ test.serial("the same attack fails in a user namespace (the mode of a provisione
   const tg = targets(t, await aRan(t));
   const sandbox = createLocalSandbox({ isolation: { mode: "user-namespace", namespace: true }, privatePaths: [t.context.privateDir, t.context.configFile] });
   const shell = createShellAutomator({ sandbox });
-  const out = await shell.runAction(ctx(t.context.workDir, shellTask(t.context.b, "x")), {
+  const out = await shell.runAction(pluginContext(shellTask(t.context.b, "x"), { workDir: t.context.workDir }), {
     name: "INSTALL",
     service: "web",
     fields: { script: attackScript(tg, t.context.configFile) },
@@ -316,7 +307,7 @@ test.serial("with tenant users alone (no mount namespace), file modes keep B fro
   const reads = Object.fromEntries(Object.entries(all.reads).filter(([what]) => what !== "provisioner credentials"));
   const tg = { reads, lists: all.lists.filter((d) => d !== t.context.privateDir), writes: all.writes.filter((d) => d !== t.context.privateDir) };
   const shell = createShellAutomator({ sandbox: createLocalSandbox({ isolation: { mode: "tenant-user", namespace: false } }) });
-  const out = await shell.runAction(ctx(t.context.workDir, shellTask(t.context.b, "x")), {
+  const out = await shell.runAction(pluginContext(shellTask(t.context.b, "x"), { workDir: t.context.workDir }), {
     name: "INSTALL",
     service: "web",
     fields: { script: attackScript(tg, "/dev/null") },
@@ -332,7 +323,7 @@ test.serial("control: without a sandbox the same script finds A's and the provis
   const claim = join(workDir, ".sandbox", "unsandboxed-tenant");
   t.teardown(() => rm(claim, { force: true }));
   const shell = createShellAutomator({ sandbox: createLocalSandbox({ isolation: { mode: "unsandboxed", namespace: false } }) });
-  const out = await shell.runAction(ctx(workDir, shellTask(t.context.b, "x")), {
+  const out = await shell.runAction(pluginContext(shellTask(t.context.b, "x"), { workDir }), {
     name: "INSTALL",
     service: "web",
     fields: { script: `${attackScript(tg, t.context.configFile)}; rm -rf ${tg.writes.map((d) => `${q(d)}/pwned*`).join(" ")}` },
@@ -354,7 +345,7 @@ test.serial("a link planted where the task file goes is replaced, never written 
   await writeFile(victim, "ORIGINAL");
   const taskFile = join(dir, `task-${task.taskId}-${task.dispatch}.json`);
   await symlink(victim, taskFile);
-  const out = await shell.runAction(ctx(t.context.workDir, task), { name: "INSTALL", service: "web", fields: { script: 'cat "$CORRAL_TASK_FILE"' } });
+  const out = await shell.runAction(pluginContext(task, { workDir: t.context.workDir }), { name: "INSTALL", service: "web", fields: { script: 'cat "$CORRAL_TASK_FILE"' } });
   t.is(out.status, 0, out.stderr);
   t.deepEqual(JSON.parse(out.stdout!), task);
   t.is(await readFile(victim, "utf8"), "ORIGINAL");
@@ -371,7 +362,7 @@ test.serial("a node directory made before sandboxing (root's) is handed to the t
   await writeFile(outside, "root's");
   await symlink(outside, join(dir, "link-out"));
   const shell = createShellAutomator({ sandbox: t.context.sandbox });
-  const out = await shell.runAction(ctx(t.context.workDir, task), {
+  const out = await shell.runAction(pluginContext(task, { workDir: t.context.workDir }), {
     name: "INSTALL",
     service: "web",
     fields: { script: "echo new >> chef-cache/deep/old.txt && cat chef-cache/deep/old.txt" },
@@ -413,7 +404,7 @@ for (const [name, make] of isolations) {
       const abort = new AbortController();
       const script = `touch started; (sleep 2.${token}; touch late) & sleep 30.${token}`;
       const started = Date.now();
-      const running = shell.runAction(ctx(t.context.workDir, task, abort.signal), {
+      const running = shell.runAction(pluginContext(task, { workDir: t.context.workDir, signal: abort.signal }), {
         name: "INSTALL",
         service: "web",
         fields: { script, ...(how === "timeout" ? { timeout_s: "1" } : {}) },
@@ -437,11 +428,11 @@ test("without any sandbox, only the first tenant may run local actions", async (
   t.teardown(() => rm(workDir, { recursive: true, force: true }));
   const shell = createShellAutomator({ sandbox: createLocalSandbox({ isolation: { mode: "unsandboxed", namespace: false } }) });
   const action = { name: "INSTALL" as const, service: "web", fields: { script: "echo ran" } };
-  const first = await shell.runAction(ctx(workDir, shellTask("first", "x")), action);
+  const first = await shell.runAction(pluginContext(shellTask("first", "x"), { workDir }), action);
   t.is(first.status, 0, first.stderr);
-  const other = await shell.runAction(ctx(workDir, shellTask("other", "x")), action);
+  const other = await shell.runAction(pluginContext(shellTask("other", "x"), { workDir }), action);
   t.is(other.status, 1);
   t.regex(other.stderr ?? "", /cannot be sandboxed.*only the tenant that ran the first one \(first/);
-  t.is((await shell.bootstrap(ctx(workDir, shellTask("other", "x")))).status, 1);
-  t.is((await shell.runAction(ctx(workDir, shellTask("first", "x")), action)).stdout, "ran\n");
+  t.is((await shell.bootstrap(pluginContext(shellTask("other", "x"), { workDir }))).status, 1);
+  t.is((await shell.runAction(pluginContext(shellTask("first", "x"), { workDir }), action)).stdout, "ran\n");
 });
