@@ -6,11 +6,14 @@
  */
 import anyTest, { type ExecutionContext, type TestFn } from "ava";
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
-import type { DryRunResult } from "@corral/contracts";
+import { endpoints, type DryRunResult } from "@corral/contracts";
+import { createRouter } from "../../services/gateway/src/router.js";
+import { apiRoutes } from "../../services/gateway/src/routes.js";
 import { api, type ApiResponse, type Caller } from "../helpers/api.js";
 import { assertError, assertOk, show } from "../helpers/assertions.js";
 import { createActiveCluster, createCluster, getOk, latestPlan, tenantWithSimCatalog, waitForStatus } from "../helpers/clusters.js";
 import { clusterStateSequences, settledClusterStateSequences } from "../helpers/store-writes.js";
+import { schemaProblems } from "../helpers/json-schema-check.js";
 import { startSystem, type TestSystem } from "../helpers/system.js";
 
 interface Context {
@@ -32,9 +35,17 @@ const withDryRun = (path: string) => `${path}${path.includes("?") ? "&" : "?"}dr
 const send = (t: T, caller: Caller, method: string, path: string, body?: unknown): Promise<ApiResponse<any>> =>
   api(t.context.sys.baseUrl, method, path, { ...caller, ...(body !== undefined ? { body } : {}) });
 
+const route = createRouter(apiRoutes());
+
+/** A dry run that must answer 200 with what the `dryRunReply` schema of its endpoint's row says. */
 async function dryRun(t: T, caller: Caller, method: string, path: string, body?: unknown): Promise<DryRunResult> {
   const res = await send(t, caller, method, withDryRun(path), body);
   if (res.status !== 200) throw new Error(`dry run of ${method} ${path}: ${show(res)}`);
+  const match = route(method, path);
+  if (match.kind !== "found") throw new Error(`${method} ${path} matches no route`);
+  const schema = endpoints[match.route.endpoint].rest?.dryRunReply;
+  t.truthy(schema, `${match.route.endpoint} declares its dry-run answer`);
+  if (schema) t.deepEqual(schemaProblems(schema, res.body), [], `${method} ${path}: the answer fits the table's dryRunReply`);
   return res.body as DryRunResult;
 }
 
