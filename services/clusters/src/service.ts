@@ -12,6 +12,7 @@ import { rpcHandlers } from "./handlers/rpc.js";
 import { serviceHandlers } from "./handlers/services.js";
 import { tenantPurgeHandlers } from "./handlers/tenant-purge.js";
 import { createClusterOperations } from "./operations/index.js";
+import { createClusterQueries } from "./queries/index.js";
 
 export interface ClustersServiceDeps {
   nc: NatsConnection;
@@ -35,7 +36,7 @@ export async function startClustersService(options: ClustersServiceDeps): Promis
   const { nc, log } = options;
   const deps = await openEngineDeps(nc, { log, ...(options.now ? { now: options.now } : {}) });
   const ctx = { deps, actors: createActors(deps, options.actors) };
-  const h = { deps, operations: createClusterOperations(ctx) };
+  const h = { deps, operations: createClusterOperations(ctx), queries: createClusterQueries(deps) };
   const served = serveEndpoints({
     nc,
     service: "clusters",

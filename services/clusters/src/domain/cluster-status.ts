@@ -18,10 +18,12 @@ export function leaseRefusal(cluster: ClusterRecord): ConflictError {
   return new ConflictError(`cluster ${cluster.id} is ${status}; its lease cannot be extended now`, { status });
 }
 
-/** The cluster as the caller may see it: another user's cluster is a 404 (an admin sees the tenant's). */
+/** Whether the caller may see the cluster: a user sees its own, an admin the tenant's. */
+export const isVisibleTo = (cluster: ClusterRecord, identity: Identity): boolean =>
+  cluster.tenant === identity.tenant && (identity.role !== "user" || cluster.ownerId === identity.userId);
+
+/** The cluster as the caller may see it: one it may not see is a 404. */
 export function visibleCluster(cluster: ClusterRecord | undefined, identity: Identity, id: string): ClusterRecord {
-  if (!cluster || cluster.tenant !== identity.tenant || (identity.role === "user" && cluster.ownerId !== identity.userId)) {
-    throw new NotFoundError("cluster", id);
-  }
+  if (!cluster || !isVisibleTo(cluster, identity)) throw new NotFoundError("cluster", id);
   return cluster;
 }

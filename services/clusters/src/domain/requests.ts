@@ -1,5 +1,6 @@
 import {
   BadRequestError,
+  CLUSTER_STATUSES,
   getOwn,
   optionalInteger,
   optionalName,
@@ -12,6 +13,7 @@ import {
   parseName,
   parseNameList,
   requireObject,
+  type ClusterStatus,
   type CreateClusterBody,
   type JsonObject,
 } from "@corral/contracts";
@@ -79,6 +81,18 @@ export function parseAddServices(body: unknown): { services: string[]; providerF
   const services = parseNameList(getOwn(obj, "services"), "services");
   if (services.length === 0) throw new BadRequestError("services must name at least one service", { field: "services" });
   return { services: [...new Set(services)], providerFields: optionalFields(obj) ?? {} };
+}
+
+/** `GET /clusters?status=`: comma-separated statuses, any case; absent or empty: every status. */
+export function parseStatusFilter(raw: string | undefined): Set<ClusterStatus> | undefined {
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const wanted = raw.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
+  for (const s of wanted) {
+    if (!CLUSTER_STATUSES.includes(s as ClusterStatus)) {
+      throw new BadRequestError(`status ${s} is not one of ${CLUSTER_STATUSES.join(", ")}`, { field: "status" });
+    }
+  }
+  return new Set(wanted as ClusterStatus[]);
 }
 
 /** `?dryRun=true`: answer what the request would do instead of doing it; `false` or absent: do it. */

@@ -2,7 +2,7 @@ import type { ApiRequest } from "@corral/contracts";
 import type { EndpointHandlers } from "@corral/shared";
 import { parseAddServices, parseProviderFieldsBody } from "../domain/requests.js";
 import type { ServicesAction } from "../operations/index.js";
-import { clusterFor, clusterIdOf, jobOperationsFor, type HandlerDeps } from "./context.js";
+import { clusterIdOf, jobOperationsFor, type HandlerDeps } from "./context.js";
 
 export function serviceHandlers(h: HandlerDeps) {
 
@@ -13,7 +13,7 @@ export function serviceHandlers(h: HandlerDeps) {
   };
 
   return {
-    "clusters.getServices": async (req) => (await clusterFor(h, req)).services,
+    "clusters.getServices": async (req) => h.queries.services(req.identity, clusterIdOf(req)),
 
     "clusters.startServices": runServices("start_services"),
     "clusters.stopServices": runServices("stop_services"),

@@ -3,7 +3,8 @@ import type { Solver } from "../adapters/solver.js";
 import { nodeIdsOf } from "../domain/ids.js";
 import { nodeTypesOf } from "../domain/node-types.js";
 import type { ClusterRecord } from "../domain/records.js";
-import { findVisibleCluster, type OperationContext } from "./context.js";
+import { findVisibleCluster } from "../queries/visible-cluster.js";
+import type { OperationContext } from "./context.js";
 import { requireProviderFields } from "./provider-fields.js";
 import { prepareJob, type PreparedJob } from "./start-job.js";
 

@@ -1,7 +1,8 @@
 import { validateMacros } from "@corral/solver";
 import type { Identity, Json, JsonObject } from "@corral/contracts";
 import type { Solver } from "../adapters/solver.js";
-import { findVisibleCluster, type OperationContext } from "./context.js";
+import { findVisibleCluster } from "../queries/visible-cluster.js";
+import type { OperationContext } from "./context.js";
 import { requireProviderFields } from "./provider-fields.js";
 import { prepareJob, type PreparedJob } from "./start-job.js";
 

@@ -1,7 +1,8 @@
 import type { Identity, JsonObject } from "@corral/contracts";
 import { librarySolver, type Solver } from "../adapters/solver.js";
 import type { ClusterRecord } from "../domain/records.js";
-import { findVisibleCluster, type OperationContext } from "./context.js";
+import { findVisibleCluster } from "../queries/visible-cluster.js";
+import type { OperationContext } from "./context.js";
 import { requireProviderFields } from "./provider-fields.js";
 import { prepareJob, startJob, type PreparedJob } from "./start-job.js";
 

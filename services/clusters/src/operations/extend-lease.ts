@@ -1,5 +1,6 @@
 import type { Identity } from "@corral/contracts";
-import { findVisibleCluster, type OperationContext } from "./context.js";
+import { findVisibleCluster } from "../queries/visible-cluster.js";
+import type { OperationContext } from "./context.js";
 
 /**
  * `POST /clusters/{id}` with `{expireTime}`: a `lease.extend` event; the cluster machine decides whether its

@@ -55,4 +55,3 @@ export function createClusterOperations(ctx: OperationContext): ClusterOperation
 }
 
 export type { AddServicesRequest, ConfigureRequest, OperationContext, ServicesAction };
-export { findVisibleCluster } from "./context.js";
