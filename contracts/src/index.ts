@@ -51,6 +51,8 @@ export type { UrlCredentials, ServerList } from "./url-credentials.js";
 export type { Identity, ApiRequest } from "./api-request.js";
 export { endpoints, endpointList } from "./endpoints/table.js";
 export type { Endpoints, EndpointName, RequestOf, ReplyOf, ServedEndpointName } from "./endpoints/table.js";
+export { restPath } from "./endpoints/rest-path.js";
+export type { BodyOf } from "./endpoints/rest-path.js";
 export type { Endpoint, RestBinding, RestRoute, Access, Method, BodyKind, ServiceName } from "./endpoints/endpoint.js";
 export type { JsonSchema } from "./endpoints/json-schema.js";
 export type { TenantWriteBody, HostView } from "./endpoints/tenancy.js";

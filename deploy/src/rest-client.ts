@@ -2,10 +2,9 @@
  * Calls Corral's REST API by endpoint name: method, path, body and reply type all come from the endpoint table
  * (contracts/src/endpoints), so a caller neither writes a path nor casts a reply.
  */
-import { endpoints, type ApiRequest, type EndpointName, type ReplyOf, type RequestOf, type RestRoute } from "@corral/contracts";
+import { restPath, type BodyOf, type EndpointName, type ReplyOf } from "@corral/contracts";
 
-/** The JSON body endpoint `N` takes (`undefined`: none). */
-export type BodyOf<N extends EndpointName> = RequestOf<N> extends ApiRequest<infer Body> ? Body : never;
+export { restPath, type BodyOf };
 
 export interface RestCall<N extends EndpointName> {
   /** The route's path parameters by name; they pick the route when the endpoint has several. */
@@ -18,16 +17,6 @@ export interface RestCall<N extends EndpointName> {
 export interface RestClient {
   /** Calls endpoint `name`; throws with the status and answer when it is not a 2xx. */
   call<N extends EndpointName>(name: N, request?: RestCall<N>): Promise<ReplyOf<N>>;
-}
-
-/** The route of `name` whose path parameters are exactly `params`'s, with them filled in (percent-encoded). */
-export function restPath(name: EndpointName, params: Readonly<Record<string, string>>): { method: RestRoute["method"]; path: string } {
-  const routes: readonly RestRoute[] = endpoints[name].rest?.routes ?? [];
-  const given = Object.keys(params);
-  const route = routes.find((r) => r.params.length === given.length && r.params.every((p) => params[p] !== undefined));
-  if (!route) throw new Error(`endpoint ${name} has no REST route with parameters ${given.join(", ") || "(none)"}`);
-  const path = route.path.replace(/:([^/]+)/g, (_, param: string) => encodeURIComponent(params[param] ?? ""));
-  return { method: route.method, path };
 }
 
 /** A client of the API under `baseUrl` (`http://host:port/v2`) that sends `headers` (the identity) with every call. */

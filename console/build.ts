@@ -1,0 +1,53 @@
+/**
+ * Builds the console into memory: one bundled script (esbuild, from src/main.ts), its style sheet and the page
+ * that loads both. The gateway calls this once when it starts and serves the result under `/ui/`.
+ */
+import { readFile } from "node:fs/promises";
+import { build } from "esbuild";
+
+export interface ConsoleFile {
+  bytes: Buffer;
+  contentType: string;
+}
+
+/** The console's files by the name they are served under (`/ui/{name}`); `index.html` is also `/` and `/ui/`. */
+export type ConsoleFiles = ReadonlyMap<string, ConsoleFile>;
+
+const source = (path: string) => new URL(path, import.meta.url).pathname;
+
+function indexPage(): Buffer {
+  return Buffer.from(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Corral</title>
+<link rel="stylesheet" href="/ui/console.css">
+</head>
+<body>
+<div id="app"></div>
+<script type="module" src="/ui/console.js"></script>
+</body>
+</html>
+`);
+}
+
+export async function buildConsole(): Promise<ConsoleFiles> {
+  const bundle = await build({
+    entryPoints: [source("./src/main.ts")],
+    bundle: true,
+    format: "esm",
+    target: "es2022",
+    minify: true,
+    write: false,
+    outfile: "console.js",
+    logLevel: "silent",
+  });
+  const script = bundle.outputFiles.find((f) => f.path.endsWith(".js"));
+  if (!script) throw new Error("esbuild produced no console.js");
+  return new Map<string, ConsoleFile>([
+    ["index.html", { bytes: indexPage(), contentType: "text/html; charset=utf-8" }],
+    ["console.js", { bytes: Buffer.from(script.contents), contentType: "text/javascript; charset=utf-8" }],
+    ["console.css", { bytes: await readFile(source("./src/style.css")), contentType: "text/css; charset=utf-8" }],
+  ]);
+}

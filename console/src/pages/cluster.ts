@@ -1,0 +1,6 @@
+import { h } from "../components/dom.js";
+import type { MountedPage, PageContext } from "../router.js";
+
+export function clusterPage(ctx: PageContext): MountedPage {
+  return { element: h("section", null, h("h1", null, `Cluster ${ctx.params["id"]}`)) };
+}
