@@ -1,5 +1,6 @@
+import type { ClusterEventType } from "./cluster-events.js";
 import type { CatalogKind } from "./entities.js";
-import { keyToken } from "./kv-keys.js";
+import { fromKeyToken, keyToken } from "./kv-keys.js";
 
 /**
  * Every NATS subject, queue group, stream, consumer, KV bucket and object store name Corral uses, in one place.
@@ -208,6 +209,26 @@ export const resultSubject = (tenant: string, taskId: string, dispatch: number) 
 export const eventSubject = (tenant: string, kind: string) => `corral.events.${keyToken(tenant)}.${kind}`;
 /** Events matching `kind` (may hold wildcards: `node.*`) of any tenant. */
 export const eventFilter = (kind: string) => `corral.events.*.${kind}`;
+/** An event of one cluster (cluster-events.ts): `corral.events.<tenant>.cluster.<clusterId>.<type>`. */
+export const clusterEventSubject = (tenant: string, clusterId: string, type: ClusterEventType) =>
+  `corral.events.${keyToken(tenant)}.cluster.${keyToken(clusterId)}.${type}`;
+/** Every event of one cluster. */
+export const clusterEventFilter = (tenant: string, clusterId: string) => `corral.events.${keyToken(tenant)}.cluster.${keyToken(clusterId)}.>`;
+/** Every cluster event of a tenant. */
+export const tenantClusterEventFilter = (tenant: string) => `corral.events.${keyToken(tenant)}.cluster.>`;
+/**
+ * The events stream republishes each event once stored (nats-server adds the `Nats-Sequence` header) from
+ * `src` to `dest`: gateways follow live events with one core subscription, no consumer.
+ */
+export const eventsRepublish = { src: "corral.events.>", dest: "corral.live.events.>" } as const;
+/** The republished cluster events of every tenant. */
+export const liveClusterEventsFilter = "corral.live.events.*.cluster.>";
+/** Tenant and cluster of a republished cluster event's subject; undefined for any other subject. */
+export function liveClusterEventOf(subject: string): { tenant: string; clusterId: string } | undefined {
+  const tokens = subject.split(".");
+  if (tokens.length < 7 || tokens[0] !== "corral" || tokens[1] !== "live" || tokens[4] !== "cluster") return undefined;
+  return { tenant: fromKeyToken(tokens[3]!), clusterId: fromKeyToken(tokens[5]!) };
+}
 /** Subject filters of everything one tenant has in the three streams. */
 export const tenantStreamFilters = (tenant: string): Record<StreamName, string> => ({
   [streams.tasks]: taskSubject(tenant),

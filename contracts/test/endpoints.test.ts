@@ -39,6 +39,12 @@ test("endpoints - each served endpoint is named by the path of its subject in su
 
 test("endpoints - REST rows declare a role and a body schema exactly when a body is read; internal rows a request schema", (t) => {
   for (const { name, endpoint } of endpointList()) {
+    if (endpoint.stream) {
+      t.is(endpoint.subject, undefined, `${name}: an event stream is served by the gateway itself`);
+      t.is(endpoint.rest, undefined, `${name}: an event stream is not a REST call`);
+      t.is(endpoint.request !== undefined, endpoint.stream.protocol === "websocket", `${name}: only a WebSocket takes messages`);
+      continue;
+    }
     if (!endpoint.rest) {
       t.truthy(endpoint.request, `${name}: an internal endpoint describes its request`);
       continue;

@@ -38,6 +38,17 @@ export interface RestBinding {
 }
 
 /**
+ * How an event stream is reached: a long-lived `GET` answered with Server-Sent Events (`reply` is one event's
+ * `data`), or a WebSocket (`request` is what the client sends, `reply` what the server sends).
+ */
+export interface StreamBinding {
+  protocol: "sse" | "websocket";
+  route: RestRoute;
+  /** Who may open it; each event is further limited to what the caller may see. */
+  access: Exclude<Access, "public">;
+}
+
+/**
  * One operation of Corral: which service answers it on which NATS subject, its REST routes if it has any, and what
  * goes in and comes out (JSON Schema for the wire, TypeScript types for the typed helpers).
  */
@@ -47,6 +58,8 @@ export interface Endpoint<Request = unknown, Reply = unknown> {
   subject?: string;
   /** Absent: internal, reached over NATS only. */
   rest?: RestBinding;
+  /** An event stream the gateway serves itself (no `rest`, no `subject`). */
+  stream?: StreamBinding;
   /** REST: the request body (absent when no body is read); internal: the NATS request. */
   request?: JsonSchema;
   /** `"empty"`: the answer has no body. */
@@ -123,8 +136,20 @@ export function endpointsOf<S extends Exclude<ServiceName, "gateway">>(service: 
   };
 }
 
+/** An event stream the gateway serves itself. */
+export function gatewayStream<Request, Reply>(definition: StreamBinding & { request?: JsonSchema; reply: JsonSchema }): Endpoint<Request, Reply> & {
+  stream: StreamBinding;
+} {
+  const { request, reply, ...stream } = definition;
+  return { service: "gateway", stream, ...(request ? { request } : {}), reply };
+}
+
 /** A public REST endpoint the gateway answers itself, without a service. */
-export function gatewayEndpoint<Reply>(definition: { routes: readonly RestRoute[]; reply: JsonSchema }): RestEndpoint<undefined, Reply> {
-  const { routes, reply } = definition;
-  return { service: "gateway", rest: { routes, access: "public", denialStatus: 401, body: "none" }, reply };
+export function gatewayEndpoint<Reply>(definition: {
+  routes: readonly RestRoute[];
+  reply: JsonSchema;
+  withoutToken?: true;
+}): RestEndpoint<undefined, Reply> & { service: "gateway" } {
+  const { routes, reply, withoutToken } = definition;
+  return { service: "gateway", rest: { routes, access: "public", denialStatus: 401, body: "none", ...(withoutToken ? { withoutToken } : {}) }, reply };
 }

@@ -1,5 +1,7 @@
 /** What the gateway answers itself, without a service. */
-import { gatewayEndpoint, route } from "./endpoint.js";
+import type { ClusterStreamEvent, EventSocketMessage, EventSocketRequest } from "../cluster-events.js";
+import { gatewayEndpoint, gatewayStream, route } from "./endpoint.js";
+import { clusterEventSchema, eventSocketMessageSchema, eventSocketRequestSchema } from "./event-schemas.js";
 import { objectOf, oneOfValues } from "./json-schema.js";
 
 export const gatewayEndpoints = {
@@ -7,5 +9,20 @@ export const gatewayEndpoints = {
   "gateway.status": gatewayEndpoint<{ status: "OK" }>({
     routes: [route("GET", "/status")],
     reply: objectOf({ status: oneOfValues(["OK"]) }),
+  }),
+  /** A cluster's events as Server-Sent Events (README "Live events"); `reply` is one event's `data`. */
+  "gateway.clusterEvents": gatewayStream<undefined, ClusterStreamEvent>({
+    protocol: "sse",
+    route: route("GET", "/clusters/:id/events"),
+    access: "user",
+    reply: clusterEventSchema,
+  }),
+  /** A WebSocket taking subscriptions to clusters, or to the whole tenant for its admin. */
+  "gateway.events": gatewayStream<EventSocketRequest, EventSocketMessage>({
+    protocol: "websocket",
+    route: route("GET", "/events"),
+    access: "user",
+    request: eventSocketRequestSchema,
+    reply: eventSocketMessageSchema,
   }),
 };

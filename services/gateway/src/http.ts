@@ -50,6 +50,11 @@ export class Exchange {
     return this.aborted || this.done;
   }
 
+  /** The handler answers by streaming on the response itself (event streams): the exchange sends nothing more. */
+  markStreaming(): void {
+    this.done = true;
+  }
+
   /**
    * True once uWS has parsed the rest of the read this request came in and the client still waits for the
    * answer. Awaited before carrying out a change: a request pipelined behind this one in the same write makes

@@ -26,6 +26,12 @@ await runServiceProcess({
       maxRequestBytes: config.get("server.maxRequestBytes"),
       requestTimeoutMs: config.get("server.requestTimeoutMs"),
       maxUploadBytes: config.get("server.maxUploadBytes"),
+      events: {
+        maxConnections: config.get("events.maxConnections"),
+        maxBufferedBytes: config.get("events.maxBufferedBytes"),
+        heartbeatMs: config.get("events.heartbeatMs"),
+        maxReplayEvents: config.get("events.maxReplayEvents"),
+      },
     });
     log.info("gateway listening", { port: gateway.port, api: `http://localhost:${gateway.port}/v2`, security: security !== undefined });
     return {

@@ -5,7 +5,9 @@ import { BadRequestError, CorralError, ForbiddenError, UnauthorizedError } from 
 import { forwardRestCall, type Logger } from "@corral/shared";
 import { framingProblem } from "./framing.js";
 import { BodyTooLargeError, Exchange, readBody } from "./http.js";
-import { API_KEY_HEADER, TENANT_HEADER, USER_HEADER, isAllowed, resolveIdentity } from "./identity.js";
+import { callerCheck } from "./caller.js";
+import { openEventStreams, type EventStreamOptions } from "./events/index.js";
+import { API_KEY_HEADER, TENANT_HEADER, USER_HEADER, isAllowed } from "./identity.js";
 import { createRouter } from "./router.js";
 import { apiRoutes, type Route } from "./routes.js";
 import { openTenantDirectory } from "./tenant-directory.js";
@@ -26,6 +28,8 @@ export interface GatewayOptions {
   requestTimeoutMs?: number;
   /** Largest upload body (plugin resources). @default 1 GiB */
   maxUploadBytes?: number;
+  /** Limits of the live event streams (config `events.*`). */
+  events?: EventStreamOptions;
 }
 
 export interface GatewayDeps extends GatewayOptions {
@@ -50,6 +54,8 @@ interface RequestHead {
   tenant: string;
   contentLength: number | undefined;
   authorization: string;
+  /** For event streams: where the client resumes. */
+  lastEventId: string;
 }
 
 function readHead(req: HttpRequest): RequestHead {
@@ -63,6 +69,7 @@ function readHead(req: HttpRequest): RequestHead {
     tenant: req.getHeader(TENANT_HEADER),
     contentLength: length ? Number(length) : undefined,
     authorization: req.getHeader("authorization"),
+    lastEventId: req.getHeader("last-event-id"),
   };
 }
 
@@ -125,10 +132,12 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
   const directory = await openTenantDirectory(nc, log);
   const uploads = await openUploadSink(nc);
   const route = createRouter(apiRoutes());
+  const caller = callerCheck(deps.security, directory);
+  const events = openEventStreams({ nc, log, caller, requestTimeoutMs, ...(deps.events ? { options: deps.events } : {}) });
 
   const handle = async (res: HttpResponse, head: RequestHead, ex: Exchange): Promise<void> => {
     // With security on, every request (even /status and unknown paths) needs a valid Bearer token first.
-    const auth = deps.security ? await deps.security.authenticate(head.authorization) : undefined;
+    const auth = await caller.authenticate(head.authorization);
     if (auth && !auth.ok) {
       const d = auth.denial;
       ex.error(d.status, d.code, d.message, d.details, d.headers);
@@ -143,6 +152,12 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
     } else {
       ex.error(404, "not_found", `no such path ${head.path}; API paths start with /${API_VERSION}`);
       return;
+    }
+    const streamedCluster = events.sseClusterId(head.method, path);
+    if (streamedCluster !== undefined) {
+      const identity = await caller.identify(head, auth);
+      const request = { identity, clusterId: streamedCluster, lastEventId: head.lastEventId, authorization: head.authorization };
+      return events.serveSse(res, ex, { ...request, since: new URLSearchParams(head.query).get("since") ?? undefined });
     }
     // HEAD is GET without the body (RFC 9110 9.3.2): routed as GET, answered without one (Exchange).
     const match = route(head.method === "HEAD" ? "GET" : head.method, path);
@@ -165,8 +180,7 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
       ex.json(200, { status: "OK" });
       return;
     }
-    const headerIdentity = await resolveIdentity(head.userId, head.tenant, directory);
-    const identity = auth?.ok ? await auth.session.identify(headerIdentity, directory) : headerIdentity;
+    const identity = await caller.identify(head, auth);
     if (!isAllowed(identity.role, r.access)) {
       const need = r.access === "superadmin" ? "the superadmin" : "a tenant admin";
       const message = `${r.method} ${head.path} requires ${need}`;
@@ -199,7 +213,7 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
     ex.json(200, value);
   };
 
-  const app = uWS.App().any("/*", (res, req) => {
+  const app = uWS.App().ws(`/${API_VERSION}${events.socketPath}`, events.socketBehavior).any("/*", (res, req) => {
     const head = readHead(req);
     const ex = new Exchange(res, head.method === "HEAD");
     const framing = framingProblem(req);
@@ -228,6 +242,7 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
     stop() {
       stopping ??= (async () => {
         uWS.us_listen_socket_close(socket);
+        events.stop();
         directory.stop();
       })();
       return stopping;

@@ -3,6 +3,7 @@ import type { ClusterActorAction } from "../domain/cluster-steps.js";
 import type { PlanEvent } from "../domain/plan-machine.js";
 import { stepsOf, type PlanActorAction } from "../domain/plan-steps.js";
 import type { ClusterRecord, PlanRecord } from "../domain/records.js";
+import { clusterChangeEvents, planFinishedEvent, planProgressEvents, stageStartedEvent } from "../domain/stream-events.js";
 import type { EngineDeps } from "../engine/deps.js";
 import type { DispatchMemory } from "../engine/dispatch-memory.js";
 import type { Dispatcher, KnownState } from "../engine/dispatcher.js";
@@ -23,7 +24,8 @@ export interface PlanEffectOptions {
  */
 export interface Effects {
   ofPlan(plan: PlanRecord, actions: readonly PlanActorAction[], options?: PlanEffectOptions): Promise<void>;
-  ofCluster(cluster: ClusterRecord, actions: readonly ClusterActorAction[]): Promise<void>;
+  /** `previous`: the record before this write (absent: a new cluster); its status and lease changes are announced. */
+  ofCluster(cluster: ClusterRecord, actions: readonly ClusterActorAction[], previous?: ClusterRecord): Promise<void>;
   /** Sends events to a plan, then carries out what it decided (and what that leads to). */
   deliverToPlan(ref: PlanRef, events: readonly PlanEvent[]): Promise<void>;
   /** Sends events to a cluster, then carries out what it decided. Answers the record when it changed. */
@@ -44,6 +46,7 @@ export function createEffects(deps: EngineDeps, { clusters, plans, dispatcher, m
     async ofPlan(plan, actions, options = {}) {
       const dispatches = actions.flatMap((a) => (a.type === "publishTasks" ? a.tasks : []));
       const stages = actions.flatMap((a) => (a.type === "publishStage" ? [a.stage] : []));
+      deps.publisher.publishClusterEvents(stages.map((stage) => stageStartedEvent(plan, stage, deps.now())));
       if (dispatches.length > 0 || stages.length > 0) {
         const events = await dispatcher.publish(plan, dispatches, stages, {
           ...(options.known ? { known: options.known } : {}),
@@ -56,6 +59,7 @@ export function createEffects(deps: EngineDeps, { clusters, plans, dispatcher, m
         memory.forget(plan);
         // No task of the plan runs any more: its provider fields go (a crash here leaves them to the reconciler).
         await deps.credentials.purge(plan.clusterId, plan.id);
+        deps.publisher.publishClusterEvents([planFinishedEvent(plan, a.outcome, deps.now())]);
         const event: ClusterEvent =
           a.outcome === "succeeded"
             ? { type: "job.succeeded", planId: plan.id, steps: stepsOf(plan) }
@@ -64,7 +68,8 @@ export function createEffects(deps: EngineDeps, { clusters, plans, dispatcher, m
       }
     },
 
-    async ofCluster(cluster, actions) {
+    async ofCluster(cluster, actions, previous) {
+      deps.publisher.publishClusterEvents(clusterChangeEvents(previous, cluster, deps.now()));
       for (const a of actions) {
         if (a.type !== "clusterTerminated") continue;
         // After the write, so a crash can at worst leak a reservation, which the usage recount repairs.
@@ -77,13 +82,14 @@ export function createEffects(deps: EngineDeps, { clusters, plans, dispatcher, m
       const sent = await plans.send(ref, events);
       if (!sent) return;
       memory.resultsApplied(sent.record, sent.previous.resultsApplied ?? 0, sent.record.resultsApplied ?? 0);
+      deps.publisher.publishClusterEvents(planProgressEvents(sent.previous, sent.record, deps.now()));
       await effects.ofPlan(sent.record, sent.actions);
     },
 
     async deliverToCluster(clusterId, events) {
       const sent = await clusters.send(clusterId, events);
       if (!sent) return undefined;
-      await effects.ofCluster(sent.record, sent.actions);
+      await effects.ofCluster(sent.record, sent.actions, sent.previous);
       return sent.record;
     },
   };

@@ -1,6 +1,7 @@
-import type { NatsConnection } from "@nats-io/transport-node";
-import { encode, eventSubject, taskSubject } from "@corral/contracts";
+import { headers, type NatsConnection } from "@nats-io/transport-node";
+import { clusterEventSubject, encode, eventSubject, taskSubject, type ClusterStreamEvent } from "@corral/contracts";
 import { jsRequests, taskMessageId, type TaskMessage } from "@corral/shared";
+import { clusterEventMessageId, taskStartedEvent } from "../domain/stream-events.js";
 import { mapLimit } from "./buckets.js";
 
 /** Node lifecycle events for metrics (DESIGN.md "Events"). */
@@ -18,19 +19,36 @@ export interface NodeEvent {
 }
 
 export interface Publisher {
-  /** Publishes task dispatches; a re-publish of the same dispatch is deduplicated by JetStream. */
+  /**
+   * Publishes task dispatches, and a `task.started` event for each; a re-publish of the same dispatch is
+   * deduplicated by JetStream.
+   */
   publishTasks(messages: readonly TaskMessage[]): Promise<void>;
   publishEvent(event: NodeEvent): Promise<void>;
+  /**
+   * Hands cluster events to the events stream without waiting for its acknowledgement, so the task path never
+   * waits for them; each carries a message id derived from what caused it, so a repeat is dropped.
+   */
+  publishClusterEvents(events: readonly ClusterStreamEvent[]): void;
 }
 
 export function createPublisher(nc: NatsConnection): Publisher {
   const js = jsRequests(nc);
+  const publishClusterEvents = (events: readonly ClusterStreamEvent[]) => {
+    for (const event of events) {
+      const h = headers();
+      h.set("Nats-Msg-Id", clusterEventMessageId(event));
+      nc.publish(clusterEventSubject(event.tenant, event.clusterId, event.type), encode(event), { headers: h });
+    }
+  };
   return {
     async publishTasks(messages) {
       await mapLimit(messages, 256, (m) =>
         js.publish(taskSubject(m.tenant), encode(m), { msgId: taskMessageId(m.taskId, m.dispatch) }),
       );
+      publishClusterEvents(messages.map(taskStartedEvent));
     },
+    publishClusterEvents,
     async publishEvent(event) {
       // The id makes a repeated event (after a crash) a duplicate.
       await js.publish(eventSubject(event.tenant, event.type), encode(event), {

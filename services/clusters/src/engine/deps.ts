@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ensureStreams, type Logger } from "@corral/shared";
+import { ensureLiveEventRepublish, ensureStreams, type Logger } from "@corral/shared";
 import { openClusterBuckets } from "../adapters/buckets.js";
 import { openClusterStore, type ClusterStore } from "../adapters/cluster-store.js";
 import { createCounters, type Counters } from "../adapters/counters.js";
@@ -39,6 +39,7 @@ export interface EngineDepsOptions {
  */
 export async function openEngineDeps(nc: NatsConnection, options: EngineDepsOptions): Promise<EngineDeps> {
   await ensureStreams(nc);
+  await ensureLiveEventRepublish(nc);
   const buckets = await openClusterBuckets(nc);
   return {
     nc,

@@ -7,6 +7,7 @@ import { applyResultToNode } from "../domain/node-results.js";
 import { stagePositionOf, type PlanEvent } from "../domain/plan-machine.js";
 import type { PlanRecord } from "../domain/records.js";
 import { outputWithoutSecrets, secretsOf } from "../domain/secrets.js";
+import { taskEndedEvent } from "../domain/stream-events.js";
 import type { Effects } from "../actor/index.js";
 import type { EngineDeps } from "./deps.js";
 
@@ -117,6 +118,7 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
           dispatch: r.dispatch,
         });
       }
+      deps.publisher.publishClusterEvents([taskEndedEvent(r, service, deps.now())]);
       const key = `${r.clusterId}/${r.planId}`;
       let group = byPlan.get(key);
       if (!group) byPlan.set(key, (group = { clusterId: r.clusterId, planId: r.planId, events: [] }));

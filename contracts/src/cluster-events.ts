@@ -1,0 +1,154 @@
+/**
+ * What happens to a cluster, as the clusters service publishes it on the events stream
+ * (`clusterEventSubject`) and the gateway streams it to clients (`GET /v2/clusters/{id}/events`, `/v2/events`).
+ * The JSON is a stable API: clients (the `corral` CLI's `watch`) parse it. Add fields; never rename or remove.
+ */
+import type { ClusterAction, ClusterStatus } from "./cluster-actions.js";
+import type { TaskName } from "./task-names.js";
+
+/** Every kind of cluster event, the last token(s) of its subject. */
+export const CLUSTER_EVENT_TYPES = [
+  "cluster.status",
+  "lease.changed",
+  "plan.stage",
+  "plan.progress",
+  "plan.finished",
+  "task.started",
+  "task.ended",
+] as const;
+export type ClusterEventType = (typeof CLUSTER_EVENT_TYPES)[number];
+
+/** Fields every cluster event has. */
+export interface ClusterEventBase {
+  type: ClusterEventType;
+  tenant: string;
+  clusterId: string;
+  /** When it happened (ms since the epoch). */
+  at: number;
+}
+
+/** Steps of the cluster's current (or last) job, as `GET /clusters/{id}/status` shows them. */
+export interface StepProgress {
+  stepstotal: number;
+  stepscompleted: number;
+}
+
+/** The cluster changed status (`pending` when a job starts, then `active`, `incomplete`, `terminated`, ...). */
+export interface ClusterStatusEvent extends ClusterEventBase {
+  type: "cluster.status";
+  status: ClusterStatus;
+  /** Absent on the first event of a cluster. */
+  previous?: ClusterStatus;
+  /** The job this status belongs to (lower case, `cluster_create`) and its plan. */
+  action: ClusterAction;
+  planId: string;
+  progress: StepProgress;
+}
+
+/** The lease end moved (`POST /clusters/{id}` with `expireTime`). */
+export interface LeaseChangedEvent extends ClusterEventBase {
+  type: "lease.changed";
+  /** ms; 0: the lease never ends. */
+  expireTime: number;
+  previousExpireTime: number;
+}
+
+/** A stage of a plan started: its tasks are dispatched next. */
+export interface PlanStageEvent extends ClusterEventBase {
+  type: "plan.stage";
+  planId: string;
+  /** Upper case, as plans show it (`CLUSTER_CREATE`). */
+  action: string;
+  /** 0-based. */
+  stage: number;
+  stages: number;
+  /** Tasks in this stage. */
+  tasks: number;
+}
+
+/** More of a plan's tasks finished. */
+export interface PlanProgressEvent extends ClusterEventBase {
+  type: "plan.progress";
+  planId: string;
+  /** The stage now running (0-based). */
+  stage: number;
+  stepscompleted: number;
+  stepstotal: number;
+}
+
+/** A plan ended. */
+export interface PlanFinishedEvent extends ClusterEventBase {
+  type: "plan.finished";
+  planId: string;
+  action: string;
+  outcome: "succeeded" | "failed";
+  /** What failed, when it did. */
+  failure?: { taskId: string; taskName: TaskName; message: string };
+}
+
+/** What identifies one dispatch of one task. */
+export interface TaskEventFields {
+  planId: string;
+  taskId: string;
+  taskName: TaskName;
+  nodeId: string;
+  /** The service a service task acts on; "" for node tasks (CREATE, CONFIRM, ...). */
+  service: string;
+  /** 1 for the first dispatch, then one more per retry or rollback step. */
+  attempt: number;
+}
+
+/**
+ * A task was dispatched to the tenant's task queue. Provisioners report nothing when a worker picks a task up
+ * (their NATS user may publish results only), so this is the dispatch; the worker's own start time is
+ * `startTime` on the task's `task.ended`.
+ */
+export interface TaskStartedEvent extends ClusterEventBase, TaskEventFields {
+  type: "task.started";
+}
+
+/** A task's result was applied. */
+export interface TaskEndedEvent extends ClusterEventBase, TaskEventFields {
+  type: "task.ended";
+  ok: boolean;
+  /** The task's exit status: 0 is success. */
+  status: number;
+  /** When the worker started and ended the task (ms); `resultAt` is when it published the result. */
+  startTime: number;
+  durationMs: number;
+  resultAt: number;
+  /** On failure: the end of the task's output (provider secrets removed), at most `OUTPUT_TAIL_CHARS` each. */
+  output?: { stdout?: string; stderr?: string };
+}
+
+/** Characters of a failed task's stdout and stderr its `task.ended` event carries. */
+export const OUTPUT_TAIL_CHARS = 1000;
+
+export type ClusterStreamEvent =
+  | ClusterStatusEvent
+  | LeaseChangedEvent
+  | PlanStageEvent
+  | PlanProgressEvent
+  | PlanFinishedEvent
+  | TaskStartedEvent
+  | TaskEndedEvent;
+
+/** One event as a client receives it: the stream sequence is its id (SSE `id:`, WebSocket `id`), for resuming. */
+export interface DeliveredClusterEvent {
+  id: number;
+  event: ClusterStreamEvent;
+}
+
+/** What a WebSocket client of `/v2/events` sends: subscribe to one cluster, or (tenant admins) to the whole tenant. */
+export type EventSocketRequest =
+  | { type: "subscribe"; clusterId: string; since?: number }
+  | { type: "subscribe"; tenant: true; since?: number }
+  | { type: "unsubscribe"; clusterId: string }
+  | { type: "unsubscribe"; tenant: true };
+
+/** What the server sends on `/v2/events`. */
+export type EventSocketMessage =
+  | ({ type: "event"; subscription: string } & DeliveredClusterEvent)
+  | { type: "subscribed"; subscription: string }
+  | { type: "unsubscribed"; subscription: string }
+  | { type: "error"; status: number; error: string; message: string; subscription?: string };

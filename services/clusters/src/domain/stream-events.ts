@@ -1,0 +1,147 @@
+import {
+  OUTPUT_TAIL_CHARS,
+  type ClusterStatusEvent,
+  type ClusterStreamEvent,
+  type LeaseChangedEvent,
+  type PlanFinishedEvent,
+  type PlanProgressEvent,
+  type PlanStageEvent,
+  type TaskEndedEvent,
+  type TaskStartedEvent,
+} from "@corral/contracts";
+import type { TaskMessage, TaskResult } from "@corral/shared";
+import { statusOf } from "./cluster-status.js";
+import { formatTaskId } from "./ids.js";
+import type { PlanOutcome } from "./plan-steps.js";
+import type { ClusterRecord, PlanRecord } from "./records.js";
+
+/**
+ * The cluster events (contracts/src/cluster-events.ts) that state changes make, built from what was written.
+ * Pure: the effects, the dispatcher's publisher and the results consumer publish what these answer.
+ */
+
+/** A cluster's status and lease changes between two of its records (`previous` absent: a new cluster). */
+export function clusterChangeEvents(previous: ClusterRecord | undefined, next: ClusterRecord, at: number): ClusterStreamEvent[] {
+  const events: ClusterStreamEvent[] = [];
+  const base = { tenant: next.tenant, clusterId: next.id, at };
+  const status = statusOf(next);
+  const before = previous ? statusOf(previous) : undefined;
+  if (status !== before || next.actor.context.planId !== previous?.actor.context.planId) {
+    const event: ClusterStatusEvent = {
+      ...base,
+      type: "cluster.status",
+      status,
+      action: next.actor.context.action,
+      planId: next.actor.context.planId,
+      progress: next.progress,
+    };
+    if (before !== undefined) event.previous = before;
+    events.push(event);
+  }
+  if (previous && previous.expireTime !== next.expireTime) {
+    const lease: LeaseChangedEvent = { ...base, type: "lease.changed", expireTime: next.expireTime, previousExpireTime: previous.expireTime };
+    events.push(lease);
+  }
+  return events;
+}
+
+const planBase = (plan: PlanRecord, at: number) => ({ tenant: plan.tenant, clusterId: plan.clusterId, at, planId: plan.id });
+const totalOf = (plan: PlanRecord) => plan.stageSizes.reduce((a, b) => a + b, 0);
+
+/** A stage of `plan` starting. */
+export function stageStartedEvent(plan: PlanRecord, stage: number, at: number): PlanStageEvent {
+  return {
+    ...planBase(plan, at),
+    type: "plan.stage",
+    action: plan.action,
+    stage,
+    stages: plan.stageSizes.length,
+    tasks: plan.stageSizes[stage] ?? 0,
+  };
+}
+
+/** Progress of a plan whose completed task count changed with this write; none when it did not. */
+export function planProgressEvents(previous: PlanRecord, next: PlanRecord, at: number): PlanProgressEvent[] {
+  const completed = next.actor.context.completed;
+  if (completed === previous.actor.context.completed) return [];
+  return [{ ...planBase(next, at), type: "plan.progress", stage: next.actor.context.stage, stepscompleted: completed, stepstotal: totalOf(next) }];
+}
+
+/** The end of a plan, with what failed. */
+export function planFinishedEvent(plan: PlanRecord, outcome: PlanOutcome, at: number): PlanFinishedEvent {
+  const event: PlanFinishedEvent = { ...planBase(plan, at), type: "plan.finished", action: plan.action, outcome };
+  const failure = plan.actor.context.failure;
+  if (outcome === "failed" && failure) {
+    event.failure = { taskId: formatTaskId(plan.id, failure.index), taskName: failure.taskName, message: failure.message };
+  }
+  return event;
+}
+
+/** One `task.started` per dispatch published. */
+export function taskStartedEvent(m: TaskMessage): TaskStartedEvent {
+  return {
+    type: "task.started",
+    tenant: m.tenant,
+    clusterId: m.clusterId,
+    at: m.submitTime,
+    planId: m.planId,
+    taskId: m.taskId,
+    taskName: m.taskName,
+    nodeId: m.nodeId,
+    service: m.config.service?.name ?? "",
+    attempt: m.dispatch,
+  };
+}
+
+const tail = (text: string) => (text.length > OUTPUT_TAIL_CHARS ? text.slice(text.length - OUTPUT_TAIL_CHARS) : text);
+
+/** A task's end, from its result (output already without the request's secrets). */
+export function taskEndedEvent(r: TaskResult, service: string, at: number): TaskEndedEvent {
+  const event: TaskEndedEvent = {
+    type: "task.ended",
+    tenant: r.tenant,
+    clusterId: r.clusterId,
+    at,
+    planId: r.planId,
+    taskId: r.taskId,
+    taskName: r.taskName,
+    nodeId: r.nodeId,
+    service,
+    attempt: r.dispatch,
+    ok: r.status === 0,
+    status: r.status,
+    startTime: r.startTime,
+    durationMs: Math.max(0, r.endTime - r.startTime),
+    resultAt: r.endTime,
+  };
+  if (r.status !== 0 && (r.stdout || r.stderr)) {
+    event.output = {
+      ...(r.stdout ? { stdout: tail(r.stdout) } : {}),
+      ...(r.stderr ? { stderr: tail(r.stderr) } : {}),
+    };
+  }
+  return event;
+}
+
+/**
+ * The JetStream message id of an event, derived from what caused it: the same change published again (a
+ * redelivered result, a plan republished by the reconciler after a crash) is dropped as a duplicate.
+ */
+export function clusterEventMessageId(e: ClusterStreamEvent): string {
+  switch (e.type) {
+    case "cluster.status":
+      return `${e.clusterId}.status.${e.planId}.${e.status}`;
+    case "lease.changed":
+      return `${e.clusterId}.lease.${e.previousExpireTime}.${e.expireTime}`;
+    case "plan.stage":
+      return `${e.planId}.stage.${e.stage}`;
+    case "plan.progress":
+      return `${e.planId}.progress.${e.stepscompleted}`;
+    case "plan.finished":
+      return `${e.planId}.finished`;
+    case "task.started":
+      return `${e.taskId}.${e.attempt}.started`;
+    case "task.ended":
+      return `${e.taskId}.${e.attempt}.ended`;
+  }
+}

@@ -1,0 +1,72 @@
+import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import { decode, liveClusterEventOf, liveClusterEventsFilter, type ClusterStreamEvent } from "@corral/contracts";
+import type { Logger } from "@corral/shared";
+import { StreamedEvent, type EventScope } from "./live-event.js";
+
+/** Receives the live events of its scope, in stream order. */
+export interface LiveListener {
+  deliver(event: StreamedEvent): void;
+  /** The gateway's NATS connection came back: events published meanwhile were not received and must be read back. */
+  resync(): void;
+}
+
+/**
+ * The gateway's one subscription to live cluster events (the events stream republishes each stored event with
+ * its sequence), fanned out in process to the listeners of its tenant and cluster: no consumer per client, and
+ * nothing a client does reaches NATS.
+ */
+export interface EventHub {
+  listen(scope: EventScope, listener: LiveListener): () => void;
+  stop(): void;
+}
+
+const keyOf = (tenant: string, clusterId?: string) => (clusterId === undefined ? tenant : `${tenant}\u0000${clusterId}`);
+
+export function openEventHub(nc: NatsConnection, log: Logger): EventHub {
+  const listeners = new Map<string, Set<LiveListener>>();
+  const fanOut = (key: string, event: StreamedEvent) => {
+    const set = listeners.get(key);
+    if (set) for (const l of set) l.deliver(event);
+  };
+  const sub: Subscription = nc.subscribe(liveClusterEventsFilter, {
+    callback: (err, msg) => {
+      if (err) return void log.warn("live events subscription failed", { err });
+      const scope = liveClusterEventOf(msg.subject);
+      const seq = Number(msg.headers?.get("Nats-Sequence"));
+      if (!scope || !Number.isSafeInteger(seq)) return;
+      let event: ClusterStreamEvent;
+      try {
+        event = decode<ClusterStreamEvent>(msg.data);
+      } catch (e) {
+        return void log.warn("undecodable cluster event", { subject: msg.subject, err: e });
+      }
+      const streamed = new StreamedEvent(seq, event);
+      fanOut(keyOf(scope.tenant, scope.clusterId), streamed);
+      fanOut(keyOf(scope.tenant), streamed);
+    },
+  });
+  let stopped = false;
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (stopped) break;
+      if (s.type !== "reconnect") continue;
+      for (const set of listeners.values()) for (const l of set) l.resync();
+    }
+  })().catch(() => {});
+  return {
+    listen(scope, listener) {
+      const key = keyOf(scope.tenant, scope.clusterId);
+      let set = listeners.get(key);
+      if (!set) listeners.set(key, (set = new Set()));
+      set.add(listener);
+      return () => {
+        set.delete(listener);
+        if (set.size === 0 && listeners.get(key) === set) listeners.delete(key);
+      };
+    },
+    stop() {
+      stopped = true;
+      sub.unsubscribe();
+    },
+  };
+}

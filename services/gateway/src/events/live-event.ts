@@ -1,0 +1,30 @@
+import type { ClusterStreamEvent } from "@corral/contracts";
+
+/** One stored cluster event as the gateway hands it to clients: its stream sequence is its id. */
+export class StreamedEvent {
+  private json: string | undefined;
+  private sse: string | undefined;
+
+  constructor(
+    readonly id: number,
+    readonly event: ClusterStreamEvent,
+  ) {}
+
+  /** The event's JSON, made once however many clients get it. */
+  get eventJson(): string {
+    return (this.json ??= JSON.stringify(this.event));
+  }
+
+  /** The Server-Sent Events frame. */
+  get sseFrame(): string {
+    return (this.sse ??= `id: ${this.id}\nevent: ${this.event.type}\ndata: ${this.eventJson}\n\n`);
+  }
+
+  /** The WebSocket message (`EventSocketMessage` of type `event`) for one subscription. */
+  socketMessage(subscription: string): string {
+    return `{"type":"event","subscription":${JSON.stringify(subscription)},"id":${this.id},"event":${this.eventJson}}`;
+  }
+}
+
+/** What a subscription follows: one cluster of a tenant, or every cluster of a tenant. */
+export type EventScope = { tenant: string; clusterId: string } | { tenant: string; clusterId?: undefined };
