@@ -25,7 +25,7 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCode>
     const commands = allCommands();
     const found = findCommand(commands, argv);
     if (!found) return noCommand(argv, commands, io);
-    const input = parseCommandInput(found.command, argv, found.wordIndexes);
+    const input = withUsageHint(found.command.words, () => parseCommandInput(found.command, argv, found.wordIndexes));
     if (input.options["help"] === true) {
       io.stdout.write(`${commandUsage(found.command)}\n`);
       return ExitCode.Ok;
@@ -37,6 +37,15 @@ export async function runCli(argv: readonly string[], io: Io): Promise<ExitCode>
     return outcome.exitCode ?? ExitCode.Ok;
   } catch (err) {
     return reportError(err, io, format);
+  }
+}
+
+function withUsageHint<T>(words: readonly string[], parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    if (err instanceof UsageError) throw new UsageError(`${err.message} (corral ${words.join(" ")} -h shows the usage)`);
+    throw err;
   }
 }
 

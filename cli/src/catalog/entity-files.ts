@@ -31,7 +31,7 @@ export async function readCatalogFiles(paths: readonly string[], stdin: NodeJS.R
   for (const path of paths) {
     const isDirectory = path !== "-" && (await statOf(path)).isDirectory();
     if (isDirectory) {
-      for (const file of await documentsUnder(path)) await readFileInto(out, join(path, file), kindOfFolder(file), stdin);
+      for (const file of await documentsUnder(path)) await readFileInto(out, join(path, file), kindOfFolder(join(resolve(path), file)), stdin);
     } else {
       await readFileInto(out, path, path === "-" ? undefined : kindOfFolder(resolve(path)), stdin);
     }

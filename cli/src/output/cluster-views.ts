@@ -34,12 +34,17 @@ export function nodeTable(nodes: readonly NodeView[]): string {
     [
       { header: "NODE", value: (n) => n.id },
       { header: "HOSTNAME", value: (n) => cell(n.properties["hostname"]) },
-      { header: "IP", value: (n) => cell(n.properties["ipaddresses"] ?? n.properties["ipaddress"]) },
+      { header: "IP", value: (n) => addresses(n.properties["ipaddresses"] ?? n.properties["ipaddress"]) },
       { header: "SERVICES", value: (n) => n.services.join(",") },
       { header: "LAST ACTION", value: (n) => lastAction(n) },
     ],
     nodes,
   );
+}
+
+/** `{access_v4: a, bind_v4: b}` -> `access_v4=a,bind_v4=b`. */
+function addresses(value: unknown): string {
+  return isPlainObject(value) ? Object.entries(value).map(([k, v]) => `${k}=${cell(v)}`).join(",") : cell(value);
 }
 
 function lastAction(node: NodeView): string {
