@@ -49,6 +49,19 @@ async function dryRun(t: T, caller: Caller, method: string, path: string, body?:
   return res.body as DryRunResult;
 }
 
+/**
+ * Sends a request as a dry run, then for real: both must be refused with `status` and the same body. Answers the
+ * dry run's response.
+ */
+async function refusedAlike(t: T, caller: Caller, method: string, path: string, body: unknown, status: number, what: string) {
+  const dry = await send(t, caller, method, withDryRun(path), body);
+  const real = await send(t, caller, method, path, body);
+  assertError(t, real, status, what);
+  assertError(t, dry, status, `dry run: ${what}`);
+  t.deepEqual(dry.body, real.body, `dry run: ${what} is refused with the same answer`);
+  return dry;
+}
+
 const get = <B = any>(t: T, caller: Caller, path: string): Promise<B> => getOk<B>(t.context.sys.baseUrl, caller, path);
 
 interface ShownTask {
@@ -224,11 +237,7 @@ test("quota: a dry run over the tenant's quota is refused with the 409 the creat
   const { sys } = t.context;
   const tenant = await tenantWithSimCatalog(sys, "dryquota", { tenant: { maxClusters: 1, maxNodes: 3 } });
   const overNodes = { name: "big", clusterTemplate: "lamp", numMachines: 4 };
-  const dryOverNodes = await send(t, tenant.user, "POST", withDryRun("/clusters"), overNodes);
-  const realOverNodes = await send(t, tenant.user, "POST", "/clusters", overNodes);
-  assertError(t, realOverNodes, 409, "4 nodes over maxNodes 3");
-  assertError(t, dryOverNodes, 409, "dry run: 4 nodes over maxNodes 3");
-  t.deepEqual(dryOverNodes.body, realOverNodes.body);
+  const dryOverNodes = await refusedAlike(t, tenant.user, "POST", "/clusters", overNodes, 409, "4 nodes over maxNodes 3");
   t.is(dryOverNodes.body.error, "quota_exceeded");
 
   // Within the quota: answered, and nothing is reserved (else the real create below would be over maxClusters).
@@ -239,11 +248,7 @@ test("quota: a dry run over the tenant's quota is refused with the 409 the creat
   await createActiveCluster(sys.baseUrl, tenant.user, fits);
 
   const second = { name: "second", clusterTemplate: "lamp", numMachines: 1 };
-  const drySecond = await send(t, tenant.user, "POST", withDryRun("/clusters"), second);
-  const realSecond = await send(t, tenant.user, "POST", "/clusters", second);
-  assertError(t, realSecond, 409, "a second cluster over maxClusters 1");
-  assertError(t, drySecond, 409, "dry run: a second cluster over maxClusters 1");
-  t.deepEqual(drySecond.body, realSecond.body);
+  const drySecond = await refusedAlike(t, tenant.user, "POST", "/clusters", second, 409, "a second cluster over maxClusters 1");
   t.regex(drySecond.body.message, /maxClusters/);
 });
 
@@ -265,11 +270,8 @@ test("no cluster of another tenant or user: dry runs on it are 404 as the real r
   for (const caller of [stranger.user, stranger.admin, owner.other]) {
     for (const r of requests) {
       const what = `${caller.user}@${caller.tenant}: ${r.method} ${r.path}`;
-      const dry = await send(t, caller, r.method, withDryRun(r.path), r.body);
-      assertError(t, dry, 404, `dry run: ${what}`);
+      const dry = await refusedAlike(t, caller, r.method, r.path, r.body, 404, what);
       t.notRegex(dry.text, /memcached|lamp|mine/, `dry run: ${what} shows nothing of the cluster`);
-      const real = await send(t, caller, r.method, r.path, r.body);
-      t.deepEqual(dry.body, real.body, what);
     }
   }
   t.deepEqual(await clusterStateSequences(sys.nc), before, "nothing written");
@@ -281,11 +283,7 @@ test("a busy cluster: a dry run answers the 409 the operation gets", async (t) =
   const tenant = await tenantWithSimCatalog(sys, "drybusy", { catalog: { providerOverrides: { rackspace: { delay_create_ms: "3000" } } } });
   const id = await createCluster(sys.baseUrl, tenant.user, { name: "slow", clusterTemplate: "lamp", numMachines: 1 });
   const path = `/clusters/${id}/services/restart`;
-  const dry = await send(t, tenant.user, "POST", withDryRun(path), undefined);
-  const real = await send(t, tenant.user, "POST", path, undefined);
-  assertError(t, real, 409, "restart while the create runs");
-  assertError(t, dry, 409, "dry run: restart while the create runs");
-  t.deepEqual(dry.body, real.body);
+  await refusedAlike(t, tenant.user, "POST", path, undefined, 409, "restart while the create runs");
   await waitForStatus(sys.baseUrl, tenant.user, id, "active");
   t.like(await dryRun(t, tenant.user, "POST", path), { dryRun: true, clusterId: id, plan: { action: "RESTART_SERVICES" } }, "answered once it is active");
 });
