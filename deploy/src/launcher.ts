@@ -7,7 +7,7 @@
  */
 import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { connectNats } from "@corral/shared";
+import { connectNats, loadConfig } from "@corral/shared";
 import { prepareBus } from "./bus-setup.js";
 import { writeConnectionFiles } from "./connection-files.js";
 import { isDockerAvailable } from "./docker.js";
@@ -15,6 +15,7 @@ import type { EmbeddedServers } from "./embedded-servers.js";
 import { startEmbeddedServers } from "./embedded-servers.js";
 import type { LauncherConfig } from "./launcher-config.js";
 import { loadLauncherConfig } from "./launcher-config.js";
+import { assignMetricsPorts, metricsPortEnv, type MetricsPort } from "./metrics-ports.js";
 import { repoRoot } from "./paths.js";
 import type { Supervisor } from "./process-supervisor.js";
 import { createSupervisor } from "./process-supervisor.js";
@@ -96,16 +97,34 @@ async function main(): Promise<void> {
   delete provisionerEnv["CORRAL_REDIS_URL"];
   const toStart = services.filter((s) => s.name !== "provisioner" || config.localProvisioner);
   notice(toStart.length ? `starting ${toStart.map((s) => s.name).join(", ")}` : "no services to start yet");
+  const sharedConfig = loadConfig({ env: process.env });
+  const metricsPorts = await assignMetricsPorts(sharedConfig, toStart.map((s) => s.name));
+  announceMetrics(metricsPorts, sharedConfig.get("metrics.host"));
   for (const service of toStart) {
+    const metricsPort = metricsPorts.find((m) => m.process === service.name);
     supervisor.start({
       name: service.name,
       command: process.execPath,
       args: ["--import=tsx", service.entry],
       cwd: repoRoot,
-      env: service.name === "provisioner" ? provisionerEnv : env,
+      env: { ...(service.name === "provisioner" ? provisionerEnv : env), ...(metricsPort ? metricsPortEnv(metricsPort) : {}) },
     });
   }
   announceApi(config, services);
+}
+
+/** Prints each process's metrics port (and which ports were taken), or that metrics are off. */
+function announceMetrics(ports: readonly MetricsPort[], host: string): void {
+  if (ports.length === 0) {
+    notice("metrics: off (metrics.enabled=false)");
+    return;
+  }
+  const shown = host === "0.0.0.0" || host === "::" ? "localhost" : host;
+  notice(`metrics (Prometheus, http://${shown}:<port>/metrics): ${ports.map((m) => `${m.process} ${m.port}`).join(", ")}`);
+  const moved = ports.filter((m) => m.configured !== undefined);
+  if (moved.length > 0) {
+    notice(`metrics ports taken or set to 0, given free ones instead: ${moved.map((m) => `${m.process} ${m.configured} -> ${m.port}`).join(", ")}`);
+  }
 }
 
 /** Prints where the API listens, and again once the gateway accepts connections. */

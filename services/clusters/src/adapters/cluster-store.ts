@@ -9,6 +9,7 @@ import {
   type Modification,
   type Versioned,
 } from "@corral/shared";
+import { statusOf } from "../domain/cluster-status.js";
 import type { ClusterRecord } from "../domain/records.js";
 
 /** Cluster records, plus an in-memory mirror fed by a KV watch for lists and periodic scans. */
@@ -26,11 +27,17 @@ export interface ClusterStore {
   remove(id: string): Promise<void>;
   /** Every cluster, as of a read that includes every write acknowledged before it started. */
   all(): Promise<ClusterRecord[]>;
+  /** How many clusters the mirror holds in each status (kept as it changes: no scan). */
+  countsByStatus(): ReadonlyMap<string, number>;
   stop(): void;
 }
 
 export async function openClusterStore(kv: KV, log: Logger): Promise<ClusterStore> {
   const mirror = new Map<string, ClusterRecord>();
+  const byStatus = new Map<string, number>();
+  const count = (record: ClusterRecord | undefined, by: number) => {
+    if (record) byStatus.set(statusOf(record), (byStatus.get(statusOf(record)) ?? 0) + by);
+  };
   const cache = new RevisionCache(10_000);
   let applied = 0;
   const waiters: Array<{ revision: number; resolve: () => void }> = [];
@@ -38,8 +45,12 @@ export async function openClusterStore(kv: KV, log: Logger): Promise<ClusterStor
   void (async () => {
     for await (const e of watcher) {
       const id = fromKeyToken(e.key);
-      if (e.operation === "PUT") mirror.set(id, decode<ClusterRecord>(e.value));
-      else mirror.delete(id);
+      count(mirror.get(id), -1);
+      if (e.operation === "PUT") {
+        const record = decode<ClusterRecord>(e.value);
+        mirror.set(id, record);
+        count(record, 1);
+      } else mirror.delete(id);
       applied = Math.max(applied, e.revision);
       for (let i = waiters.length - 1; i >= 0; i--) {
         const w = waiters[i];
@@ -75,6 +86,7 @@ export async function openClusterStore(kv: KV, log: Logger): Promise<ClusterStor
       await caughtUp();
       return [...mirror.values()];
     },
+    countsByStatus: () => byStatus,
     stop() {
       watcher.stop();
     },
