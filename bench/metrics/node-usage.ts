@@ -21,9 +21,7 @@ import { startNats, startRedis } from "@corral/deploy";
 import type { Identity } from "@corral/contracts";
 import { callEndpoint, connectNats, silentLogger } from "@corral/shared";
 import { startMetricsService } from "@corral/metrics";
-import { createRedisUsageStore, type RedisClient } from "../../services/metrics/src/adapters/usage-store.js";
-import type { NodeEvent } from "../../services/metrics/src/domain/node-events.js";
-import type { UsageScope } from "../../services/metrics/src/domain/usage-query.js";
+import { createRedisUsageStore, type NodeEvent, type RedisClient, type UsageScope } from "@corral/metrics/testing";
 import { oracleUsage, replay, type OracleNode } from "../../services/metrics/test/usage-oracle.js";
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -1,6 +1,6 @@
 /** Reading the node events the clusters service publishes. */
 import test from "ava";
-import { parseNodeEvent } from "../src/domain/node-events.js";
+import { parseNodeEvent } from "@corral/metrics/testing";
 
 const created = { type: "node.created", tenant: "acme", clusterId: "00000001", nodeId: "n-1", ownerId: "bob", time: 1_700_000_000_999 };
 

@@ -2,8 +2,7 @@
  * The node-usage definition written the slow, obvious way (spec 2.11, 4.9; services/metrics/README.md), for
  * tests and the benchmark to check the Redis store against: replay the events, then sum each node's overlap.
  */
-import type { NodeEvent } from "../src/domain/node-events.js";
-import type { UsageScope } from "../src/domain/usage-query.js";
+import type { NodeEvent, UsageScope } from "@corral/metrics/testing";
 
 export interface OracleNode {
   tenant: string;

@@ -1,7 +1,7 @@
 /** Who sees which node usage (spec 4.9 rules 2-5, 5.1): the pure decision, every branch. */
 import test from "ava";
 import type { CorralError, Identity } from "@corral/contracts";
-import { resolveUsageQuery } from "../src/domain/usage-query.js";
+import { resolveUsageQuery } from "@corral/metrics/testing";
 
 const superadmin: Identity = { userId: "admin", tenant: "superadmin", role: "superadmin" };
 const admin: Identity = { userId: "admin", tenant: "acme", role: "admin" };

@@ -5,10 +5,8 @@
 import anyTest, { type TestFn } from "ava";
 import fc from "fast-check";
 import { createClient } from "redis";
+import { createRedisUsageStore, type NodeEvent, type RedisClient, type UsageScope, type UsageStore } from "@corral/metrics/testing";
 import { startRedis, type ServerHandle } from "../../../test/helpers/servers.js";
-import { createRedisUsageStore, type RedisClient, type UsageStore } from "../src/adapters/usage-store.js";
-import type { NodeEvent } from "../src/domain/node-events.js";
-import type { UsageScope } from "../src/domain/usage-query.js";
 import { oracleUsage, replay } from "./usage-oracle.js";
 
 const test = anyTest as TestFn<{ redis: ServerHandle; client: RedisClient }>;
