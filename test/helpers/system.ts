@@ -3,9 +3,14 @@ import { createProvisionerStores, generateBusCredentials, natsUsers, startNats, 
 import { PROVISIONER_INBOX_PREFIX, withUrlCredentials } from "@corral/contracts";
 import {
   connectNats,
+  createMetricsRegistry,
   loadConfig,
   silentLogger,
+  startMetricsServer,
   type CorralConfig,
+  type Logger,
+  type MetricsRegistry,
+  type MetricsServer,
 } from "@corral/shared";
 import { startGateway, type Gateway } from "@corral/gateway";
 import { startTenancyService, type TenancyService } from "@corral/tenancy";
@@ -67,6 +72,13 @@ export interface SystemOptions {
   metricsNow?: () => number;
   /** Instances of the solver service (dry runs ask it). @default 1 */
   solvers?: number;
+  /**
+   * Each service instance and provisioner gets a metrics registry of its own, served on a free loopback port as a
+   * process of its own would serve it (`TestSystem.metricsUrls`). @default off
+   */
+  prometheus?: boolean;
+  /** The logger of each instance, by its name (`gateway-0`, `tenancy-0`, `clusters-0`, `auth`, ...). @default silent */
+  logger?: (instance: string) => Logger;
 }
 
 /** A running Corral: its own nats-server (JetStream), services in-process, gateways on free ports. */
@@ -91,6 +103,8 @@ export interface TestSystem {
   securityConfig?: CorralConfig;
   /** Work directory of the in-process provisioners. */
   workDir: string;
+  /** With `prometheus`: each instance's `/metrics` URL, by its name (`gateway-0`, `provisioner-0`, `auth`, ...). */
+  metricsUrls: Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -100,6 +114,18 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
   const nats: NatsHandle = { ...server, url: credentials ? withUrlCredentials(server.url, credentials.services) : server.url };
   const provisionerNatsUrl = credentials ? withUrlCredentials(server.url, credentials.provisioner) : server.url;
   const connections: NatsConnection[] = [];
+  const metricsServers: MetricsServer[] = [];
+  const metricsUrls: Record<string, string> = {};
+  /** An instance's logger and, with `prometheus`, its metrics registry and server. */
+  const observed = async (instance: string): Promise<{ log: Logger; metrics?: MetricsRegistry }> => {
+    const log = options.logger?.(instance) ?? silentLogger;
+    if (!options.prometheus) return { log };
+    const metrics = createMetricsRegistry();
+    const server = await startMetricsServer({ registry: metrics, port: 0, log });
+    metricsServers.push(server);
+    metricsUrls[instance] = server.url;
+    return { log, metrics };
+  };
   const open = async (name: string) => {
     const nc = await connectNats({ url: nats.url, name });
     connections.push(nc);
@@ -115,11 +141,11 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
   await createProvisionerStores(await open("prepare"));
   const tenancies: TenancyService[] = [];
   for (let i = 0; i < (options.tenancies ?? 1); i++) {
-    tenancies.push(await startTenancyService({ nc: await open(`tenancy-${i}`), log: silentLogger }));
+    tenancies.push(await startTenancyService({ nc: await open(`tenancy-${i}`), ...(await observed(`tenancy-${i}`)) }));
   }
   const pluginServices: PluginsService[] = [];
   for (let i = 0; i < (options.plugins ?? 1); i++) {
-    pluginServices.push(await startPluginsService({ nc: await open(`plugins-${i}`), log: silentLogger }));
+    pluginServices.push(await startPluginsService({ nc: await open(`plugins-${i}`), ...(await observed(`plugins-${i}`)) }));
   }
   let redis: ServerHandle | undefined;
   let auth: AuthService | undefined;
@@ -140,7 +166,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
     if (options.security.authService ?? true) {
       auth = await startAuthService({
         nc: await open("auth"),
-        log: silentLogger,
+        ...(await observed("auth")),
         config: securityConfig,
         ...(options.security.authClock ? { clock: options.security.authClock } : {}),
       });
@@ -154,7 +180,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
         await startMetricsService({
           nc: await open(`metrics-${i}`),
           redis: redis.url,
-          log: silentLogger,
+          ...(await observed(`metrics-${i}`)),
           ...(options.metricsNow ? { now: options.metricsNow } : {}),
         }),
       );
@@ -166,7 +192,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
     gateways.push(
       await startGateway({
         nc: await open(`gateway-${i}`),
-        log: silentLogger,
+        ...(await observed(`gateway-${i}`)),
         security:
           securityConfig && redis
             ? await (async () => {
@@ -190,14 +216,14 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
   }
   const solvers: SolverService[] = [];
   for (let i = 0; i < (options.solvers ?? 1); i++) {
-    solvers.push(await startSolverService({ nc: await open(`solver-${i}`), log: silentLogger }));
+    solvers.push(await startSolverService({ nc: await open(`solver-${i}`), ...(await observed(`solver-${i}`)) }));
   }
   const clusterServices: ClustersService[] = [];
   for (let i = 0; i < (options.clusters ?? 0); i++) {
     clusterServices.push(
       await startClustersService({
         nc: await open(`clusters-${i}`),
-        log: silentLogger,
+        ...(await observed(`clusters-${i}`)),
         ...(options.reconcileIntervalMs !== undefined ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}),
       }),
     );
@@ -208,7 +234,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
     provisioners.push(
       await startProvisioner({
         nc: await openAsProvisioner(`provisioner-${i}`),
-        log: silentLogger,
+        ...(await observed(`provisioner-${i}`)),
         id: `test-p${i}`,
         capacity: 20,
         workDir,
@@ -229,6 +255,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
     clusterServices,
     provisioners,
     workDir,
+    metricsUrls,
     ...(redis ? { redis } : {}),
     ...(auth ? { auth } : {}),
     ...(tokenUrl ? { tokenUrl } : {}),
@@ -244,6 +271,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
         await Promise.all(pluginServices.map((p) => p.stop()));
         await Promise.all(metricsServices.map((m) => m.stop()));
         await Promise.all(tenancies.map((t) => t.stop()));
+        await Promise.all(metricsServers.map((s) => s.stop()));
         await Promise.all(connections.map((c) => c.drain().catch(() => {})));
         await nats.stop();
         await redis?.stop();

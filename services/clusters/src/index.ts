@@ -5,5 +5,5 @@ await runServiceProcess({
   name: "clusters",
   env: process.env,
   exit: process.exit,
-  start: ({ nc, log }) => startClustersService({ nc, log }),
+  start: ({ nc, log, metrics }) => startClustersService({ nc, log, metrics }),
 });

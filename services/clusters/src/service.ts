@@ -1,8 +1,9 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { serveEndpoints, type Logger } from "@corral/shared";
+import { serveEndpoints, type Logger, type MetricsRegistry } from "@corral/shared";
 import { createTenantMessages } from "./adapters/tenant-messages.js";
 import { createActors, type ActorsOptions } from "./actor/index.js";
 import { openEngineDeps } from "./engine/deps.js";
+import { registerClusterGauge } from "./engine/metrics.js";
 import { createReconciler } from "./engine/reconciler.js";
 import { startResultsConsumer } from "./engine/results-consumer.js";
 import { clusterHandlers } from "./handlers/clusters.js";
@@ -25,6 +26,8 @@ export interface ClustersServiceDeps {
   republishAfterMs?: number;
   /** Observes the actors' writes (see actor/index.ts). */
   actors?: ActorsOptions;
+  /** The process's Prometheus metrics: request durations, clusters by status, plans and tasks. @default none */
+  metrics?: MetricsRegistry;
 }
 
 export interface ClustersService {
@@ -34,13 +37,15 @@ export interface ClustersService {
 /** Starts the clusters service: cluster and plan actors, task dispatch, results, reconciliation. */
 export async function startClustersService(options: ClustersServiceDeps): Promise<ClustersService> {
   const { nc, log } = options;
-  const deps = await openEngineDeps(nc, { log, ...(options.now ? { now: options.now } : {}) });
+  const deps = await openEngineDeps(nc, { log, metrics: options.metrics, ...(options.now ? { now: options.now } : {}) });
+  if (options.metrics) registerClusterGauge(options.metrics, deps.clusters);
   const ctx = { deps, actors: createActors(deps, options.actors) };
   const h = { deps, operations: createClusterOperations(ctx), queries: createClusterQueries(deps) };
   const served = serveEndpoints({
     nc,
     service: "clusters",
     log,
+    metrics: options.metrics,
     handlers: {
       ...clusterHandlers(h),
       ...planHandlers(h),

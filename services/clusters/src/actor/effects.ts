@@ -82,6 +82,7 @@ export function createEffects(deps: EngineDeps, { clusters, plans, dispatcher, m
       const sent = await plans.send(ref, events);
       if (!sent) return;
       memory.resultsApplied(sent.record, sent.previous.resultsApplied ?? 0, sent.record.resultsApplied ?? 0);
+      for (const a of sent.actions) if (a.type === "planFinished") deps.metrics.planFinished(sent.record.action, a.outcome);
       deps.publisher.publishClusterEvents(planProgressEvents(sent.previous, sent.record, deps.now()));
       await effects.ofPlan(sent.record, sent.actions);
     },

@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ensureLiveEventRepublish, ensureStreams, type Logger } from "@corral/shared";
+import { ensureLiveEventRepublish, ensureStreams, type Logger, type MetricsRegistry } from "@corral/shared";
 import { openClusterBuckets } from "../adapters/buckets.js";
 import { openClusterStore, type ClusterStore } from "../adapters/cluster-store.js";
 import { createCounters, type Counters } from "../adapters/counters.js";
@@ -9,6 +9,7 @@ import { createPlanStore, type PlanStore } from "../adapters/plan-store.js";
 import { createPublisher, type Publisher } from "../adapters/publisher.js";
 import { openTenancyClient, type TenancyClient } from "../adapters/tenancy-client.js";
 import { openUsageStore, type UsageStore } from "../adapters/usage-store.js";
+import { createEngineMetrics, type EngineMetrics } from "./metrics.js";
 
 /** Everything the engine touches; tests can swap any of it. */
 export interface EngineDeps {
@@ -23,6 +24,7 @@ export interface EngineDeps {
   usage: UsageStore;
   tenancy: TenancyClient;
   publisher: Publisher;
+  metrics: EngineMetrics;
 }
 
 export interface EngineDepsOptions {
@@ -31,6 +33,8 @@ export interface EngineDepsOptions {
   now?: () => number;
   /** What tenancy answers. @default the tenancy client on `nc` */
   tenancy?: TenancyClient;
+  /** Where plans and tasks are counted for Prometheus (engine/metrics.ts). @default not counted */
+  metrics?: MetricsRegistry;
 }
 
 /**
@@ -53,5 +57,6 @@ export async function openEngineDeps(nc: NatsConnection, options: EngineDepsOpti
     usage: await openUsageStore(nc),
     tenancy: options.tenancy ?? (await openTenancyClient(nc)),
     publisher: createPublisher(nc),
+    metrics: createEngineMetrics(options.metrics),
   };
 }

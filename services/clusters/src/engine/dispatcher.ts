@@ -125,6 +125,7 @@ export function createDispatcher(deps: EngineDeps, memory: DispatchMemory): Disp
       }
       if (options.republish) for (const m of messages) m.republished = true;
       await deps.publisher.publishTasks(messages);
+      deps.metrics.tasksPublished(messages);
       const events: PlanEvent[] = [
         { type: "dispatch.published", stages: [...stages], tasks: work.map((w) => ({ index: w.index, dispatch: w.dispatch })) },
       ];

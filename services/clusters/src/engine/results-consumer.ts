@@ -122,6 +122,7 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
       const key = `${r.clusterId}/${r.planId}`;
       let group = byPlan.get(key);
       if (!group) byPlan.set(key, (group = { clusterId: r.clusterId, planId: r.planId, events: [] }));
+      deps.metrics.taskResult(r);
       const event: PlanEvent = { type: "task.result", index, dispatch: r.dispatch, taskName: r.taskName, ok: r.status === 0, at: deps.now() };
       if (r.stderr) event.message = r.stderr.slice(-500);
       group.events.push(event);

@@ -45,5 +45,8 @@ export async function createJobPlan(
     },
   );
   if (!created) throw new Error(`plan ${planId} could not be stored`);
+  deps.metrics.planStarted(plan.action);
+  // An empty plan ends at its start; every other plan ends in a later write (effects.deliverToPlan).
+  for (const a of created.actions) if (a.type === "planFinished") deps.metrics.planFinished(plan.action, a.outcome);
   return created;
 }
