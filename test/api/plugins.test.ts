@@ -14,6 +14,7 @@ import { runInNewContext } from "node:vm";
 import { gzipSync } from "node:zlib";
 import { Objm } from "@nats-io/obj";
 import { CHEF_SOLO_SPEC, DOCKER_SPEC, HOSTPOOL_SPEC, SHELL_SPEC, SIM_SPEC, resourceDir } from "@corral/provisioner";
+import { openResourceStore, startTenantJanitor } from "@corral/plugins/testing";
 import {
   SUPERADMIN_TENANT,
   buckets,
@@ -37,8 +38,6 @@ import { startSystem } from "../helpers/system.js";
 import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
 import { byteStream, pluginClient } from "../../services/plugins/test/rest-helpers.js";
 import { resourceArchive, tar, tarGz } from "../../services/plugins/test/tar-builder.js";
-import { openResourceStore } from "../../services/plugins/src/adapters/resource-store.js";
-import { startTenantJanitor } from "../../services/plugins/src/tenant-janitor.js";
 
 // One provisioner: it announces the bundled plugin types (sim; shell, chef-solo) and syncs resources.
 // A long gateway timeout: the 50 MB upload test forces garbage collections while it runs.

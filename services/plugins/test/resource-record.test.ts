@@ -1,8 +1,14 @@
 /** Resource records and the published active set, pure (domain/resource-record.ts, domain/active-set.ts). */
 import test from "ava";
-import { buildActiveSet } from "../src/domain/active-set.js";
-import { metadataOf, withNewVersion, withoutVersions, type ResourceRecord, type StoredVersion } from "../src/domain/resource-record.js";
-import { toSpecView } from "../src/domain/plugin-spec-view.js";
+import {
+  buildActiveSet,
+  metadataOf,
+  toSpecView,
+  withNewVersion,
+  withoutVersions,
+  type ResourceRecord,
+  type StoredVersion,
+} from "@corral/plugins/testing";
 
 const bytes = (object: string) => ({ object, size: 3, format: "file" as const, uploadedAt: 0 });
 const v = (version: number, status: StoredVersion["status"]): StoredVersion => ({ version, status, ...bytes(`o${version}`) });

@@ -1,7 +1,7 @@
 /** The archive layout check of plugin resources (spec 4.8), fed crafted archives. */
 import test from "ava";
 import { gunzipSync } from "node:zlib";
-import { ArchiveLayoutError, createTarChecker } from "../src/domain/tar-check.js";
+import { ArchiveLayoutError, createTarChecker } from "@corral/plugins/testing";
 import { resourceArchive, tar, type TarEntry } from "./tar-builder.js";
 
 /** Runs the checker over `bytes` in pieces of `piece` bytes; the error message, or the entry count. */

@@ -1,7 +1,8 @@
 /** The plugin resource version machine (spec 3.3, Coopr's rules of reference coopr-rest.md 7.3), pure. */
 import test from "ava";
 import fc from "fast-check";
-import { RESOURCE_STATUSES, isLive, transition, type ResourceStatus, type VersionEvent } from "../src/domain/version-status.js";
+import { RESOURCE_STATUSES, type ResourceStatus } from "@corral/contracts";
+import { isLive, transition, type VersionEvent } from "@corral/plugins/testing";
 
 type V = { version: number; status: ResourceStatus };
 
