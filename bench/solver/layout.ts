@@ -14,7 +14,7 @@ import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ClusterTemplate, Service, LayoutRequest } from "@corral/contracts";
-import { addServices, solveLayout } from "../../services/solver/src/domain/layout/index.js";
+import { addServices, solveLayout } from "@corral/solver";
 import { fixtureSolverCatalog, fixtureTemplates } from "../../test/helpers/fixture-catalog.js";
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { Json, MacroNode } from "@corral/contracts";
-import { compileConfig, createMacroContext, expandConfig } from "../../services/solver/src/domain/macros/index.js";
+import { compileConfig, createMacroContext, expandConfig } from "@corral/solver";
 import { fixtureTemplate } from "../../test/helpers/fixture-catalog.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { PlanRequest } from "@corral/contracts";
-import { planAction, planGraph } from "../../services/solver/src/domain/planner/index.js";
+import { planAction, planGraph } from "@corral/solver";
 import { fixtureServices, fixtureTemplate } from "../../test/helpers/fixture-catalog.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

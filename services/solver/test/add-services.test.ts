@@ -12,7 +12,7 @@ import {
   type AddServicesResult,
   type ExistingNode,
 } from "@corral/contracts";
-import { addServices, checkLayout, solveLayout, SOLVER_BUDGET_EXHAUSTED } from "../src/domain/layout/index.js";
+import { addServices, checkLayout, solveLayout, SOLVER_BUDGET_EXHAUSTED } from "@corral/solver";
 import { badRequest, reactorCatalog, reactorTemplate, svc } from "./reactor-medium.js";
 import { fixtureSolverCatalog, fixtureTemplate } from "../../../test/helpers/fixture-catalog.js";
 

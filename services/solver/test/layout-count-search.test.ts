@@ -5,7 +5,7 @@
  */
 import test from "ava";
 import fc from "fast-check";
-import { searchCounts, type CountProblem } from "../src/domain/layout/count-search.js";
+import { searchCounts, type CountProblem } from "@corral/solver/testing";
 
 /** Every vector with sum n in descending lexicographic order; the first valid one. */
 function brute(p: CountProblem): number[] | null {

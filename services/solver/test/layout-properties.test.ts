@@ -14,7 +14,7 @@ import {
   type LayoutRequest,
   type LayoutSolution,
 } from "@corral/contracts";
-import { solveLayout, SOLVER_BUDGET_EXHAUSTED } from "../src/domain/layout/index.js";
+import { solveLayout, SOLVER_BUDGET_EXHAUSTED } from "@corral/solver";
 
 const PROVIDER = "p";
 const POOL = ["a", "b", "c", "d", "e", "f"];

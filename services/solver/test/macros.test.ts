@@ -1,14 +1,14 @@
 import test from "ava";
 import fc from "fast-check";
 import { type Json, isCorralError, type MacroNode } from "@corral/contracts";
-import * as macros from "../src/domain/macros/index.js";
 import {
   compileConfig,
   createMacroContext,
   expandConfig,
   expandString,
   validateMacros,
-} from "../src/domain/macros/index.js";
+} from "@corral/solver";
+import { macrosModule } from "@corral/solver/testing";
 import { fixtureTemplate, fixtureTemplates } from "../../../test/helpers/fixture-catalog.js";
 
 const template = fixtureTemplate;
@@ -41,7 +41,7 @@ const rejects = (t: import("ava").ExecutionContext, fn: () => unknown, code: str
 };
 
 test("macros - exports exactly the documented API", (t) => {
-  t.deepEqual(Object.keys(macros).sort(), [
+  t.deepEqual(Object.keys(macrosModule).sort(), [
     "DEFAULT_IP_TYPE",
     "compileConfig",
     "createMacroContext",

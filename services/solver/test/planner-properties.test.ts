@@ -1,7 +1,8 @@
 import test from "ava";
 import fc from "fast-check";
 import type { Service, PlannedTask, PlanRequest } from "@corral/contracts";
-import { ACTION_TASK_ORDER, planAction, type PlanAction } from "../src/domain/planner/index.js";
+import { planAction, type PlanAction } from "@corral/solver";
+import { ACTION_TASK_ORDER } from "@corral/solver/testing";
 
 // ---- generators: acyclic random service graphs (with provides, uses of absent services) and placements ----
 

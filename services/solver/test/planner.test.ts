@@ -1,7 +1,7 @@
 import test from "ava";
 import { type Service, isCorralError, type Plan, type PlanNode } from "@corral/contracts";
-import * as planner from "../src/domain/planner/index.js";
-import { numberTasks, planAction, planGraph } from "../src/domain/planner/index.js";
+import { numberTasks, planAction, planGraph } from "@corral/solver";
+import { plannerModule } from "@corral/solver/testing";
 import { fixtureServices, fixtureTemplate } from "../../../test/helpers/fixture-catalog.js";
 
 // ---- fixtures ----
@@ -43,7 +43,7 @@ const noNodeTwice = (plan: Plan): boolean =>
 // ---- public surface ----
 
 test("planner - exports exactly the documented API", (t) => {
-  t.deepEqual(Object.keys(planner).sort(), [
+  t.deepEqual(Object.keys(plannerModule).sort(), [
     "ACTION_TASK_ORDER",
     "ORDERING_RULES",
     "PlanAction",

@@ -3,7 +3,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { startNats, type NatsHandle } from "@corral/deploy";
 import { subjects, type CorralError } from "@corral/contracts";
 import { call, callEndpoint, connectNats, silentLogger } from "@corral/shared";
-import { startSolverService, type SolverService } from "../src/service.js";
+import { startSolverService, type SolverService } from "@corral/solver/service";
 import { fixtureHardwareTypes, fixtureImageTypes, fixtureServices, fixtureTemplate } from "../../../test/helpers/fixture-catalog.js";
 
 const test = anyTest as TestFn<{ nats: NatsHandle; nc: NatsConnection; solver: SolverService }>;
