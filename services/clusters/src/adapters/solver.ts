@@ -3,9 +3,6 @@ import type { ReplyOf, RequestOf } from "@corral/contracts";
 import { callEndpoint } from "@corral/shared";
 import { addServices, planAction, solveLayout } from "@corral/solver";
 
-/** A staged plan as the planner answers it. */
-export type Plan = ReplyOf<"solver.plan">;
-
 type Solve<N extends "solver.layout" | "solver.addServices" | "solver.plan"> = (request: RequestOf<N>) => Promise<ReplyOf<N>>;
 
 /** The solvers an operation prepares with: the layout of a new cluster, the placement of added services, the plan. */

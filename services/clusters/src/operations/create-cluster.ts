@@ -8,12 +8,13 @@ import {
   type Identity,
   type Json,
   type JsonObject,
+  type LayoutSolution,
+  type Plan,
   type Provider,
-  type ReplyOf,
   type Service,
   type TenantRecordHead,
 } from "@corral/contracts";
-import { librarySolver, type Plan, type Solver } from "../adapters/solver.js";
+import { librarySolver, type Solver } from "../adapters/solver.js";
 import { formatClusterId, formatPlanId } from "../domain/ids.js";
 import { leaseExpiry } from "../domain/lease.js";
 import type { ClusterNode, ClusterRecord } from "../domain/records.js";
@@ -41,7 +42,7 @@ interface PreparedCreate {
   config: JsonObject;
   createTime: number;
   expireTime: number;
-  solution: ReplyOf<"solver.layout">;
+  solution: LayoutSolution;
   serviceDefs: Service[];
   plan: Plan;
 }

@@ -1,5 +1,4 @@
-import type { DryRunNode, DryRunResult } from "@corral/contracts";
-import type { Plan } from "../adapters/solver.js";
+import type { DryRunNode, DryRunResult, Plan } from "@corral/contracts";
 import { nodeTypesOf } from "../domain/node-types.js";
 import type { PreparedJob } from "./start-job.js";
 

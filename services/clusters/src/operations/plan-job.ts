@@ -1,12 +1,12 @@
-import { planActionOf, type PlannedClusterAction, type RequestOf } from "@corral/contracts";
-import type { Plan, Solver } from "../adapters/solver.js";
+import { planActionOf, type Plan, type PlannedClusterAction, type PlanRequest } from "@corral/contracts";
+import type { Solver } from "../adapters/solver.js";
 import type { Decision } from "../domain/actors.js";
 import type { PlanActorAction } from "../domain/plan-steps.js";
 import type { ClusterRecord, PlanRecord, StoredTask } from "../domain/records.js";
 import type { OperationContext } from "./context.js";
 
 /** Plans a job: the planner's tasks for `action` on the nodes and services of `request`. */
-export function planJob(solver: Solver, action: PlannedClusterAction, request: Omit<RequestOf<"solver.plan">, "action">): Promise<Plan> {
+export function planJob(solver: Solver, action: PlannedClusterAction, request: Omit<PlanRequest, "action">): Promise<Plan> {
   return solver.plan({ ...request, action: planActionOf(action) });
 }
 

@@ -1,6 +1,6 @@
-import { NotFoundError, type JsonObject, type PlannedClusterAction } from "@corral/contracts";
+import { NotFoundError, type JsonObject, type Plan, type PlannedClusterAction } from "@corral/contracts";
 import { jobCounterName } from "../adapters/counters.js";
-import type { Plan, Solver } from "../adapters/solver.js";
+import type { Solver } from "../adapters/solver.js";
 import { isActionAllowed, type JobChanges } from "../domain/cluster-machine.js";
 import { jobRefusal, statusOf } from "../domain/cluster-status.js";
 import { formatPlanId, nodeIdsOf } from "../domain/ids.js";
