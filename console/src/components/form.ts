@@ -72,12 +72,18 @@ export function formMessage(): { element: HTMLElement; show(message: string | un
   return { element, show: (message) => void (element.textContent = message ?? "") };
 }
 
+/** Clears every field's error and the form's message. */
+export function clearErrors(fields: readonly Field[], message: { show(m: string | undefined): void }): void {
+  for (const f of fields) f.showError(undefined);
+  message.show(undefined);
+}
+
 /**
  * Shows `err` beside the field it names (matching a field's name, or the first segment of a dotted path), or in
  * `message` when no field owns it. Clears earlier errors first.
  */
 export function showServerError(err: unknown, fields: readonly Field[], message: { show(m: string | undefined): void }): void {
-  for (const f of fields) f.showError(undefined);
+  clearErrors(fields, message);
   const text = err instanceof Error ? err.message : String(err);
   const named = err instanceof ApiError ? err.field : undefined;
   const owner = named === undefined ? undefined : fields.find((f) => f.name === named || named.split(/[.[]/)[0] === f.name);

@@ -8,6 +8,7 @@ import { BodyTooLargeError, Exchange, readBody } from "./http.js";
 import { callerCheck } from "./caller.js";
 import { openEventStreams, type EventStreamOptions } from "./events/index.js";
 import { API_KEY_HEADER, TENANT_HEADER, USER_HEADER, isAllowed } from "./identity.js";
+import { openConsole } from "./console.js";
 import { createRouter } from "./router.js";
 import { apiRoutes, type Route } from "./routes.js";
 import { openTenantDirectory } from "./tenant-directory.js";
@@ -132,11 +133,14 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
   const directory = await openTenantDirectory(nc, log);
   const uploads = await openUploadSink(nc);
   const route = createRouter(apiRoutes());
+  const consoleRoutes = await openConsole();
   const caller = callerCheck(deps.security, directory);
   const events = openEventStreams({ nc, log, caller, requestTimeoutMs, ...(deps.events ? { options: deps.events } : {}) });
 
   const handle = async (res: HttpResponse, head: RequestHead, ex: Exchange): Promise<void> => {
-    // With security on, every request (even /status and unknown paths) needs a valid Bearer token first.
+    // The console's page, script and style sheet hold nothing of a tenant: served without identity or token.
+    if (consoleRoutes.answer(head.method, head.path, ex)) return;
+    // With security on, every other request (even /status and unknown paths) needs a valid Bearer token first.
     const auth = await caller.authenticate(head.authorization);
     if (auth && !auth.ok) {
       const d = auth.denial;

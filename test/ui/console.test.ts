@@ -1,0 +1,164 @@
+/**
+ * The web console in real headless Chromium against a real Corral (sim provider): sign in, create a cluster
+ * through the form, watch it become active without a reload, configure it into a failure and read the failed
+ * action's output, delete it; server validation errors beside their field; nothing of another tenant shows.
+ */
+import anyTest, { type TestFn } from "ava";
+import type { Browser, Page } from "puppeteer-core";
+import { api } from "../helpers/api.js";
+import { consoleOrigin, launchBrowser, openSignedIn, waitForText } from "../helpers/browser.js";
+import { createActiveCluster, tenantWithSimCatalog, type E2eTenant, type SimCatalogOptions } from "../helpers/clusters.js";
+import { startSystem, type TestSystem } from "../helpers/system.js";
+
+interface Context {
+  sys: TestSystem;
+  browser: Browser;
+}
+const test = anyTest as TestFn<Context>;
+
+/** `base`'s configure fails, with output, when the cluster config holds BREAK_CONFIGURE (split so the task file's copy of the script does not match). */
+const breakableConfigure: SimCatalogOptions = {
+  scripts: { base: { configure: { script: 'if grep -q BREAK_CONF"IGURE" "$CORRAL_TASK_FILE"; then echo "configure refused by the test" >&2; false; fi' } } },
+};
+
+test.before(async (t) => {
+  t.context.sys = await startSystem({ clusters: 1, provisioners: 1 });
+  t.context.browser = await launchBrowser();
+});
+test.after.always(async (t) => {
+  await t.context.browser?.close();
+  await t.context.sys?.stop();
+});
+
+const newPage = async (t: { context: Context }) => {
+  const page = await t.context.browser.newPage();
+  page.setDefaultTimeout(30_000);
+  return page;
+};
+
+/** Clicks the button whose text is exactly `label` (inside `scope`, default the page). */
+async function clickButton(page: Page, label: string, scope = "body"): Promise<void> {
+  const button = await page.waitForSelector(`${scope} ::-p-xpath(.//button[normalize-space(.)="${label}"])`);
+  await button!.click();
+}
+
+const confirmInDialog = async (page: Page, label: string) => {
+  await page.waitForSelector("dialog[open]");
+  await clickButton(page, label, "dialog[open]");
+};
+
+test("the console is served at / and /ui/ without identity; files by exact name only", async (t) => {
+  const origin = consoleOrigin(t.context.sys.baseUrl);
+  for (const path of ["/", "/ui/", "/ui"]) {
+    const res = await fetch(origin + path);
+    t.is(res.status, 200, path);
+    t.regex(res.headers.get("content-type") ?? "", /^text\/html/, path);
+    t.regex(res.headers.get("content-security-policy") ?? "", /default-src 'self'/);
+    t.regex(await res.text(), /<script type="module" src="\/ui\/console.js">/);
+  }
+  const script = await fetch(`${origin}/ui/console.js`);
+  t.is(script.status, 200);
+  t.regex(script.headers.get("content-type") ?? "", /^text\/javascript/);
+  t.is(script.headers.get("cache-control"), "no-cache");
+  t.true((await script.text()).length > 1000);
+  t.regex((await fetch(`${origin}/ui/console.css`)).headers.get("content-type") ?? "", /^text\/css/);
+  for (const path of ["/ui/../package.json", "/ui/%2e%2e/package.json", "/ui/..%2fpackage.json", "/ui/src/main.ts", "/ui/nothing.js"]) {
+    const res = await fetch(origin + path);
+    t.is(res.status, 404, path);
+    t.is((await res.json()).error, "not_found", path);
+  }
+});
+
+test("sign in, create a cluster through the form, watch it become active, fail a configure and read its output, delete it", async (t) => {
+  const tenant = await tenantWithSimCatalog(t.context.sys, "uiflow", { catalog: breakableConfigure });
+  const page = await newPage(t);
+  const origin = consoleOrigin(t.context.sys.baseUrl);
+  await page.goto(`${origin}/`);
+  await page.waitForSelector("form.sign-in");
+  await page.$eval("#main input[name=user]", (el) => ((el as HTMLInputElement).value = ""));
+  await page.type("#main input[name=user]", "alice");
+  await page.$eval("#main input[name=tenant]", (el) => ((el as HTMLInputElement).value = ""));
+  await page.type("#main input[name=tenant]", tenant.name);
+  await clickButton(page, "Sign in");
+  await waitForText(page, "[data-testid=identity]", `alice @ ${tenant.name}`);
+  await page.waitForSelector(".cluster-list");
+
+  await page.click("a[href='#/clusters/new']");
+  await page.waitForSelector("select[name=clusterTemplate] option[value=lamp]");
+  await page.type("input[name=name]", "ui-web");
+  await page.select("select[name=clusterTemplate]", "lamp");
+  await page.$eval("input[name=numMachines]", (el) => ((el as HTMLInputElement).value = "2"));
+  await clickButton(page, "Preview and create");
+  await waitForText(page, "dialog[open]", "Layout: 2 nodes");
+  await waitForText(page, "dialog[open] .stages", "Stage 1");
+  await confirmInDialog(page, "Create");
+  await page.waitForFunction(() => /^#\/clusters\/[^/]+$/.test(location.hash) && location.hash !== "#/clusters/new");
+  const id = decodeURIComponent((await page.evaluate(() => location.hash)).split("/")[2] ?? "");
+  // A marker that a reload would wipe: the status must turn active while it stays.
+  await page.evaluate(() => ((window as unknown as { stillThisPage: boolean }).stillThisPage = true));
+  await waitForText(page, "[data-testid=cluster-status]", "active", 60_000);
+  t.true(await page.evaluate(() => (window as unknown as { stillThisPage?: boolean }).stillThisPage === true), "no reload happened");
+  await waitForText(page, ".vtable[aria-label=Nodes] tbody", "lamp", 10_000).catch(() => undefined);
+  t.is(await page.$$eval(".vtable[aria-label=Nodes] tbody tr[data-key]", (rows) => rows.length), 2, "two nodes listed");
+
+  // Configure into a failure, through the Config tab (dry run first), and read the failed action's output.
+  await clickButton(page, "Config");
+  await page.waitForSelector(".config-tab textarea");
+  await page.$eval(".config-tab textarea", (el) => ((el as HTMLTextAreaElement).value = '{"BREAK_CONFIGURE": true}'));
+  await page.click(".config-tab input[name=restart]");
+  await clickButton(page, "Configure", ".config-tab");
+  await waitForText(page, "dialog[open]", "Dry run");
+  await confirmInDialog(page, "Configure");
+  await waitForText(page, "[data-testid=cluster-status]", "inconsistent", 60_000);
+  await clickButton(page, "Nodes");
+  await page.click(".vtable[aria-label=Nodes] tbody tr[data-key] button");
+  await waitForText(page, ".node-detail pre.output", "configure refused by the test");
+
+  // The list shows it, with its status, without a reload.
+  await page.click("a[href='#/clusters']");
+  await waitForText(page, `.vtable[aria-label=Clusters] tr[data-key="${id}"]`, "inconsistent");
+
+  // Delete it from its page: a destructive dry run, confirmed.
+  await page.click(`.vtable[aria-label=Clusters] tr[data-key="${id}"] a`);
+  await clickButton(page, "Delete cluster");
+  await waitForText(page, "dialog[open]", "Dry run");
+  t.truthy(await page.$("dialog[open] button.danger"), "the delete's confirm button is marked destructive");
+  await confirmInDialog(page, "Delete cluster ui-web");
+  await waitForText(page, "[data-testid=cluster-status]", "terminated", 60_000);
+  const status = await api(t.context.sys.baseUrl, "GET", `/clusters/${id}/status`, tenant.user);
+  t.is(status.body.status, "terminated");
+  await page.close();
+});
+
+test("a server validation error shows beside the field it names", async (t) => {
+  const tenant = await tenantWithSimCatalog(t.context.sys, "uivalid");
+  const page = await newPage(t);
+  await openSignedIn(page, t.context.sys.baseUrl, tenant.user, "/clusters/new");
+  await page.waitForSelector("select[name=clusterTemplate] option[value=lamp]");
+  await page.type("input[name=name]", "too-many");
+  await page.$eval("input[name=numMachines]", (el) => ((el as HTMLInputElement).value = "0"));
+  await clickButton(page, "Preview and create");
+  await page.waitForSelector(".field.invalid input[name=numMachines]");
+  const message = await page.$eval(".field.invalid .field-error", (el) => el.textContent ?? "");
+  t.regex(message, /numMachines/);
+  await page.close();
+});
+
+test("a user of one tenant sees nothing of another", async (t) => {
+  const { sys } = t.context;
+  const mine: E2eTenant = await tenantWithSimCatalog(sys, "uimine");
+  const theirs: E2eTenant = await tenantWithSimCatalog(sys, "uitheirs");
+  const theirId = await createActiveCluster(sys.baseUrl, theirs.user, { name: "secret-cluster-of-theirs", clusterTemplate: "lamp", numMachines: 1 });
+  const myId = await createActiveCluster(sys.baseUrl, mine.user, { name: "my-own-cluster", clusterTemplate: "lamp", numMachines: 1 });
+  const page = await newPage(t);
+  await openSignedIn(page, sys.baseUrl, mine.admin);
+  await page.waitForSelector(`.vtable[aria-label=Clusters] tr[data-key="${myId}"]`);
+  const listed = await page.$eval(".vtable[aria-label=Clusters] tbody", (el) => el.textContent ?? "");
+  t.false(listed.includes("secret-cluster-of-theirs"));
+  await page.goto(`${consoleOrigin(sys.baseUrl)}/ui/#/clusters/${encodeURIComponent(theirId)}`);
+  await waitForText(page, ".cluster-page .error", `No cluster ${theirId}`);
+  const text = await page.$eval("main", (el) => el.textContent ?? "");
+  t.false(text.includes("secret-cluster-of-theirs"));
+  t.is(await page.$$eval(".vtable[aria-label=Nodes] tbody tr[data-key]", (rows) => rows.length), 0);
+  await page.close();
+});
