@@ -15,10 +15,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { connectNats } from "@corral/shared";
 import { freePort } from "@corral/deploy";
-import { registerFixturePluginTypes } from "../../test/helpers/registry.js";
 import { startServiceProcess, type ServiceProcess } from "../../test/helpers/processes.js";
+import { createProviders, IDENTITY } from "./bench-providers.js";
 import { launchCorral, type LaunchedCorral } from "./launched-corral.js";
 import { cpuSeconds } from "./process-cpu.js";
 import { ensureWrk, runWrk, type LoadOptions, type LoadResult } from "./wrk.js";
@@ -27,11 +26,9 @@ const DURATION_S = Number(process.env["BENCH_DURATION_S"] ?? 5);
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
 const CONNECTIONS = Number(process.env["BENCH_CONNECTIONS"] ?? 64);
 const PROFILE_DIR = process.env["BENCH_PROFILE_DIR"];
-const LISTED_PROVIDERS = 20;
 /** The issue's targets: real throughput at least this share of the floor's, real p99 at most this multiple. */
 const TARGET = { throughputRatio: 0.8, p99Ratio: 1.25 };
 
-const IDENTITY = { "Service-UserID": "admin", "Service-TenantID": "superadmin" };
 const CASES = { getProvider: "/v2/providers/bench", listProviders: "/v2/providers" } as const;
 
 interface Run extends LoadResult {
@@ -55,24 +52,6 @@ async function measured(wrk: string, url: string, headers: Record<string, string
   const byProcess = Object.fromEntries(Object.keys(pids).map((name) => [name, perK((after[name] ?? 0) - (before[name] ?? 0))]));
   const total = perK(Object.keys(pids).reduce((sum, name) => sum + (after[name] ?? 0) - (before[name] ?? 0), 0));
   return { loadAverage1m, ...result, cpuMsPerKRequests: { ...byProcess, total } };
-}
-
-async function createProviders(corral: LaunchedCorral): Promise<void> {
-  const nc = await connectNats({ url: corral.natsUrl, name: "bench-setup" });
-  try {
-    await registerFixturePluginTypes(nc);
-  } finally {
-    await nc.close();
-  }
-  const names = ["bench", ...Array.from({ length: LISTED_PROVIDERS - 1 }, (_, i) => `bench-${String(i + 1).padStart(2, "0")}`)];
-  for (const name of names) {
-    const res = await fetch(`${corral.baseUrl}/providers`, {
-      method: "POST",
-      headers: { ...IDENTITY, "content-type": "application/json" },
-      body: JSON.stringify({ name, providertype: "rackspace", provisioner: { region: "dfw" } }),
-    });
-    if (res.status !== 200) throw new Error(`creating provider ${name} failed: ${res.status} ${await res.text()}`);
-  }
 }
 
 /** The real pipeline's answer per path: what the echo responder answers on the floor. */
