@@ -10,9 +10,7 @@ import { freemem, loadavg, tmpdir, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { silentLogger, type TaskMessage } from "@corral/shared";
-import { generateSshKeyPair } from "../../provisioner/src/ssh/key-pair.js";
-import { sshKeyFile } from "../../provisioner/src/ssh/node-target.js";
-import { SshPool } from "../../provisioner/src/ssh/pool.js";
+import { generateSshKeyPair, sshKeyFile, SshPool } from "@corral/provisioner/testing";
 import { createTestNetwork, ensureDockerForTests, removeTestContainers, startSshHost, type SshHost, type TestNetwork } from "../../test/helpers/docker-hosts.js";
 import { machineCpuSeconds, mapLimit, round } from "../clusters/lib.js";
 

@@ -14,10 +14,13 @@
  */
 import { randomUUID } from "node:crypto";
 import { silentLogger } from "@corral/shared";
-import { createShellAutomator } from "../../provisioner/src/plugins/shell.js";
-import type { PluginContext, PluginOutcome, ServiceActionCall } from "../../provisioner/src/plugins/types.js";
-import { SshPool } from "../../provisioner/src/ssh/pool.js";
-import { runRemote } from "../../provisioner/src/ssh/remote-exec.js";
+import {
+  createShellAutomator,
+  type PluginContext,
+  type PluginOutcome,
+  type ServiceActionCall,
+} from "@corral/provisioner";
+import { runRemote, SshPool } from "@corral/provisioner/testing";
 import { cpuWindow, latencySummary, loadSnapshot, log, machine, round, startSshFleet, totalMemoryGiB, writeResult, type SshFleet } from "./lib.js";
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);

@@ -10,9 +10,8 @@
  */
 import { readFileSync } from "node:fs";
 import { silentLogger, type TaskMessage } from "@corral/shared";
-import { createShellAutomator } from "../../provisioner/src/plugins/shell.js";
-import type { PluginOutcome } from "../../provisioner/src/plugins/types.js";
-import { SshPool } from "../../provisioner/src/ssh/pool.js";
+import { createShellAutomator, type PluginOutcome } from "@corral/provisioner";
+import { SshPool } from "@corral/provisioner/testing";
 
 export interface MemorySample {
   atMs: number;

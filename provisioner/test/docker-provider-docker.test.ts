@@ -11,17 +11,18 @@ import {
   type KV,
   type TaskMessage,
 } from "@corral/shared";
-import { ClusterKeys } from "../src/cluster-keys.js";
+import type { PluginOutcome, ProviderPlugin } from "@corral/provisioner";
 import {
+  ClusterKeys,
   createDockerProvider,
   DockerClient,
+  LABEL,
+  labelTerm,
+  nodeTarget,
   reconcileOrphans,
-} from "../src/plugins/docker/index.js";
-import { labelTerm, LABEL } from "../src/plugins/docker/naming.js";
-import type { PluginOutcome, ProviderPlugin } from "../src/plugins/types.js";
-import { nodeTarget } from "../src/ssh/node-target.js";
-import { SshPool } from "../src/ssh/pool.js";
-import { withTarget } from "../src/ssh/remote-node.js";
+  SshPool,
+  withTarget,
+} from "@corral/provisioner/testing";
 import { ensureDockerForTests } from "../../test/helpers/docker-hosts.js";
 import { testWithNats } from "../../test/helpers/nats-test.js";
 import { taskMessage, uniqueName } from "./helpers.js";

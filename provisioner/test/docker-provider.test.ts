@@ -3,21 +3,25 @@ import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "ava";
+import { DOCKER_SPEC } from "@corral/provisioner";
 import {
+  clusterFilter,
   containerName,
-  DOCKER_SPEC,
+  defaultSocketPath,
+  demuxLogs,
   DockerApiError,
   DockerClient,
+  dockerSettings,
   DockerTimeoutError,
   DockerUnreachableError,
+  every,
+  hostnameParts,
   LABEL,
   MANAGED_BY,
+  nodeFilter,
+  nodeLabels,
   parseFlavor,
-} from "../src/plugins/docker/index.js";
-import { demuxLogs } from "../src/plugins/docker/docker-api.js";
-import { every } from "../src/plugins/docker/periodic.js";
-import { clusterFilter, hostnameParts, nodeFilter, nodeLabels } from "../src/plugins/docker/naming.js";
-import { defaultSocketPath, dockerSettings } from "../src/plugins/docker/settings.js";
+} from "@corral/provisioner/testing";
 
 /** The docker provider's parts that need no Docker daemon. */
 

@@ -22,10 +22,8 @@ import {
   openBucket,
   silentLogger,
 } from "@corral/shared";
-import { createHostpoolProvider } from "../src/plugins/hostpool/index.js";
-import type { PluginOutcome, ProviderPlugin } from "../src/plugins/types.js";
-import { sshKeyFile } from "../src/ssh/node-target.js";
-import { SshPool } from "../src/ssh/pool.js";
+import type { PluginOutcome, ProviderPlugin } from "@corral/provisioner";
+import { createHostpoolProvider, sshKeyFile, SshPool } from "@corral/provisioner/testing";
 import {
   createTestNetwork,
   dockerExec,

@@ -1,6 +1,6 @@
 import test from "ava";
 import { HostListError, parseHostEntry, parseHostList } from "@corral/shared";
-import { readSettings, sshAuthOf } from "../src/plugins/hostpool/settings.js";
+import { readHostpoolSettings, sshAuthOf } from "@corral/provisioner/testing";
 import { taskMessage } from "./helpers.js";
 
 /** The `hosts` field of the hostpool provider: parsing and the settings read from a task, without NATS. */
@@ -55,7 +55,7 @@ test("hosts - a list is comma (or whitespace) separated; each host at most once"
 const provider = (fields: Record<string, string>) => ({ name: "pool", providertype: "hostpool", provisioner: fields });
 
 test("settings - hosts and a credential are required; a bad entry fails with a status-1 message naming it", (t) => {
-  const read = (fields: Record<string, string>) => readSettings(taskMessage({ tenant: "t", config: { provider: provider(fields) } }));
+  const read = (fields: Record<string, string>) => readHostpoolSettings(taskMessage({ tenant: "t", config: { provider: provider(fields) } }));
   const bad = read({ hosts: "10.0.0.1, 10.0.0.2:x", ssh_password: "p" });
   t.false(bad.ok);
   t.regex(!bad.ok ? bad.error : "", /^hostpool pool: hosts entry "10.0.0.2:x" has an invalid port/);

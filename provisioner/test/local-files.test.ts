@@ -11,8 +11,7 @@ import { dirname, join } from "node:path";
 import test from "ava";
 import type { TaskMessage } from "@corral/shared";
 import { createShellAutomator, createSimProvider, nodeDir, tenantDir } from "@corral/provisioner";
-import { tenantTmpDir } from "../src/paths.js";
-import { createLocalSandbox, type LocalSandbox } from "../src/sandbox/index.js";
+import { createLocalSandbox, type LocalSandbox, tenantTmpDir } from "@corral/provisioner/testing";
 import { taskMessage, uniqueName } from "./helpers.js";
 import { pluginContext } from "./helpers/plugin-context.js";
 

@@ -10,7 +10,7 @@ import {
   resourceDir,
   pathSegment,
 } from "@corral/provisioner";
-import { nameOfSegment } from "../src/paths.js";
+import { nameOfSegment } from "@corral/provisioner/testing";
 import { taskMessage } from "./helpers.js";
 import { pluginContext } from "./helpers/plugin-context.js";
 

@@ -7,14 +7,14 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger, type TaskMessage } from "@corral/shared";
-import { createChefSoloAutomator } from "../src/plugins/chef-solo.js";
-import { createShellAutomator } from "../src/plugins/shell.js";
-import type { AutomatorPlugin, PluginOutcome } from "../src/plugins/types.js";
-import { resourceDir } from "../src/paths.js";
-import { generateSshKeyPair } from "../src/ssh/key-pair.js";
-import { sshKeyFile } from "../src/ssh/node-target.js";
-import { SshPool } from "../src/ssh/pool.js";
-import type { RemoteAccess } from "../src/ssh/remote-node.js";
+import {
+  type AutomatorPlugin,
+  createChefSoloAutomator,
+  createShellAutomator,
+  type PluginOutcome,
+  resourceDir,
+} from "@corral/provisioner";
+import { generateSshKeyPair, type RemoteAccess, sshKeyFile, SshPool } from "@corral/provisioner/testing";
 import { createTestNetwork, dockerExec, ensureDockerForTests, removeTestContainers, startSshHost, type SshHost, type TestNetwork } from "../../test/helpers/docker-hosts.js";
 import { taskMessage } from "./helpers.js";
 import { pluginContext } from "./helpers/plugin-context.js";

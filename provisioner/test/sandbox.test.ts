@@ -23,10 +23,17 @@ import {
   silentLogger,
   type TaskMessage,
 } from "@corral/shared";
-import { createShellAutomator, createSimProvider, nodeDir, resourceDir, startProvisioner, tenantDir, type RunningProvisioner } from "@corral/provisioner";
-import type { AutomatorPlugin } from "../src/plugins/types.js";
-import { createLocalSandbox, type LocalSandbox } from "../src/sandbox/index.js";
-import { SANDBOX_ID_BASE, SANDBOX_ID_COUNT } from "../src/sandbox/tenant-ids.js";
+import {
+  type AutomatorPlugin,
+  createShellAutomator,
+  createSimProvider,
+  nodeDir,
+  resourceDir,
+  type RunningProvisioner,
+  startProvisioner,
+  tenantDir,
+} from "@corral/provisioner";
+import { createLocalSandbox, type LocalSandbox, SANDBOX_ID_BASE, SANDBOX_ID_COUNT } from "@corral/provisioner/testing";
 import { assign, eventually, publishTask, taskMessage, uniqueName, waitResult } from "./helpers.js";
 import { pluginContext } from "./helpers/plugin-context.js";
 

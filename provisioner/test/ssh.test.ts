@@ -1,8 +1,6 @@
 import test from "ava";
 import { silentLogger } from "@corral/shared";
-import { SshError, SshPool } from "../src/ssh/pool.js";
-import { runRemote } from "../src/ssh/remote-exec.js";
-import { OutputTail } from "../src/ssh/output-tail.js";
+import { OutputTail, runRemote, SshError, SshPool } from "@corral/provisioner/testing";
 import { startLocalSshd, type LocalSshd } from "../../test/helpers/sshd.js";
 
 const sshd = test.serial;

@@ -5,7 +5,7 @@
  */
 import { decode } from "@corral/contracts";
 import { createLogger, ensureStreams, type TaskMessage } from "@corral/shared";
-import { createTaskFeed } from "../src/task-feed.js";
+import { createTaskFeed } from "@corral/provisioner/testing";
 import { eventually, publishTask, taskMessage, uniqueName } from "./helpers.js";
 import { testWithNats } from "../../test/helpers/nats-test.js";
 

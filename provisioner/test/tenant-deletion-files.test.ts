@@ -5,7 +5,8 @@
  */
 import { lstat, readdir } from "node:fs/promises";
 import { randomUUID } from "node:crypto";
-import { tenantDir, tenantTmpDir } from "../src/paths.js";
+import { tenantDir } from "@corral/provisioner";
+import { tenantTmpDir } from "@corral/provisioner/testing";
 import { api, SUPERADMIN } from "../../test/helpers/api.js";
 import { assertOk } from "../../test/helpers/assertions.js";
 import { createClusterCatalog } from "../../test/helpers/cluster-fixture.js";

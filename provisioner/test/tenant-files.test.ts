@@ -17,8 +17,7 @@ import { startNats, type NatsHandle } from "@corral/deploy";
 import { buckets, kvKey, objectStores } from "@corral/contracts";
 import { connectNats, ensureStreams, openBucket, putValue, silentLogger } from "@corral/shared";
 import { createShellAutomator, createSimProvider, nodeDir, resourceDir, startProvisioner, tenantDir, type RunningProvisioner } from "@corral/provisioner";
-import { tenantTmpDir } from "../src/paths.js";
-import { createLocalSandbox, type LocalSandbox } from "../src/sandbox/index.js";
+import { createLocalSandbox, type LocalSandbox, tenantTmpDir } from "@corral/provisioner/testing";
 import { assignTenant, eventually, publishTask, taskMessage, uniqueName, waitResult } from "./helpers.js";
 
 interface Context {

@@ -5,7 +5,7 @@
  */
 import { buckets, encode, type HostAllocation } from "@corral/contracts";
 import { hostAllocationKey, openBucket } from "@corral/shared";
-import { HOSTPOOL_SPEC } from "../../provisioner/src/plugins/hostpool/spec.js";
+import { HOSTPOOL_SPEC } from "@corral/provisioner";
 import { api, type Caller } from "../helpers/api.js";
 import { assertError, assertOk } from "../helpers/assertions.js";
 import { createTenant, uniqueName, type TestTenant } from "../helpers/catalog.js";

@@ -12,8 +12,7 @@ import { createDemoTenant, docker, inContainer, nodeContainer, removeTenantConta
 import { createTestNetwork, ensureDockerForTests, removeTestContainers, startSshHost, type SshHost } from "../helpers/docker-hosts.js";
 import { eventually } from "../helpers/eventually.js";
 import { testWithSystem, type SystemContext } from "../helpers/system-test.js";
-import { generateSshKeyPair } from "../../provisioner/src/ssh/key-pair.js";
-import { sshKeyFile } from "../../provisioner/src/ssh/node-target.js";
+import { generateSshKeyPair, sshKeyFile } from "@corral/provisioner/testing";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 

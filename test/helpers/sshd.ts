@@ -9,7 +9,7 @@ import { connect } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { generateSshKeyPair } from "../../provisioner/src/ssh/key-pair.js";
+import { generateSshKeyPair } from "@corral/provisioner/testing";
 import { freePort } from "@corral/deploy";
 
 export interface LocalSshd {
