@@ -55,6 +55,8 @@ export { restPath } from "./endpoints/rest-path.js";
 export type { BodyOf } from "./endpoints/rest-path.js";
 export type { Endpoint, RestBinding, RestRoute, Access, Method, BodyKind, ServiceName } from "./endpoints/endpoint.js";
 export type { JsonSchema } from "./endpoints/json-schema.js";
+export { openApiDocument, openApiPath } from "./endpoints/openapi.js";
+export type { OpenApiDocument, DocOperation, DocMethod } from "./endpoints/openapi.js";
 export type { TenantWriteBody, HostView } from "./endpoints/tenancy.js";
 export type {
   CreateClusterBody,

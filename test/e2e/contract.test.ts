@@ -1,51 +1,60 @@
 /**
- * The endpoint table's reply schemas are what the services really answer: one walk through every REST endpoint of
- * a running Corral (tenants, provisioners, each catalog kind, hostpool hosts, export/import, a sim cluster through
- * every cluster operation, plugin resources, metrics), each 200 answer checked against its row's reply schema.
+ * The API description (`GET /v2/openapi.json`, derived from the endpoint table) says what the services really
+ * answer: one walk through every REST endpoint of a running Corral (tenants, provisioners, each catalog kind,
+ * hostpool hosts, export/import, a sim cluster through every cluster operation, plugin resources, metrics, the
+ * description and its docs), each answer checked against the schema the description gives for its route and
+ * status; refused calls too (their status must be one the description lists, their body the JSON error body).
  */
-import { buckets, CATALOG_KINDS, encode, endpointList, endpoints, type EndpointName } from "@corral/contracts";
+import { buckets, CATALOG_KINDS, encode, endpointList, type EndpointName } from "@corral/contracts";
 import { hostAllocationKey, openBucket } from "@corral/shared";
 import { createRouter } from "../../services/gateway/src/router.js";
 import { apiRoutes } from "../../services/gateway/src/routes.js";
 import { upload } from "../../services/plugins/test/rest-helpers.js";
 import { api, SUPERADMIN, type ApiResponse, type Caller } from "../helpers/api.js";
+import { loadApiDescription, type ApiDescription } from "../helpers/api-description.js";
 import { uniqueName } from "../helpers/catalog.js";
 import { simFixtureCatalog, waitForAssignment, waitForStatus } from "../helpers/clusters.js";
-import { schemaProblems } from "../helpers/json-schema-check.js";
 import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
 
 const test = testWithSystem({ clusters: 1, provisioners: 1, metrics: 1, reconcileIntervalMs: 500 });
 
 const route = createRouter(apiRoutes());
 
-/** Calls the API and checks a 200 answer against the reply schema of the endpoint its route belongs to. */
-function contractClient(t: SystemTest) {
+/** Calls the API and checks each answer against what the API description says of its route and status. */
+function contractClient(t: SystemTest, description: ApiDescription) {
   const covered = new Set<EndpointName>();
-  const check = (method: string, path: string, res: ApiResponse): ApiResponse => {
-    if (res.status !== 200) throw new Error(`${method} ${path}: HTTP ${res.status} ${res.text}`);
+  const check = (method: string, path: string, res: ApiResponse, status = 200): ApiResponse => {
+    if (res.status !== status) throw new Error(`${method} ${path}: HTTP ${res.status} ${res.text}, not ${status}`);
     const match = route(method, path.split("?")[0] ?? path);
     if (match.kind !== "found") throw new Error(`${method} ${path} matches no route`);
     const name = match.route.endpoint;
-    const reply = endpoints[name].reply;
-    const problems = reply === "empty" ? (res.text === "" ? [] : [`expected no body, got ${res.text.slice(0, 80)}`]) : schemaProblems(reply, res.body);
-    t.deepEqual(problems, [], `${method} ${path} (${name})`);
-    covered.add(name);
+    t.deepEqual(description.answerProblems(method, match.route.pattern, res), [], `${method} ${path} (${name}): HTTP ${res.status}`);
+    if (status === 200) covered.add(name);
     return res;
   };
+  const send = (caller: Caller, method: string, path: string, body?: unknown) =>
+    api(t.context.sys.baseUrl, method, path, { ...caller, ...(body !== undefined ? { body } : {}) });
   return {
     covered,
-    call: async (caller: Caller, method: string, path: string, body?: unknown) =>
-      check(method, path, await api(t.context.sys.baseUrl, method, path, { ...caller, ...(body !== undefined ? { body } : {}) })),
+    call: async (caller: Caller, method: string, path: string, body?: unknown) => check(method, path, await send(caller, method, path, body)),
+    /** A call that must be refused with `status`. */
+    refused: async (caller: Caller, method: string, path: string, status: number, body?: unknown) =>
+      check(method, path, await send(caller, method, path, body), status),
     upload: async (caller: Caller, path: string, bytes: string) => check("POST", path, await upload(t.context.sys.baseUrl, caller, path, bytes)),
   };
 }
 
-test("every REST endpoint answers what its reply schema says", async (t) => {
+test("every REST endpoint answers what the API description says, refusals too", async (t) => {
   const { sys } = t.context;
-  const { call, upload: uploadChecked, covered } = contractClient(t);
+  const { call, refused, upload: uploadChecked, covered } = contractClient(t, await loadApiDescription(sys.baseUrl));
   const settled = (caller: Caller, id: string) => waitForStatus(sys.baseUrl, caller, id, "active");
 
   await call({}, "GET", "/status");
+  await call({}, "GET", "/openapi.json");
+  await call({}, "GET", "/docs");
+  await call({}, "GET", "/docs/init.js");
+  await refused({}, "GET", "/docs/nothing.js", 404);
+  await refused({}, "GET", "/clusters", 401);
 
   // Tenants and provisioners.
   const name = uniqueName("contract");
@@ -58,6 +67,11 @@ test("every REST endpoint answers what its reply schema says", async (t) => {
   await call(SUPERADMIN, "GET", `/provisioners/${provisioners[0]?.id}`);
   const admin = { user: "admin", tenant: name };
   const user = { user: "alice", tenant: name };
+  await refused(SUPERADMIN, "POST", "/tenants", 409, { tenant: { name, workers: 3 } });
+  await refused(user, "GET", "/tenants", 401);
+  await refused(user, "POST", "/import", 403, {});
+  await refused(user, "GET", "/clusters/00000000", 404);
+  await refused(user, "POST", "/clusters", 400, { name: "no-template" });
 
   // The catalog: import, then each kind's five operations on a copy of an imported entity.
   await call(admin, "POST", "/import", simFixtureCatalog());

@@ -31,6 +31,11 @@ export interface RestBinding {
   denialStatus: 401 | 403;
   body: BodyKind;
   /**
+   * Served without a Bearer token even with security on (public only): the API description and its docs hold
+   * nothing secret, and a browser opening the docs sends no token.
+   */
+  withoutToken?: true;
+  /**
    * The endpoint takes `?dryRun=true` (like `terraform plan`): it then runs the same checks and answers this
    * instead of `reply`, creating, storing and counting nothing.
    */

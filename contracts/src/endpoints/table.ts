@@ -5,6 +5,7 @@
  *
  * Order matters only for REST: routes are listed (and `Allow` headers name methods) in table order.
  */
+import { apiDocsEndpoints } from "./api-docs.js";
 import { authEndpoints } from "./auth.js";
 import { clusterEndpoints, clustersInternalEndpoints } from "./clusters.js";
 import type { Endpoint, ServiceName } from "./endpoint.js";
@@ -16,6 +17,7 @@ import { catalogEndpoints, hostPoolAndTransferEndpoints, tenancyInternalEndpoint
 
 export const endpoints = {
   ...gatewayEndpoints,
+  ...apiDocsEndpoints,
   ...tenantEndpoints,
   ...catalogEndpoints("providers"),
   ...catalogEndpoints("hardwaretypes"),

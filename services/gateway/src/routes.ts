@@ -1,4 +1,4 @@
-import { endpointList, type Access, type BodyKind, type EndpointName, type Method } from "@corral/contracts";
+import { endpointList, type Access, type BodyKind, type EndpointName, type Endpoints, type Method, type RestBinding } from "@corral/contracts";
 import type { RestServedEndpointName } from "@corral/shared";
 
 export type { Access, BodyKind, Method };
@@ -13,11 +13,18 @@ interface RouteBasics {
   body: BodyKind;
 }
 
-/** A route the gateway answers itself (`GET /status`): public. */
+/** The REST endpoints the gateway answers itself, without a service. */
+export type GatewayRestEndpointName = {
+  [N in EndpointName]: Endpoints[N] extends { service: "gateway"; rest: RestBinding } ? N : never;
+}[EndpointName];
+
+/** A route the gateway answers itself (`GET /status`, the API description and its docs): public. */
 export interface GatewayRoute extends RouteBasics {
   access: "public";
   /** The endpoint the route belongs to. */
-  endpoint: EndpointName;
+  endpoint: GatewayRestEndpointName;
+  /** Answered without a Bearer token even with security on. */
+  withoutToken: boolean;
 }
 
 /** A route forwarded to the service that answers its endpoint. */
@@ -36,7 +43,8 @@ export function apiRoutes(): Route[] {
     if (!rest) return [];
     return rest.routes.map((r): Route => {
       const basics = { method: r.method, pattern: r.path, denialStatus: rest.denialStatus, body: rest.body };
-      if (rest.access === "public") return { ...basics, access: rest.access, endpoint: name };
+      // Public rows are the gateway's own (contracts/test/endpoints.test.ts); TypeScript cannot narrow a name by its row.
+      if (rest.access === "public") return { ...basics, access: rest.access, endpoint: name as GatewayRestEndpointName, withoutToken: rest.withoutToken === true };
       if (endpoint.subject === undefined) throw new Error(`endpoint ${name} is neither public nor answered on a subject`);
       // A REST row with a subject is what RestServedEndpointName names; TypeScript cannot narrow a name by its row.
       return { ...basics, access: rest.access, endpoint: name as RestServedEndpointName };

@@ -8,7 +8,7 @@ import { BodyTooLargeError, Exchange, readBody } from "./http.js";
 import { callerCheck } from "./caller.js";
 import { openEventStreams, type EventStreamOptions } from "./events/index.js";
 import { API_KEY_HEADER, TENANT_HEADER, USER_HEADER, isAllowed } from "./identity.js";
-import { openConsole } from "./console.js";
+import { openGatewayAnswers } from "./gateway-answers.js";
 import { createRouter } from "./router.js";
 import { apiRoutes, type Route } from "./routes.js";
 import { openTenantDirectory } from "./tenant-directory.js";
@@ -132,14 +132,15 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
   const maxUploadBytes = deps.maxUploadBytes ?? 1024 * 1024 * 1024;
   const directory = await openTenantDirectory(nc, log);
   const uploads = await openUploadSink(nc);
-  const route = createRouter(apiRoutes());
-  const consoleRoutes = await openConsole();
+  const routes = apiRoutes();
+  const route = createRouter(routes);
+  const gatewayAnswers = await openGatewayAnswers({ basePath: `/${API_VERSION}`, routes });
   const caller = callerCheck(deps.security, directory);
   const events = openEventStreams({ nc, log, caller, requestTimeoutMs, ...(deps.events ? { options: deps.events } : {}) });
 
   const handle = async (res: HttpResponse, head: RequestHead, ex: Exchange): Promise<void> => {
-    // The console's page, script and style sheet hold nothing of a tenant: served without identity or token.
-    if (consoleRoutes.answer(head.method, head.path, ex)) return;
+    // The API description and its docs need no identity, nor a token (README "API description"): matched exactly.
+    if (gatewayAnswers.answerWithoutToken(head.method, head.path, ex)) return;
     // With security on, every other request (even /status and unknown paths) needs a valid Bearer token first.
     const auth = await caller.authenticate(head.authorization);
     if (auth && !auth.ok) {
@@ -181,7 +182,7 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
     }
     const r = match.route;
     if (r.access === "public") {
-      ex.json(200, { status: "OK" });
+      gatewayAnswers.answer(r.endpoint, match.params, ex);
       return;
     }
     const identity = await caller.identify(head, auth);
