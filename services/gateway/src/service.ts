@@ -9,6 +9,7 @@ import { callerCheck } from "./caller.js";
 import { openEventStreams, type EventStreamOptions } from "./events/index.js";
 import { API_KEY_HEADER, TENANT_HEADER, USER_HEADER, isAllowed } from "./identity.js";
 import { openGatewayAnswers } from "./gateway-answers.js";
+import { openConsole } from "./console.js";
 import { createRouter } from "./router.js";
 import { apiRoutes, type Route } from "./routes.js";
 import { openTenantDirectory } from "./tenant-directory.js";
@@ -135,12 +136,15 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
   const routes = apiRoutes();
   const route = createRouter(routes);
   const gatewayAnswers = await openGatewayAnswers({ basePath: `/${API_VERSION}`, routes });
+  const consoleRoutes = await openConsole();
   const caller = callerCheck(deps.security, directory);
   const events = openEventStreams({ nc, log, caller, requestTimeoutMs, ...(deps.events ? { options: deps.events } : {}) });
 
   const handle = async (res: HttpResponse, head: RequestHead, ex: Exchange): Promise<void> => {
     // The API description and its docs need no identity, nor a token (README "API description"): matched exactly.
     if (gatewayAnswers.answerWithoutToken(head.method, head.path, ex)) return;
+    // The console's page, script and style sheet hold nothing of a tenant: served without identity or token too.
+    if (consoleRoutes.answer(head.method, head.path, ex)) return;
     // With security on, every other request (even /status and unknown paths) needs a valid Bearer token first.
     const auth = await caller.authenticate(head.authorization);
     if (auth && !auth.ok) {
