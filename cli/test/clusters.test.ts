@@ -1,6 +1,6 @@
 /**
  * Clusters through the real `corral` binary against a running Corral with the `sim` provisioner: a create with
- * --wait draws its progress and exits 0, `status` and `plan` show the cluster (table, json, yaml), a failing
+ * --wait draws its progress from the cluster's event stream and exits 0, `status` and `plan` show the cluster (table, json, yaml), a failing
  * create exits 1 with the failing task's output, `watch` of a finished job says how it ended.
  */
 import anyTest, { type TestFn } from "ava";
@@ -50,7 +50,7 @@ test("cluster create --wait draws stages and tasks until active, exit 0; status 
   const id = idOf(created);
   const lines = created.stdout.trim().split("\n");
   t.regex(created.stdout, /^plan \S+ CLUSTER_CREATE: \d+ stages, \d+ tasks$/m);
-  t.regex(created.stdout, /^stage 1\/\d+: CREATE x2$/m);
+  t.regex(created.stdout, /^stage 1\/\d+ started: CREATE x2$/m);
   t.regex(created.stdout, /^ {2}\[\d+\/\d+\] complete +INSTALL mysql-server on \S+ \(\d+(ms|\.\ds)\)$/m);
   t.regex(lines.at(-1) ?? "", new RegExp(`^cluster ${id} is active \\(cluster_create complete, (\\d+)/\\1 tasks\\)$`));
   t.false(/\u001b\[/.test(created.stdout), "no escape sequences without a terminal");
@@ -90,9 +90,14 @@ test("a failing create exits 1 with the failing task and its output; watch of th
   t.regex(created.stdout, /^failed tasks:\n {2}INSTALL mysql-server on \S+: failed after 3 attempts\n {4}stderr\| disk full on \/var\/lib\/mysql\n {4}stdout\| installing mysql$/m);
   t.regex(created.stdout.trim().split("\n").at(-1) ?? "", new RegExp(`^cluster ${id} failed: incomplete \\(cluster_create failed, stage \\d+/\\d+`));
 
-  const watched = await corral(["watch", id]);
-  t.is(watched.code, 1, shown(watched));
-  t.regex(watched.stdout, /stderr\| disk full on \/var\/lib\/mysql/);
+  // The event stream shows every failed attempt as it happens, each with its output.
+  t.regex(created.stdout, /^ {2}\[\d+\/\d+\] retrying INSTALL mysql-server on \S+ attempt 2 \(.+\)\n {6}stderr\| disk full on \/var\/lib\/mysql$/m);
+
+  for (const how of [[], ["--poll"]]) {
+    const watched = await corral(["watch", id, ...how]);
+    t.is(watched.code, 1, shown(watched));
+    t.regex(watched.stdout, /stderr\| disk full on \/var\/lib\/mysql/);
+  }
 
   const plan = JSON.parse((await corral(["plan", id, "-o", "json"])).stdout);
   const failed = plan.stages.flatMap((s: { tasks: any[] }) => s.tasks).filter((task: any) => task.state === "failed");

@@ -4,7 +4,7 @@ import { ExitCode, UsageError } from "../errors.js";
 import { clusterTable, nodeTable, planProgressView } from "../output/cluster-views.js";
 import { followJob } from "../progress/follow-job.js";
 import { planProgress } from "../progress/plan-progress.js";
-import { listOption, stringOption, type Command } from "./command.js";
+import { flag, listOption, stringOption, type Command } from "./command.js";
 
 const cluster = (id: string) => `/clusters/${encodeURIComponent(id)}`;
 
@@ -43,14 +43,18 @@ export const planCommand: Command = {
 
 export const watchCommand: Command = {
   words: ["watch"],
-  summary: "follow a cluster's current job: stages, tasks done of total, failing tasks with their output; exit 1 when it fails",
+  summary: "follow a cluster's current job from its event stream: stages, tasks done of total, failing tasks with their output; exit 1 when it fails",
   args: ["<cluster-id>"],
   options: {
-    interval: { type: "string", valueName: "ms", description: "between two looks at the cluster (default 1000)" },
+    poll: { type: "boolean", description: "poll the cluster instead of reading its event stream" },
+    interval: { type: "string", valueName: "ms", description: "between two polls (default 1000)" },
   },
   run(ctx, input) {
     const interval = stringOption(input, "interval");
-    return followJob(ctx, input.positionals[0] ?? "", interval === undefined ? {} : { intervalMs: positiveInteger(interval) });
+    return followJob(ctx, input.positionals[0] ?? "", {
+      poll: flag(input, "poll"),
+      ...(interval === undefined ? {} : { intervalMs: positiveInteger(interval) }),
+    });
   },
 };
 

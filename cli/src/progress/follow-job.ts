@@ -1,6 +1,8 @@
 /** Following a cluster's job to its end: snapshots from a source, drawn by the renderer the output allows. */
 import type { CommandContext, CommandOutcome } from "../commands/command.js";
 import { ExitCode } from "../errors.js";
+import type { ApiClient } from "../http/api-client.js";
+import { streamProgress } from "./event-source.js";
 import { pollProgress } from "./poll-source.js";
 import { outcomeOf, type ProgressSnapshot } from "./progress-text.js";
 import { liveRenderer, plainRenderer, type ProgressRenderer } from "./renderers.js";
@@ -8,6 +10,14 @@ import { liveRenderer, plainRenderer, type ProgressRenderer } from "./renderers.
 export interface FollowOptions {
   /** Between two polls. @default 1000 */
   intervalMs?: number;
+  /** Poll even where the gateway streams events. @default false */
+  poll?: boolean;
+}
+
+/** The event stream where there is one, else polling. */
+async function* progressOf(client: ApiClient, clusterId: string, options: FollowOptions): AsyncGenerator<ProgressSnapshot> {
+  if (!options.poll && (yield* streamProgress(client, clusterId)) === "ended") return;
+  yield* pollProgress(client, clusterId, options);
 }
 
 /**
@@ -23,7 +33,7 @@ export async function followJob(ctx: CommandContext, clusterId: string, options:
     ? liveRenderer(write, { columns: (stream as { columns?: number }).columns ?? 100, color: !ctx.env["NO_COLOR"] })
     : plainRenderer(write);
   let last: ProgressSnapshot | undefined;
-  for await (const snapshot of pollProgress(ctx.client(), clusterId, options)) {
+  for await (const snapshot of progressOf(ctx.client(), clusterId, options)) {
     if (last) renderer.update(last);
     last = snapshot;
   }

@@ -1,6 +1,6 @@
 /**
  * Progress by polling: the cluster's status, its newest plan and its nodes' action history, once per interval,
- * until the job ends. Used until the gateway serves the cluster's event stream.
+ * until the job ends. The fallback where the gateway serves no event stream.
  */
 import type { ClusterDetails, ClusterStatusView, PlanView } from "@corral/contracts";
 import type { ApiClient } from "../http/api-client.js";
@@ -12,22 +12,36 @@ export interface PollOptions {
   intervalMs?: number;
 }
 
+export const clusterPath = (clusterId: string): string => `/clusters/${encodeURIComponent(clusterId)}`;
+
+/** The cluster's status and plans (newest first). */
+export async function readJob(client: ApiClient, clusterId: string): Promise<{ status: ClusterStatusView; plans: PlanView[] }> {
+  const status = await client.request<ClusterStatusView>("GET", `${clusterPath(clusterId)}/status`);
+  const plans = await client.request<PlanView[]>("GET", `${clusterPath(clusterId)}/plans`);
+  return { status, plans };
+}
+
+/** The plan of the cluster's current (or last) job: the newest, once its action is the cluster's. */
+export function currentPlan(job: { status: ClusterStatusView; plans: readonly PlanView[] }): PlanView | undefined {
+  const newest = job.plans[0];
+  return newest?.action.toLowerCase() === job.status.action ? newest : undefined;
+}
+
+/** One look at the cluster: status, and its job's plan with each task's state from the nodes' history. */
+export async function readSnapshot(client: ApiClient, clusterId: string): Promise<ProgressSnapshot> {
+  const job = await readJob(client, clusterId);
+  const plan = currentPlan(job);
+  if (!plan) return { status: job.status };
+  const details = await client.request<ClusterDetails>("GET", clusterPath(clusterId));
+  return { status: job.status, plan: planProgress(plan, details.nodes) };
+}
+
 /** Snapshots until the job ends; the last one is the final state. */
 export async function* pollProgress(client: ApiClient, clusterId: string, options: PollOptions = {}): AsyncGenerator<ProgressSnapshot> {
-  const intervalMs = options.intervalMs ?? 1000;
-  const cluster = `/clusters/${encodeURIComponent(clusterId)}`;
   for (;;) {
-    const status = await client.request<ClusterStatusView>("GET", `${cluster}/status`);
-    const plans = await client.request<PlanView[]>("GET", `${cluster}/plans`);
-    // Plans come newest first; the newest is the job's once its action is the cluster's.
-    const plan = plans[0]?.action.toLowerCase() === status.action ? plans[0] : undefined;
-    if (plan) {
-      const details = await client.request<ClusterDetails>("GET", cluster);
-      yield { status, plan: planProgress(plan, details.nodes) };
-    } else {
-      yield { status };
-    }
-    if (outcomeOf(status) !== "running") return;
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    const snapshot = await readSnapshot(client, clusterId);
+    yield snapshot;
+    if (outcomeOf(snapshot.status) !== "running") return;
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 1000));
   }
 }

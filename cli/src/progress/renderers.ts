@@ -30,11 +30,14 @@ export function plainRenderer(write: Write): ProgressRenderer {
   let lastPlan = "";
   let completed = 0;
   const seen = new Map<string, string>();
+  const outputShown = new Map<string, number>();
   const update = (snapshot: ProgressSnapshot) => {
-    const status = statusLine(snapshot.status);
-    // The job's end is said by the final line, after the tasks that ended with it.
-    if (status !== lastStatus && outcomeOf(snapshot.status) === "running") write(`${status}\n`);
-    lastStatus = status;
+    // A status line when the status or action changes, not per step (the task lines count those); the job's end
+    // is said by the final line, after the tasks that ended with it.
+    const { status: state, action, actionstatus } = snapshot.status;
+    const statusKey = `${state} ${action} ${actionstatus}`;
+    if (statusKey !== lastStatus && outcomeOf(snapshot.status) === "running") write(`${statusLine(snapshot.status)}\n`);
+    lastStatus = statusKey;
     const plan = snapshot.plan;
     if (!plan) return;
     if (plan.planId !== lastPlan) {
@@ -46,7 +49,7 @@ export function plainRenderer(write: Write): ProgressRenderer {
     for (const stage of plan.stages) {
       if (stage.index > plan.currentStage && !stage.tasks.some((t) => t.state !== "pending")) continue;
       if (stage.index > lastStage) {
-        write(`${stageLine(plan, stage)}\n`);
+        write(`${stageLine(plan, stage).replace(":", " started:")}\n`);
         lastStage = stage.index;
       }
       for (const task of stage.tasks) {
@@ -55,7 +58,9 @@ export function plainRenderer(write: Write): ProgressRenderer {
         seen.set(task.id, key);
         if (task.state === "complete") completed++;
         write(`  [${completed}/${plan.total}] ${taskLine(task)}\n`);
-        for (const line of failureOutput(task, "      ")) write(`${line}\n`);
+        // A last attempt's output is shown once, when it fails, not again when the plan gives up.
+        if (outputShown.get(task.id) !== task.attempts) for (const line of failureOutput(task, "      ")) write(`${line}\n`);
+        outputShown.set(task.id, task.attempts);
       }
     }
   };
