@@ -108,6 +108,13 @@ test("SSE resumed with Last-Event-ID misses nothing and repeats nothing; a bad L
   );
   t.deepEqual([...seen, ...resumed.events()].map((e) => e.event), whole.events().map((e) => e.event));
 
+  // The same resumed from the events stream itself, by a gateway that keeps no recent events in memory.
+  const { baseUrl: streamOnly } = await extraGateway(t, { maxRecentEvents: 0 });
+  const fromStream = await openSse(streamOnly, tenant.user, id, { lastEventId: seen.at(-1)!.id });
+  await fromStream.waitFor(() => hasSettled(fromStream), "the cluster settled, read from the stream");
+  fromStream.close();
+  t.deepEqual(fromStream.events(), resumed.events());
+
   const bad = await openSse(baseUrl, tenant.user, id, { lastEventId: "abc" as unknown as number });
   t.is(bad.status, 400);
   t.like(bad.body, { status: 400, error: "bad_request" });

@@ -38,6 +38,10 @@ export interface SseClient {
 export interface SseOptions {
   lastEventId?: number;
   headers?: Record<string, string>;
+  /** Called with each message as it arrives. */
+  onMessage?: (message: SseMessage) => void;
+  /** Keep the messages in `messages`. @default true (benchmarks with many clients turn it off) */
+  keep?: boolean;
 }
 
 const callerHeaders = (caller: Caller): Record<string, string> => ({
@@ -101,7 +105,9 @@ export function openSse(baseUrl: string, caller: Caller, clusterId: string, opti
               isMessage = true;
             }
           }
-          if (isMessage) messages.push(message);
+          if (!isMessage) continue;
+          options.onMessage?.(message);
+          if (options.keep ?? true) messages.push(message);
         }
       });
       res.on("end", endedResolve);
@@ -150,14 +156,26 @@ export interface RefusedSocket {
   body: unknown;
 }
 
+export interface SocketOptions {
+  headers?: Record<string, string>;
+  /** Called with each message as it arrives. */
+  onMessage?: (message: EventSocketMessage) => void;
+  /** Keep the messages in `messages`. @default true */
+  keep?: boolean;
+}
+
 /** Opens the event WebSocket at `<baseUrl>/events`. */
-export function openEventSocket(baseUrl: string, caller: Caller, headers: Record<string, string> = {}): Promise<SocketClient | RefusedSocket> {
+export function openEventSocket(baseUrl: string, caller: Caller, options: SocketOptions = {}): Promise<SocketClient | RefusedSocket> {
   const url = `${baseUrl.replace(/^http/, "ws")}/events`;
-  const ws = new WebSocketClient(url, { headers: { ...callerHeaders(caller), ...headers } });
+  const ws = new WebSocketClient(url, { headers: { ...callerHeaders(caller), ...options.headers } });
   const messages: EventSocketMessage[] = [];
   let closedResolve!: (c: { code: number; reason: string }) => void;
   const closed = new Promise<{ code: number; reason: string }>((r) => (closedResolve = r));
-  ws.on("message", (data) => messages.push(JSON.parse(data.toString("utf8")) as EventSocketMessage));
+  ws.on("message", (data) => {
+    const message = JSON.parse(data.toString("utf8")) as EventSocketMessage;
+    options.onMessage?.(message);
+    if (options.keep ?? true) messages.push(message);
+  });
   ws.on("close", (code, reason) => closedResolve({ code, reason: reason.toString("utf8") }));
   return new Promise((resolve, reject) => {
     ws.on("unexpected-response", (_req, res) => {

@@ -31,6 +31,7 @@ await runServiceProcess({
         maxBufferedBytes: config.get("events.maxBufferedBytes"),
         heartbeatMs: config.get("events.heartbeatMs"),
         maxReplayEvents: config.get("events.maxReplayEvents"),
+        maxRecentEvents: config.get("events.maxRecentEvents"),
       },
     });
     log.info("gateway listening", { port: gateway.port, api: `http://localhost:${gateway.port}/v2`, security: security !== undefined });

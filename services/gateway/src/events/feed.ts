@@ -20,7 +20,9 @@ export interface FeedDeps {
 /**
  * One subscription's events: the past ones after `afterSeq` read from the stream, then the live ones, without a
  * gap or a repeat. It listens live before reading the past, holds what arrives meanwhile, and sends each
- * sequence once, in order. When the gateway's NATS connection comes back it reads back what it missed.
+ * sequence once, in order. The past comes from the hub's memory when it holds all of it (a burst of new clients
+ * costs no stream reads), else from the stream. When the gateway's NATS connection comes back it reads back
+ * what it missed.
  */
 export class EventFeed implements LiveListener {
   private lastSent: number;
@@ -74,6 +76,12 @@ export class EventFeed implements LiveListener {
   }
 
   private async catchUp(): Promise<void> {
+    const held = this.deps.hub.recent(this.scope, this.lastSent);
+    if (held) {
+      // From memory, in this same turn: nothing live can come in between.
+      for (const e of held) this.send(e);
+      return;
+    }
     this.replaying = true;
     try {
       const { events, more } = await this.deps.history.read(this.scope, this.lastSent, this.deps.maxReplayEvents);

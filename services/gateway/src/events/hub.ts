@@ -2,6 +2,7 @@ import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import { decode, liveClusterEventOf, liveClusterEventsFilter, type ClusterStreamEvent } from "@corral/contracts";
 import type { Logger } from "@corral/shared";
 import { StreamedEvent, type EventScope } from "./live-event.js";
+import { RecentEvents } from "./recent-events.js";
 
 /** Receives the live events of its scope, in stream order. */
 export interface LiveListener {
@@ -17,13 +18,17 @@ export interface LiveListener {
  */
 export interface EventHub {
   listen(scope: EventScope, listener: LiveListener): () => void;
+  /** A cluster's events after `afterSeq` from memory, when all of them are held (see RecentEvents). */
+  recent(scope: EventScope, afterSeq: number): StreamedEvent[] | undefined;
   stop(): void;
 }
 
 const keyOf = (tenant: string, clusterId?: string) => (clusterId === undefined ? tenant : `${tenant}\u0000${clusterId}`);
 
-export function openEventHub(nc: NatsConnection, log: Logger): EventHub {
+/** `maxRecentEvents`: live events kept in memory for replays (0: none). */
+export function openEventHub(nc: NatsConnection, log: Logger, maxRecentEvents: number): EventHub {
   const listeners = new Map<string, Set<LiveListener>>();
+  const recent = new RecentEvents(maxRecentEvents);
   const fanOut = (key: string, event: StreamedEvent) => {
     const set = listeners.get(key);
     if (set) for (const l of set) l.deliver(event);
@@ -41,7 +46,9 @@ export function openEventHub(nc: NatsConnection, log: Logger): EventHub {
         return void log.warn("undecodable cluster event", { subject: msg.subject, err: e });
       }
       const streamed = new StreamedEvent(seq, event);
-      fanOut(keyOf(scope.tenant, scope.clusterId), streamed);
+      const key = keyOf(scope.tenant, scope.clusterId);
+      recent.add(key, streamed);
+      fanOut(key, streamed);
       fanOut(keyOf(scope.tenant), streamed);
     },
   });
@@ -50,6 +57,7 @@ export function openEventHub(nc: NatsConnection, log: Logger): EventHub {
     for await (const s of nc.status()) {
       if (stopped) break;
       if (s.type !== "reconnect") continue;
+      recent.clear();
       for (const set of listeners.values()) for (const l of set) l.resync();
     }
   })().catch(() => {});
@@ -64,6 +72,7 @@ export function openEventHub(nc: NatsConnection, log: Logger): EventHub {
         if (set.size === 0 && listeners.get(key) === set) listeners.delete(key);
       };
     },
+    recent: (scope, afterSeq) => (scope.clusterId === undefined ? undefined : recent.after(keyOf(scope.tenant, scope.clusterId), afterSeq)),
     stop() {
       stopped = true;
       sub.unsubscribe();

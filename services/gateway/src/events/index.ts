@@ -40,7 +40,7 @@ export interface EventStreams {
 
 export function openEventStreams(deps: EventStreamsDeps): EventStreams {
   const limits = eventStreamLimits(deps.options);
-  const hub = openEventHub(deps.nc, deps.log);
+  const hub = openEventHub(deps.nc, deps.log, limits.maxRecentEvents);
   const history = eventHistory(deps.nc);
   const connections = new Connections(limits.maxConnections, limits.heartbeatMs, deps.caller);
   const streamDeps = {
