@@ -109,3 +109,18 @@ test("a failing create exits 1 with the failing task and its output; watch of th
   t.like(JSON.parse(json.stdout), { status: { clusterid: id, status: "incomplete", actionstatus: "failed" } });
   t.regex(json.stderr, /failed tasks:/);
 });
+
+test("--dry-run prints the layout and plan a create or an operation would make and creates nothing", async (t) => {
+  const corral = corralAs(t, t.context.healthy);
+  const create = ["cluster", "create", "--name", "preview", "--cluster-template", "lamp", "--num-machines", "2", "--dry-run"];
+  const table = await corral(create);
+  t.is(table.code, 0, shown(table));
+  t.regex(table.stdout, /^dry run for cluster new: nothing was changed\nlayout: 2 nodes, services .*mysql-server/);
+  t.regex(table.stdout, /^NODE +HOSTNAME +HARDWARE +IMAGE +SERVICES$/m);
+  t.regex(table.stdout, /^plan CLUSTER_CREATE: \d+ stages, \d+ tasks\nstage 1: CREATE on new-\d+, CREATE on new-\d+$/m);
+  const json = JSON.parse((await corral([...create, "-o", "json"])).stdout);
+  t.like(json, { dryRun: true, clusterId: "new", plan: { action: "CLUSTER_CREATE" } });
+  t.is(json.layout.nodes.length, 2);
+  const clusters = JSON.parse((await corral(["status", "-o", "json"])).stdout) as Array<{ name: string }>;
+  t.false(clusters.some((c) => c.name === "preview"), "no cluster was created");
+});

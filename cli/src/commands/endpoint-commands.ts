@@ -7,7 +7,7 @@
  * (`clusters.getConfig` -> `clusters config get`, `plugins.listVersions` -> `plugins versions list`); other
  * camelCase becomes kebab-case (`metrics.nodeUsage` -> `metrics node-usage`).
  */
-import { endpointList, type EndpointName, type RestBinding, type RestRoute } from "@corral/contracts";
+import { endpointList, type DryRunResult, type EndpointName, type RestBinding, type RestRoute } from "@corral/contracts";
 import { UsageError } from "../errors.js";
 import type { HttpMethod } from "../http/api-client.js";
 import { readBytes } from "../input-files.js";
@@ -21,24 +21,13 @@ export interface JobHooks {
   /** Follows the cluster's job until it ends; the exit code says how it ended. */
   wait(ctx: CommandContext, clusterId: string): Promise<CommandOutcome>;
   /** How a dry run's answer looks as a table. */
-  dryRunTable(value: unknown): string;
+  dryRunTable(value: DryRunResult): string;
 }
 
-/**
- * Endpoints that start a cluster job: `--wait` follows it. Those that also take `?dryRun=true` (the solver
- * answers the layout and plan without changing anything) get `--dry-run`.
- */
+/** Endpoints that start a cluster job: `--wait` follows it. (Those the table gives a `dryRunReply` get `--dry-run`.) */
 const JOB_ENDPOINTS: ReadonlySet<EndpointName> = new Set<EndpointName>([
   "clusters.create",
   "clusters.delete",
-  "clusters.putConfig",
-  "clusters.addServices",
-  "clusters.startServices",
-  "clusters.stopServices",
-  "clusters.restartServices",
-]);
-const DRY_RUN_ENDPOINTS: ReadonlySet<EndpointName> = new Set<EndpointName>([
-  "clusters.create",
   "clusters.putConfig",
   "clusters.addServices",
   "clusters.startServices",
@@ -90,7 +79,7 @@ function endpointCommand(name: EndpointName, rest: RestBinding, request: Paramet
     ...(rest.body === "upload" ? UPLOAD_OPTION : {}),
     ...(shortest.method === "GET" ? QUERY_OPTION : {}),
     ...(isJob ? JOB_OPTIONS : {}),
-    ...(DRY_RUN_ENDPOINTS.has(name) ? DRY_RUN_OPTION : {}),
+    ...(rest.dryRunReply ? DRY_RUN_OPTION : {}),
   };
   const words = commandWordsOf(name);
   return {
@@ -105,7 +94,7 @@ function endpointCommand(name: EndpointName, rest: RestBinding, request: Paramet
       const query = { ...queryOf(input), ...(dryRun ? { dryRun: "true" } : {}) };
       const body = await requestBody(ctx, input, rest, properties);
       const reply = await ctx.client().request(route.method as HttpMethod, path, { query, ...body });
-      if (dryRun) return { result: { value: reply, table: () => hooks.dryRunTable(reply) } };
+      if (dryRun) return { result: { value: reply, table: () => hooks.dryRunTable(reply as DryRunResult) } };
       if (isJob && flag(input, "wait")) {
         const clusterId = input.positionals[0] ?? (reply as { id?: string } | undefined)?.id;
         if (clusterId === undefined) throw new UsageError(`${words.join(" ")} answered no cluster id to wait for`);

@@ -1,8 +1,8 @@
 /** How clusters, their nodes and plans look as tables. */
-import type { ClusterDetails, ClusterSummary, NodeView, PlanView } from "@corral/contracts";
+import type { ClusterDetails, ClusterSummary, DryRunNode, DryRunResult, NodeView, PlanView } from "@corral/contracts";
 import type { PlanProgress } from "../progress/plan-progress.js";
 import { formatDuration } from "../progress/progress-text.js";
-import { autoTable, cell, isPlainObject, renderFields, renderTable } from "./table.js";
+import { cell, isPlainObject, renderFields, renderTable } from "./table.js";
 
 /** ms since the epoch as ISO time to the second (UTC); 0 means never. */
 export const formatTime = (ms: number): string => (ms === 0 ? "never" : new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z"));
@@ -98,23 +98,26 @@ export function planView(plan: PlanView): string {
   return lines.join("\n");
 }
 
-/**
- * A dry run's answer: the nodes of the layout and the plan's stages, each drawn when the answer has them
- * (`nodes` or `layout`, `plan.stages` or `stages`); anything else as key/value lines.
- */
-export function dryRunView(value: unknown): string {
-  if (!isPlainObject(value)) return autoTable(value);
-  const parts: string[] = [];
-  const layout = value["layout"] ?? value["nodes"];
-  if (Array.isArray(layout)) parts.push(`layout:\n${autoTable(layout)}`);
-  const plan = isPlainObject(value["plan"]) ? value["plan"] : value;
-  const stages = plan["stages"];
-  if (Array.isArray(stages)) {
-    const lines = stages.map((stage, i) => {
-      const tasks = Array.isArray(stage) ? stage.filter(isPlainObject) : [];
-      return `stage ${i + 1}: ${tasks.map((t) => `${cell(t["taskName"])}${t["service"] ? ` ${cell(t["service"])}` : ""} on ${cell(t["nodeId"])}`).join(", ")}`;
-    });
-    parts.push(`plan${plan["action"] ? ` ${cell(plan["action"])}` : ""}:\n${lines.join("\n")}`);
-  }
-  return parts.length > 0 ? parts.join("\n\n") : autoTable(value);
+/** A dry run's answer (like `terraform plan`): the nodes of the layout, then the plan's stages. */
+export function dryRunView(result: DryRunResult): string {
+  const nodes = renderTable<DryRunNode>(
+    [
+      { header: "NODE", value: (n) => n.id },
+      { header: "HOSTNAME", value: (n) => n.hostname },
+      { header: "HARDWARE", value: (n) => n.hardwaretype },
+      { header: "IMAGE", value: (n) => n.imagetype },
+      { header: "SERVICES", value: (n) => n.services.join(",") },
+    ],
+    result.layout.nodes,
+  );
+  const stages = result.plan.stages.map((stage, i) => `stage ${i + 1}: ${stage.map((t) => `${t.taskName}${t.service ? ` ${t.service}` : ""} on ${t.nodeId}`).join(", ")}`);
+  const tasks = result.plan.stages.reduce((n, stage) => n + stage.length, 0);
+  return [
+    `dry run for cluster ${result.clusterId}: nothing was changed`,
+    `layout: ${result.layout.nodes.length} nodes, services ${result.layout.services.join(", ")}`,
+    nodes,
+    "",
+    `plan ${result.plan.action}: ${result.plan.stages.length} stages, ${tasks} tasks`,
+    ...stages,
+  ].join("\n");
 }
