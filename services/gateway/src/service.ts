@@ -2,9 +2,9 @@ import uWS from "uWebSockets.js";
 import type { HttpRequest, HttpResponse, us_listen_socket } from "uWebSockets.js";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { BadRequestError, CorralError, ForbiddenError, UnauthorizedError } from "@corral/contracts";
-import { forwardRestCall, type Logger } from "@corral/shared";
+import { forwardRestCall, type Logger, type MetricsRegistry } from "@corral/shared";
 import { framingProblem } from "./framing.js";
-import { BodyTooLargeError, Exchange, readBody } from "./http.js";
+import { BodyTooLargeError, readBody } from "./http.js";
 import { callerCheck } from "./caller.js";
 import { openEventStreams, type EventStreamOptions } from "./events/index.js";
 import { API_KEY_HEADER, TENANT_HEADER, USER_HEADER, isAllowed } from "./identity.js";
@@ -14,6 +14,7 @@ import { createRouter } from "./router.js";
 import { apiRoutes, type Route } from "./routes.js";
 import { openTenantDirectory } from "./tenant-directory.js";
 import { openUploadSink } from "./upload.js";
+import { createRequestTelemetry, TracedExchange } from "./request-telemetry.js";
 import type { GatewaySecurity } from "./security.js";
 
 /** The version segment every API path starts with (spec 9). */
@@ -39,6 +40,8 @@ export interface GatewayDeps extends GatewayOptions {
   log: Logger;
   /** Bearer-token checks (`security.enabled`); absent: identity headers alone, as before. The caller stops it. */
   security?: GatewaySecurity;
+  /** The process's Prometheus metrics: requests by route and status with their latency. @default none */
+  metrics?: MetricsRegistry;
 }
 
 export interface Gateway {
@@ -58,6 +61,8 @@ interface RequestHead {
   authorization: string;
   /** For event streams: where the client resumes. */
   lastEventId: string;
+  /** The client's `X-Request-ID` ("" when absent). */
+  requestId: string;
 }
 
 function readHead(req: HttpRequest): RequestHead {
@@ -72,6 +77,7 @@ function readHead(req: HttpRequest): RequestHead {
     contentLength: length ? Number(length) : undefined,
     authorization: req.getHeader("authorization"),
     lastEventId: req.getHeader("last-event-id"),
+    requestId: req.getHeader("x-request-id"),
   };
 }
 
@@ -135,12 +141,13 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
   const uploads = await openUploadSink(nc);
   const routes = apiRoutes();
   const route = createRouter(routes);
+  const telemetry = createRequestTelemetry({ log, metrics: deps.metrics, routes, versionPrefix: `/${API_VERSION}` });
   const gatewayAnswers = await openGatewayAnswers({ basePath: `/${API_VERSION}`, routes });
   const consoleRoutes = await openConsole();
   const caller = callerCheck(deps.security, directory);
   const events = openEventStreams({ nc, log, caller, requestTimeoutMs, ...(deps.events ? { options: deps.events } : {}) });
 
-  const handle = async (res: HttpResponse, head: RequestHead, ex: Exchange): Promise<void> => {
+  const handle = async (res: HttpResponse, head: RequestHead, ex: TracedExchange): Promise<void> => {
     // The API description and its docs need no identity, nor a token (README "API description"): matched exactly.
     if (gatewayAnswers.answerWithoutToken(head.method, head.path, ex)) return;
     // The console's page, script and style sheet hold nothing of a tenant: served without identity or token too.
@@ -185,6 +192,7 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
       return;
     }
     const r = match.route;
+    ex.trace.routed(r);
     if (r.access === "public") {
       gatewayAnswers.answer(r.endpoint, match.params, ex);
       return;
@@ -202,7 +210,7 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
       const request = { identity, params: match.params, query: parseQuery(head.query), upload };
       // The service copies the bytes before answering: allow for that at a conservative 10 MB/s.
       const timeoutMs = requestTimeoutMs + Math.ceil(upload.size / 10_000);
-      const value = await forwardRestCall(nc, r.endpoint, request, { timeoutMs }).catch(async (err: unknown) => {
+      const value = await forwardRestCall(nc, r.endpoint, request, { timeoutMs, requestId: ex.trace.id }).catch(async (err: unknown) => {
         await uploads.discard(upload.object);
         throw err;
       });
@@ -218,13 +226,14 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
     if (changesState(head.method) && !(await ex.awaitedAfterCurrentRead())) return;
     const value = await forwardRestCall(nc, r.endpoint, { identity, params: match.params, query: parseQuery(head.query), body }, {
       timeoutMs: requestTimeoutMs,
+      requestId: ex.trace.id,
     });
     ex.json(200, value);
   };
 
   const app = uWS.App().ws(`/${API_VERSION}${events.socketPath}`, events.socketBehavior).any("/*", (res, req) => {
     const head = readHead(req);
-    const ex = new Exchange(res, head.method === "HEAD");
+    const ex = new TracedExchange(res, head.method === "HEAD", telemetry.begin(head.method, head.path, head.requestId));
     const framing = framingProblem(req);
     if (framing) return ex.refuseAfterCurrentRead(framing);
     handle(res, head, ex).catch((err: unknown) => {
@@ -235,7 +244,7 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
         });
         return;
       }
-      if (!(err instanceof CorralError) || err.status >= 500) log.warn("request failed", { path: head.path, err });
+      if (!(err instanceof CorralError) || err.status >= 500) log.warn("request failed", { path: head.path, requestId: ex.trace.id, err });
       ex.fail(err);
     });
   });

@@ -1,0 +1,127 @@
+import type { HttpResponse } from "uWebSockets.js";
+import {
+  LabeledHistogram,
+  requestIdOf,
+  seriesByStatus,
+  type HistogramSeries,
+  type Logger,
+  type MetricsRegistry,
+} from "@corral/shared";
+import { Exchange } from "./http.js";
+import { createRouter } from "./router.js";
+import type { Route } from "./routes.js";
+
+/**
+ * What the gateway records of each request: a latency histogram by route template (never the raw path, so label
+ * values stay bounded) and answered status, and one `info` log line with route, status, duration and the request
+ * id, which is also answered in `X-Request-ID` and sent on to the service that serves the request.
+ */
+export interface RequestTelemetry {
+  /** Starts timing a request; `givenId` is the client's `X-Request-ID` header (used when valid). */
+  begin(method: string, path: string, givenId: string): RequestTrace;
+}
+
+export interface RequestTrace {
+  /** The request's id. */
+  readonly id: string;
+  /** The route the request matched: its labels. Unset, the route is looked up when the answer goes out. */
+  routed(route: Route): void;
+  /** The answer went out with `status` (499: the client went away first). Only the first call counts. */
+  finished(status: number): void;
+  /** The answer is an event stream, now started (route `event-stream`, status 200; its duration: until it started). */
+  streaming(): void;
+}
+
+export interface RequestTelemetryOptions {
+  log: Logger;
+  /** Where the latency histogram goes (`corral_http_request_duration_seconds`); none: not counted. */
+  metrics?: MetricsRegistry;
+  /** Every route, for requests answered before they were routed (a token refused first, say). */
+  routes: readonly Route[];
+  /** The version segment API paths start with (`/v2`). */
+  versionPrefix: string;
+}
+
+/** Status recorded for a request whose client went away before the answer (nginx's "client closed request"). */
+export const CLIENT_CLOSED = 499;
+
+/** Seconds, from a cached read (well under a millisecond) to the 15 s service timeout. */
+const HTTP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15];
+
+interface RouteSeries {
+  method: string;
+  route: string;
+  byStatus: (status: number) => HistogramSeries;
+}
+
+export function createRequestTelemetry(options: RequestTelemetryOptions): RequestTelemetry {
+  const { log } = options;
+  const histogram = new LabeledHistogram(options.metrics, {
+    name: "corral_http_request_duration_seconds",
+    help: "REST requests by method, route template and answered status (499: the client went away), with their latency",
+    labelNames: ["method", "route", "status"],
+    buckets: HTTP_BUCKETS,
+  });
+  const seriesOf = (method: string, route: string): RouteSeries => ({ method, route, byStatus: seriesByStatus(histogram, { method, route }) });
+  const byRoute = new Map<Route, RouteSeries>(options.routes.map((r) => [r, seriesOf(r.method, r.pattern)]));
+  const unmatched = seriesOf("other", "unmatched");
+  const eventStreams = seriesOf("GET", "event-stream");
+  const route = createRouter([...options.routes]);
+  const { versionPrefix } = options;
+  /** The route of a request that was answered before routing (rare: errors only). */
+  const lookUp = (method: string, path: string): RouteSeries => {
+    const inVersion = path === versionPrefix || path.startsWith(versionPrefix + "/") ? path.slice(versionPrefix.length) || "/" : path;
+    const match = route(method === "HEAD" ? "GET" : method, inVersion);
+    return (match.kind === "found" && byRoute.get(match.route)) || unmatched;
+  };
+
+  return {
+    begin(method, path, givenId) {
+      const started = performance.now();
+      const id = requestIdOf(givenId);
+      let series: RouteSeries | undefined;
+      let done = false;
+      return {
+        id,
+        routed(r) {
+          series = byRoute.get(r);
+        },
+        finished(status) {
+          if (done) return;
+          done = true;
+          const seconds = (performance.now() - started) / 1000;
+          series ??= lookUp(method, path);
+          series.byStatus(status).observe(seconds);
+          log.info("request", { requestId: id, method, route: series.route, path, status, ms: Math.round(seconds * 1e6) / 1000 });
+        },
+        streaming() {
+          series = eventStreams;
+          this.finished(200);
+        },
+      };
+    },
+  };
+}
+
+/** An exchange that answers the request id in `X-Request-ID` and reports its end to the trace. */
+export class TracedExchange extends Exchange {
+  constructor(
+    res: HttpResponse,
+    isHead: boolean,
+    readonly trace: RequestTrace,
+  ) {
+    super(res, isHead);
+    this.onAbort(() => trace.finished(CLIENT_CLOSED));
+  }
+
+  override send(status: number, body: Buffer | undefined, headers: Record<string, string> = {}): void {
+    if (this.finished) return;
+    super.send(status, body, { ...headers, "x-request-id": this.trace.id });
+    this.trace.finished(status);
+  }
+
+  override markStreaming(): void {
+    super.markStreaming();
+    this.trace.streaming();
+  }
+}
