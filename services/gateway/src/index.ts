@@ -7,7 +7,7 @@ await runServiceProcess({
   name: "gateway",
   env: process.env,
   exit: process.exit,
-  start: async ({ nc, log, config }) => {
+  start: async ({ nc, log, config, metrics }) => {
     const security = config.get("security.enabled")
       ? await openGatewaySecurity({
           nc,
@@ -21,6 +21,7 @@ await runServiceProcess({
       nc,
       log,
       security,
+      metrics,
       host: config.get("server.host"),
       port: config.get("server.port"),
       maxRequestBytes: config.get("server.maxRequestBytes"),
