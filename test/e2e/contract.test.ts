@@ -104,6 +104,11 @@ test("every REST endpoint answers what the API description says, refusals too", 
   await call(user, "GET", `/clusters/${id}/config`);
   await call(user, "GET", `/clusters/${id}/services`);
   await call(user, "POST", "/getNodeProperties", { clusterId: id });
+  // Dry runs answer what the description gives for `?dryRun=true` (also where the real call answers no body).
+  const dryCreate = await call(user, "POST", "/clusters?dryRun=true", { name: "contract-dry", clusterTemplate: "lamp", numMachines: 1 });
+  const dryRestart = await call(user, "POST", `/clusters/${id}/services/restart?dryRun=true`);
+  const dryRunFlag = (res: ApiResponse) => (res.body as { dryRun?: boolean } | undefined)?.dryRun;
+  t.deepEqual([dryRunFlag(dryCreate), dryRunFlag(dryRestart)], [true, true], "both answered a dry run");
   await call(user, "POST", `/clusters/${id}`, { expireTime: Date.now() + 7_200_000 });
   for (const [method, path, body] of [
     ["PUT", `/clusters/${id}/config`, { config: { a: 1 }, restart: false }],
