@@ -18,6 +18,7 @@ import { createCluster, createClusterCatalog, waitForStatus } from "../../test/h
 import { eventually } from "../../test/helpers/eventually.js";
 import { createProcessSet, startServiceProcess } from "../../test/helpers/processes.js";
 import { rawRedisAnswer } from "../../test/helpers/raw-redis.js";
+import { scrape, valueOf } from "../../test/helpers/prometheus-text.js";
 
 interface Launcher {
   child: ChildProcess;
@@ -170,6 +171,34 @@ test.serial("launcher - the provisioner credentials cannot read the signing keys
   const id = await createCluster(baseUrl, catalog, 2);
   await waitForStatus(baseUrl, catalog, id, "active", 60_000);
   t.pass();
+});
+
+test.serial("launcher - every process serves Prometheus metrics on the port the launcher printed for it", async (t) => {
+  const lines = t.context.running.launcher?.lines ?? [];
+  const announced = lines.find((l) => l.startsWith("[launcher] metrics (Prometheus"));
+  t.truthy(announced, lines.join("\n"));
+  const ports = Object.fromEntries([...(announced ?? "").matchAll(/(\w+) (\d+)(?:,|$)/g)].map((m) => [m[1], Number(m[2])]));
+  t.deepEqual(Object.keys(ports).sort(), ["auth", "clusters", "gateway", "metrics", "plugins", "provisioner", "solver", "tenancy"]);
+  t.is(new Set(Object.values(ports)).size, 8, "a port each");
+  for (const [process, port] of Object.entries(ports)) {
+    const scraped = await scrape(`http://127.0.0.1:${port}/metrics`);
+    t.true(valueOf(scraped, "process_resident_memory_bytes") > 0, `${process} reports process metrics`);
+    t.true(
+      lines.some((l) => l.includes(`"msg":"${process} service started"`) && l.includes(`"metrics":"http://127.0.0.1:${port}/metrics"`)),
+      `${process} logs its metrics URL`,
+    );
+  }
+  // The cluster of the test before is active, and its tasks ran.
+  const clusters = await scrape(`http://127.0.0.1:${ports["clusters"]}/metrics`);
+  t.true(valueOf(clusters, "corral_clusters", { status: "active" }) >= 1);
+  t.true(
+    valueOf(clusters, "corral_task_duration_seconds_count", { task: "CREATE", outcome: "completed" }) >= 2,
+    JSON.stringify(clusters.samples.filter((s) => s.name.startsWith("corral_"))),
+  );
+  const gateway = await scrape(`http://127.0.0.1:${ports["gateway"]}/metrics`);
+  t.true(valueOf(gateway, "corral_http_request_duration_seconds_count", { method: "POST", route: "/clusters", status: "200" }) >= 1);
+  const provisioner = await scrape(`http://127.0.0.1:${ports["provisioner"]}/metrics`);
+  t.true(valueOf(provisioner, "corral_provisioner_worker_loops") >= 1, "the local provisioner runs worker loops");
 });
 
 test.serial("launcher - a service started by hand with CORRAL_CONFIG=services.properties connects", async (t) => {
