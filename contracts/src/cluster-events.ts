@@ -107,7 +107,7 @@ export interface TaskStartedEvent extends ClusterEventBase, TaskEventFields {
   type: "task.started";
 }
 
-/** A task's result was applied. */
+/** A task ended: announced as soon as the clusters service receives its result, before its plan moves on. */
 export interface TaskEndedEvent extends ClusterEventBase, TaskEventFields {
   type: "task.ended";
   ok: boolean;

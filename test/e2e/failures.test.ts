@@ -117,7 +117,7 @@ test("events: every machine the provider creates and deletes is a node.created /
 
   const events = await eventually(
     async () => {
-      const all = await readEvents<any>(nc, eventSubject(tenant.name, ">"));
+      const all = await readEvents<any>(nc, eventSubject(tenant.name, "node.*"));
       const mine = all.filter((e) => e.data.nodeId === node.id);
       return mine.some((e) => e.data.type === "node.deleted") ? mine : false;
     },

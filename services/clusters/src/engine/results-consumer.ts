@@ -18,9 +18,10 @@ export interface ResultsConsumer {
 }
 
 /**
- * Reads task results in batches: each result is merged into its node (idempotent per dispatch), then every
- * plan's results are applied to its actor in one compare-and-set, then the batch is acked. A crash before the
- * ack redelivers the batch, which changes nothing the second time.
+ * Reads task results in batches: each result is announced as it arrives (`task.ended`), then, with its batch,
+ * merged into its node (idempotent per dispatch), then every plan's results are applied to its actor in one
+ * compare-and-set, then the batch is acked. A crash before the ack redelivers the batch, which changes nothing
+ * the second time (a repeated announcement is dropped by its message id).
  */
 export async function startResultsConsumer(deps: EngineDeps, effects: Effects): Promise<ResultsConsumer> {
   const name = await ensureResultsConsumer(deps.nc);
@@ -33,30 +34,93 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
     return (await deps.plans.stageTask(plan, stage, position))?.service ?? "";
   };
 
-  const handleBatch = async (messages: JsMsg[]) => {
+  /** A result as received: announced at once (`task.ended`), applied with its batch. */
+  interface Received {
+    msg: JsMsg;
+    prepared: Promise<Prepared>;
+  }
+  interface Prepared {
+    /** Without the request's provider fields in its output. */
+    result: TaskResult;
+    /** The task's global index in its plan; undefined for a result of no task of the plan. */
+    index: number | undefined;
+    service: string;
+    showedSecrets: boolean;
+  }
+
+  /**
+   * Lookups of the parts of plans and clusters that never change, and of a plan's secret request fields: mostly
+   * served from memory, asked once per plan until the batch being applied is done.
+   */
+  let lookups = newLookups();
+  function newLookups() {
+    const plans = new Map<string, Promise<PlanRecord | undefined>>();
+    const owners = new Map<string, Promise<string>>();
+    const secrets = new Map<string, Promise<string[]>>();
+    const once = <T>(cache: Map<string, Promise<T>>, key: string, load: () => Promise<T>) => {
+      let p = cache.get(key);
+      if (!p) cache.set(key, (p = load()));
+      return p;
+    };
+    return {
+      planOf: (r: TaskResult) => once(plans, `${r.clusterId}/${r.planId}`, () => deps.plans.fixedPartsOf(r.clusterId, r.planId)),
+      ownerOf: (clusterId: string) =>
+        once(owners, clusterId, () => deps.clusters.fixedPartsOf(clusterId).then((c) => c?.ownerId ?? "")),
+      requestSecrets: (r: TaskResult) => once(secrets, `${r.clusterId}/${r.planId}`, () => requestSecretsOf(r.clusterId, r.planId)),
+    };
+  }
+
+  /**
+   * Redacts a result, finds its task's service and announces its end right away: clients following the cluster
+   * see it without waiting for the batches before it to be applied. Before its batch's plan changes, so before any
+   * next stage starts.
+   */
+  const prepare = async (msg: JsMsg): Promise<Prepared> => {
+    const raw = decode<TaskResult>(msg.data);
+    const { planOf, requestSecrets } = lookups;
+    // A failed task's output is kept: without the request's provider fields, which are not kept.
+    const result = raw.status === 0 || (!raw.stdout && !raw.stderr) ? raw : outputWithoutSecrets(raw, await requestSecrets(raw));
+    const index = taskIndexOf(result.planId, result.taskId);
+    const plan = index === undefined ? undefined : await planOf(result);
+    const service = plan && index !== undefined ? await serviceOf(plan, index) : "";
+    if (index !== undefined) deps.publisher.publishClusterEvents([taskEndedEvent(result, service, deps.now())]);
+    return { result, index, service, showedSecrets: result !== raw };
+  };
+
+  const receive = (msg: JsMsg): Received => {
+    const prepared = prepare(msg);
+    // Awaited with its batch (which fails and is redelivered if this did).
+    prepared.catch(() => {});
+    return { msg, prepared };
+  };
+
+  const handleBatch = async (received: Received[]) => {
+    const messages = received.map((r) => r.msg);
     // Long batches keep their messages: progress acks stop them from going to another instance.
     const progress = setInterval(() => {
       for (const m of messages) m.working();
     }, RESULTS_ACK_WAIT_MS / 3);
-    let showedSecrets: Set<number>;
+    let prepared: Prepared[];
     try {
-      showedSecrets = await applyBatch(messages.map((m) => decode<TaskResult>(m.data)));
+      prepared = await Promise.all(received.map((r) => r.prepared));
+      await applyBatch(prepared);
       for (const m of messages) m.ack();
     } finally {
       clearInterval(progress);
+      lookups = newLookups();
     }
     // The stored copy has them redacted; the raw result would otherwise keep them on the stream for days
     // (erased: overwritten on disk, not only marked deleted).
-    if (showedSecrets.size > 0) {
+    if (prepared.some((p) => p.showedSecrets)) {
       const jsm = await jetstreamManager(deps.nc);
-      for (const i of showedSecrets) {
+      for (const [i, p] of prepared.entries()) {
         const seq = messages[i]?.seq;
-        if (seq !== undefined) await jsm.streams.deleteMessage(streams.results, seq, true).catch(() => {});
+        if (p.showedSecrets && seq !== undefined) await jsm.streams.deleteMessage(streams.results, seq, true).catch(() => {});
       }
     }
   };
 
-  /** The secret values among the provider fields a plan's request gave (read once per plan and batch). */
+  /** The secret values among the provider fields a plan's request gave. */
   const requestSecretsOf = async (clusterId: string, planId: string): Promise<string[]> => {
     const fields = await deps.credentials.get(clusterId, planId);
     if (Object.keys(fields).length === 0) return [];
@@ -64,43 +128,12 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
     return secretsOf(fields, cluster ? await deps.tenancy.providerType(cluster.provider.providertype) : undefined);
   };
 
-  /** Applies a batch; answers the positions of results whose output showed such fields. */
-  const applyBatch = async (batch: TaskResult[]): Promise<Set<number>> => {
-    // A failed task's output is kept: without the request's provider fields, which are not kept.
-    const secrets = new Map<string, Promise<string[]>>();
-    const showedSecrets = new Set<number>();
-    const results = await Promise.all(
-      batch.map(async (raw, i) => {
-        if (raw.status === 0 || (!raw.stdout && !raw.stderr)) return raw;
-        const key = `${raw.clusterId}/${raw.planId}`;
-        let found = secrets.get(key);
-        if (!found) secrets.set(key, (found = requestSecretsOf(raw.clusterId, raw.planId)));
-        const r = outputWithoutSecrets(raw, await found);
-        if (r !== raw) showedSecrets.add(i);
-        return r;
-      }),
-    );
-    // Only the parts of plans and clusters that never change are needed here: mostly served from memory,
-    // and looked up once per batch.
-    const plans = new Map<string, Promise<PlanRecord | undefined>>();
-    const owners = new Map<string, Promise<string>>();
-    const planOf = (r: TaskResult) => {
-      const key = `${r.clusterId}/${r.planId}`;
-      let p = plans.get(key);
-      if (!p) plans.set(key, (p = deps.plans.fixedPartsOf(r.clusterId, r.planId)));
-      return p;
-    };
-    const ownerOf = (clusterId: string) => {
-      let p = owners.get(clusterId);
-      if (!p) owners.set(clusterId, (p = deps.clusters.fixedPartsOf(clusterId).then((c) => c?.ownerId ?? "")));
-      return p;
-    };
+  /** Applies a batch of prepared results: to their nodes, then to their plans. */
+  const applyBatch = async (batch: Prepared[]): Promise<void> => {
+    const { ownerOf } = lookups;
     const byPlan = new Map<string, { clusterId: string; planId: string; events: PlanEvent[] }>();
-    await mapLimit(results, 64, async (r) => {
-      const index = taskIndexOf(r.planId, r.taskId);
+    await mapLimit(batch, 64, async ({ result: r, index, service }) => {
       if (index === undefined) return;
-      const plan = await planOf(r);
-      const service = plan ? await serviceOf(plan, index) : "";
       await deps.nodes.modify(r.clusterId, r.nodeId, (current) => {
         const next = current ? applyResultToNode(current.value, r, service) : undefined;
         return next ? { put: next } : { keep: true };
@@ -118,7 +151,6 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
           dispatch: r.dispatch,
         });
       }
-      deps.publisher.publishClusterEvents([taskEndedEvent(r, service, deps.now())]);
       const key = `${r.clusterId}/${r.planId}`;
       let group = byPlan.get(key);
       if (!group) byPlan.set(key, (group = { clusterId: r.clusterId, planId: r.planId, events: [] }));
@@ -128,16 +160,15 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
       group.events.push(event);
     });
     await mapLimit([...byPlan.values()], 16, (g) => effects.deliverToPlan({ clusterId: g.clusterId, planId: g.planId }, g.events));
-    return showedSecrets;
   };
 
   // consume() streams messages as they come; batches are whatever has arrived while the last batch ran.
   const stream = await consumer.consume({ max_messages: BATCH * 2 });
-  const queue: JsMsg[] = [];
+  const queue: Received[] = [];
   let wake: (() => void) | undefined;
   const feeding = (async () => {
     for await (const m of stream) {
-      queue.push(m);
+      queue.push(receive(m));
       wake?.();
     }
   })().catch((err: unknown) => deps.log.error("results stream ended", { err }));
@@ -157,7 +188,7 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
         await handleBatch(batch);
       } catch (err) {
         deps.log.warn("results batch failed; it will be redelivered", { err });
-        for (const m of batch) m.nak(1000);
+        for (const r of batch) r.msg.nak(1000);
       }
     }
   })();
