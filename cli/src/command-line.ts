@@ -18,11 +18,6 @@ export const GLOBAL_OPTIONS = {
   help: { type: "boolean", short: "h", description: "show usage" },
 } as const satisfies OptionSpecs;
 
-export interface ParsedCommandLine {
-  command: Command;
-  input: CommandInput;
-}
-
 /** The words before the command's own arguments: every token that is not an option or a global option's value. */
 function wordsOf(argv: readonly string[]): Array<{ word: string; index: number }> {
   const words: Array<{ word: string; index: number }> = [];

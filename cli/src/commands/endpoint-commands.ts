@@ -7,9 +7,8 @@
  * (`clusters.getConfig` -> `clusters config get`, `plugins.listVersions` -> `plugins versions list`); other
  * camelCase becomes kebab-case (`metrics.nodeUsage` -> `metrics node-usage`).
  */
-import { endpointList, type DryRunResult, type EndpointName, type RestBinding, type RestRoute } from "@corral/contracts";
+import { endpointList, restPath, type DryRunResult, type EndpointName, type RestBinding, type RestRoute } from "@corral/contracts";
 import { UsageError } from "../errors.js";
-import type { HttpMethod } from "../http/api-client.js";
 import { readBytes } from "../input-files.js";
 import { BODY_OPTIONS, bodyOf, kebabCase, propertyOptionSpecs, propertyOptions, type PropertyOption } from "./body-options.js";
 import { flag, listOption, stringOption, type Command, type CommandContext, type CommandInput, type CommandOutcome, type OptionSpecs } from "./command.js";
@@ -89,11 +88,11 @@ function endpointCommand(name: EndpointName, rest: RestBinding, request: Paramet
     options,
     async run(ctx, input) {
       const route = routes.find((r) => r.params.length === input.positionals.length) as RestRoute;
-      const path = pathOf(route, input.positionals);
+      const { method, path } = restPath(name, Object.fromEntries(route.params.map((param, i) => [param, input.positionals[i] ?? ""])));
       const dryRun = flag(input, "dry-run");
       const query = { ...queryOf(input), ...(dryRun ? { dryRun: "true" } : {}) };
       const body = await requestBody(ctx, input, rest, properties);
-      const reply = await ctx.client().request(route.method as HttpMethod, path, { query, ...body });
+      const reply = await ctx.client().request(method, path, { query, ...body });
       if (dryRun) return { result: { value: reply, table: () => hooks.dryRunTable(reply as DryRunResult) } };
       if (isJob && flag(input, "wait")) {
         const clusterId = input.positionals[0] ?? (reply as { id?: string } | undefined)?.id;
@@ -106,11 +105,6 @@ function endpointCommand(name: EndpointName, rest: RestBinding, request: Paramet
       return { result: { value: reply, ...(table ? { table } : {}) } };
     },
   };
-}
-
-function pathOf(route: RestRoute, values: readonly string[]): string {
-  let i = 0;
-  return route.path.replace(/:[A-Za-z]+/g, () => encodeURIComponent(values[i++] ?? ""));
 }
 
 function queryOf(input: CommandInput): Record<string, string> {

@@ -1,8 +1,7 @@
 /** Calls Corral's REST API with the identity headers and token of the settings; errors become typed errors. */
+import type { Method } from "@corral/contracts";
 import { ApiError, UnreachableError, errorBodyOf } from "../errors.js";
 import { requireIdentity, type Settings } from "../settings/settings.js";
-
-export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
 
 export interface RequestOptions {
   query?: Readonly<Record<string, string>>;
@@ -16,7 +15,7 @@ export interface ApiClient {
   /** The base URL, version segment included. */
   readonly baseUrl: string;
   /** The parsed JSON answer (`undefined` for an empty body). @throws ApiError, UnreachableError */
-  request<T = unknown>(method: HttpMethod, path: string, options?: RequestOptions): Promise<T>;
+  request<T = unknown>(method: Method, path: string, options?: RequestOptions): Promise<T>;
   /** The headers every call carries (identity and token), for streams opened elsewhere. */
   headers(): Record<string, string>;
   /** The URL of a path with its query. */
@@ -41,7 +40,7 @@ export function createApiClient(settings: Settings): ApiClient {
     baseUrl: settings.url,
     headers,
     urlOf,
-    async request<T>(method: HttpMethod, path: string, options: RequestOptions = {}): Promise<T> {
+    async request<T>(method: Method, path: string, options: RequestOptions = {}): Promise<T> {
       const url = urlOf(path, options.query);
       const requestHeaders = headers();
       let body: BodyInit | undefined;
