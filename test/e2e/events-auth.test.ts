@@ -1,0 +1,70 @@
+/**
+ * Live events with security on: the event streams take REST's token rules. No token, or another user's token, is
+ * a 401 before anything streams; a stream whose token is revoked is closed at its next heartbeat, saying why.
+ */
+import anyTest, { type TestFn } from "ava";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connectNats, silentLogger } from "@corral/shared";
+import { startGateway } from "@corral/gateway";
+import { openGatewaySecurity } from "../../services/gateway/src/security.js";
+import { api } from "../helpers/api.js";
+import { openEventSocket, openSse, opened } from "../helpers/event-clients.js";
+import { startSystem, type TestSystem } from "../helpers/system.js";
+import { bearer, revoke, tokenFor } from "../helpers/tokens.js";
+
+const test = anyTest as TestFn<{ sys: TestSystem; dir: string }>;
+
+test.before(async (t) => {
+  t.context.dir = await mkdtemp(join(tmpdir(), "corral-e2e-events-auth-"));
+  const realmfile = join(t.context.dir, "realm.properties");
+  await writeFile(realmfile, ["root: rootpw,superadmin", "ops: opspw,admin:acme", "alice: alicepw"].join("\n"));
+  t.context.sys = await startSystem({ clusters: 1, security: { config: { "security.authentication.basic.realmfile": realmfile } } });
+});
+test.after.always(async (t) => {
+  await t.context.sys?.stop();
+  if (t.context.dir) await rm(t.context.dir, { recursive: true, force: true });
+});
+
+test("event streams: 401 without a token or with another user's; a revoked token's stream is closed with a message", async (t) => {
+  const { sys } = t.context;
+  const tokenUrl = sys.tokenUrl!;
+  const root = await tokenFor(tokenUrl, "root", "rootpw");
+  const created = await api(sys.baseUrl, "POST", "/tenants", {
+    user: "root",
+    tenant: "superadmin",
+    headers: bearer(root),
+    body: { tenant: { name: "acme", workers: 0 } },
+  });
+  t.is(created.status, 200, created.text);
+  const ops = { user: "ops", tenant: "acme" };
+
+  const noToken = await openSse(sys.baseUrl, ops, "00000001");
+  t.is(noToken.status, 401);
+  t.like(noToken.body, { status: 401, error: "unauthorized" });
+  t.like(await openEventSocket(sys.baseUrl, ops), { refused: true, status: 401 });
+  const alice = await tokenFor(tokenUrl, "alice", "alicepw");
+  const borrowed = await openEventSocket(sys.baseUrl, ops, { headers: bearer(alice) });
+  t.like(borrowed, { refused: true, status: 401 });
+  t.regex(JSON.stringify((borrowed as { body: unknown }).body), /belongs to user alice/);
+
+  // A gateway of its own with a short heartbeat, so the revocation is seen quickly.
+  const nc = await connectNats({ url: sys.nats.url, name: "events-auth-gateway" });
+  const security = await openGatewaySecurity({ nc, log: silentLogger, redisUrl: sys.redis!.url, tokenUrl });
+  const gateway = await startGateway({ nc, log: silentLogger, security, host: "127.0.0.1", port: 0, events: { heartbeatMs: 200 } });
+  t.teardown(async () => {
+    await gateway.stop();
+    await security.stop();
+    await nc.close();
+  });
+  const token = await tokenFor(tokenUrl, "ops", "opspw");
+  const socket = opened(await openEventSocket(`http://127.0.0.1:${gateway.port}/v2`, ops, { headers: bearer(token) }));
+  socket.send({ type: "subscribe", tenant: true });
+  await socket.waitFor((m) => m.some((x) => x.type === "subscribed"), "the tenant admin subscribed");
+  t.is((await revoke(tokenUrl, token)).status, 200);
+  const { code, reason } = await socket.closed;
+  t.is(code, 1008);
+  t.regex(reason, /token no longer holds/);
+  t.like(socket.messages.at(-1), { type: "error", error: "token_invalid" });
+});
