@@ -22,6 +22,7 @@ function indexPage(): Buffer {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Corral</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/ui/console.css">
 </head>
 <body>

@@ -24,10 +24,11 @@ export class ApiError extends Error {
     return typeof field === "string" ? field : undefined;
   }
 
-  /** Provider fields the server asks for (`{missingFields: [...]}`, spec 7). */
+  /** Names of the provider fields the server asks for (spec 7: `{missingFields: [{<name>: {label, type, ...}}]}`). */
   get missingFields(): string[] | undefined {
-    const fields = this.details["missingFields"];
-    return Array.isArray(fields) ? fields.filter((f): f is string => typeof f === "string") : undefined;
+    const entries: unknown = this.details["missingFields"];
+    if (!Array.isArray(entries)) return undefined;
+    return entries.flatMap((entry: unknown) => (typeof entry === "string" ? [entry] : entry && typeof entry === "object" ? Object.keys(entry) : []));
   }
 }
 
@@ -48,7 +49,8 @@ async function errorOf(res: Response): Promise<ApiError> {
   }
   const body = (value && typeof value === "object" ? value : {}) as Record<string, unknown>;
   if (Array.isArray(body["missingFields"])) {
-    return new ApiError(res.status, "missing_fields", `missing provider fields: ${body["missingFields"].join(", ")}`, body);
+    const error = new ApiError(res.status, "missing_fields", "", body);
+    return new ApiError(res.status, "missing_fields", `missing provider fields: ${error.missingFields?.join(", ")}`, body);
   }
   const details = body["details"] && typeof body["details"] === "object" ? (body["details"] as Record<string, unknown>) : {};
   return new ApiError(res.status, String(body["error"] ?? "http_error"), String(body["message"] ?? text), details);

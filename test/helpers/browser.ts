@@ -35,6 +35,8 @@ export async function launchBrowser(options: BrowserOptions = {}): Promise<Brows
     // --no-sandbox: tests run as root, where Chromium refuses its sandbox.
     args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-extensions"],
     defaultViewport: { width: options.width ?? 1280, height: options.height ?? 900 },
+    // A page that does not answer within a minute is stuck: fail then rather than after puppeteer's three.
+    protocolTimeout: 60_000,
   });
 }
 

@@ -3,7 +3,7 @@
  * through the form, watch it become active without a reload, configure it into a failure and read the failed
  * action's output, delete it; server validation errors beside their field; nothing of another tenant shows.
  */
-import anyTest, { type TestFn } from "ava";
+import anyTest, { type ExecutionContext, type TestFn } from "ava";
 import type { Browser, Page } from "puppeteer-core";
 import { api } from "../helpers/api.js";
 import { consoleOrigin, launchBrowser, openSignedIn, waitForText } from "../helpers/browser.js";
@@ -22,7 +22,7 @@ const breakableConfigure: SimCatalogOptions = {
 };
 
 test.before(async (t) => {
-  t.context.sys = await startSystem({ clusters: 1, provisioners: 1 });
+  t.context.sys = await startSystem({ clusters: 1, provisioners: 1, simSecured: true });
   t.context.browser = await launchBrowser();
 });
 test.after.always(async (t) => {
@@ -30,8 +30,11 @@ test.after.always(async (t) => {
   await t.context.sys?.stop();
 });
 
-const newPage = async (t: { context: Context }) => {
-  const page = await t.context.browser.newPage();
+/** A page in a browser context of its own (its own session storage), closed when the test ends, failed or not. */
+const newPage = async (t: ExecutionContext<Context>) => {
+  const context = await t.context.browser.createBrowserContext();
+  t.teardown(() => context.close());
+  const page = await context.newPage();
   page.setDefaultTimeout(30_000);
   return page;
 };
@@ -127,7 +130,6 @@ test("sign in, create a cluster through the form, watch it become active, fail a
   await waitForText(page, "[data-testid=cluster-status]", "terminated", 60_000);
   const status = await api(t.context.sys.baseUrl, "GET", `/clusters/${id}/status`, tenant.user);
   t.is(status.body.status, "terminated");
-  await page.close();
 });
 
 test("a server validation error shows beside the field it names", async (t) => {
@@ -141,7 +143,27 @@ test("a server validation error shows beside the field it names", async (t) => {
   await page.waitForSelector(".field.invalid input[name=numMachines]");
   const message = await page.$eval(".field.invalid .field-error", (el) => el.textContent ?? "");
   t.regex(message, /numMachines/);
-  await page.close();
+});
+
+test("provider fields the server asks for get a form from the provider type's parameters; the secret is masked and sent", async (t) => {
+  // lamp's default provider, rackspace, becomes sim-secured: a create must carry the sensitive user field sim_password.
+  const tenant = await tenantWithSimCatalog(t.context.sys, "uisecret", { catalog: { providerTypes: { rackspace: "sim-secured" } } });
+  const page = await newPage(t);
+  await openSignedIn(page, t.context.sys.baseUrl, tenant.user, "/clusters/new");
+  await page.waitForSelector("select[name=clusterTemplate] option[value=lamp]");
+  await page.type("input[name=name]", "with-secret");
+  await page.select("select[name=clusterTemplate]", "lamp");
+  await clickButton(page, "Preview and create");
+  const secret = await page.waitForSelector(".provider-fields input[name=sim_password]");
+  t.is(await secret!.evaluate((el) => (el as HTMLInputElement).type), "password", "a sensitive field is a password input");
+  t.is(await secret!.evaluate((el) => (el as HTMLInputElement).value), "", "and starts empty");
+  await secret!.type("hunter2");
+  await clickButton(page, "Preview and create");
+  await waitForText(page, "dialog[open]", "Layout: 1 node");
+  await confirmInDialog(page, "Create");
+  await page.waitForFunction(() => /^#\/clusters\/[^/]+$/.test(location.hash) && location.hash !== "#/clusters/new");
+  await waitForText(page, "[data-testid=cluster-status]", "active", 60_000);
+  t.false((await page.content()).includes("hunter2"), "the secret is not shown back");
 });
 
 test("a user of one tenant sees nothing of another", async (t) => {
@@ -160,5 +182,4 @@ test("a user of one tenant sees nothing of another", async (t) => {
   const text = await page.$eval("main", (el) => el.textContent ?? "");
   t.false(text.includes("secret-cluster-of-theirs"));
   t.is(await page.$$eval(".vtable[aria-label=Nodes] tbody tr[data-key]", (rows) => rows.length), 0);
-  await page.close();
 });

@@ -9,6 +9,8 @@ export interface Column<Row> {
   cell(row: Row): Child;
   /** CSS width (`8rem`, `20%`); the rest share what is left. */
   width?: string;
+  /** Left out on a narrow screen (style.css), so the columns that matter keep room. */
+  hideWhenNarrow?: boolean;
 }
 
 export interface VirtualTableOptions<Row> {
@@ -33,8 +35,9 @@ export interface VirtualTable<Row> {
 export function virtualTable<Row>(options: VirtualTableOptions<Row>): VirtualTable<Row> {
   const rowHeight = options.rowHeight ?? 36;
   const overscan = options.overscan ?? 8;
-  const colgroup = h("colgroup", null, ...options.columns.map((c) => h("col", c.width ? { style: `width:${c.width}` } : null)));
-  const head = h("thead", null, h("tr", null, ...options.columns.map((c) => h("th", { scope: "col" }, c.title))));
+  const narrowClass = (c: Column<Row>) => (c.hideWhenNarrow ? "narrow-hide" : undefined);
+  const colgroup = h("colgroup", null, ...options.columns.map((c) => h("col", { class: narrowClass(c), style: c.width ? `width:${c.width}` : undefined })));
+  const head = h("thead", null, h("tr", null, ...options.columns.map((c) => h("th", { scope: "col", class: narrowClass(c) }, c.title))));
   const body = h("tbody");
   const table = h("table", { class: "vtable", "aria-label": options.label, "aria-rowcount": 0 }, colgroup, head, body);
   const scroller = h("div", { class: "vtable-scroll", tabIndex: 0, role: "region", "aria-label": `${options.label} (scrolls)` }, table);
@@ -53,7 +56,7 @@ export function virtualTable<Row>(options: VirtualTableOptions<Row>): VirtualTab
     const visible: Child[] = [];
     for (let i = first; i < last; i++) {
       const row = rows[i] as Row;
-      visible.push(h("tr", { dataset: { key: options.key(row) }, "aria-rowindex": i + 2 }, ...options.columns.map((c) => h("td", null, c.cell(row)))));
+      visible.push(h("tr", { dataset: { key: options.key(row) }, "aria-rowindex": i + 2 }, ...options.columns.map((c) => h("td", { class: narrowClass(c) }, c.cell(row)))));
     }
     if (rows.length === 0) visible.push(h("tr", null, h("td", { colSpan: options.columns.length, class: "empty" }, options.empty)));
     replaceChildren(body, spacer(first * rowHeight), ...visible, spacer((rows.length - last) * rowHeight));

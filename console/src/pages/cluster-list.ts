@@ -22,11 +22,11 @@ export function clusterListPage(ctx: PageContext): MountedPage {
     columns: [
       { title: "Name", cell: (c) => h("a", { href: `#${clusterPath(c.id)}` }, c.name) },
       { title: "Status", width: "8rem", cell: (c) => statusBadge(c.status) },
-      { title: "Progress", cell: (c) => progressText(c.progress) },
+      { title: "Progress", hideWhenNarrow: true, cell: (c) => progressText(c.progress) },
       { title: "Nodes", width: "5rem", cell: (c) => c.numNodes },
-      { title: "Template", cell: (c) => c.clusterTemplate.name },
-      { title: "Created", cell: (c) => formatTime(c.createTime) },
-      { title: "Id", width: "6rem", cell: (c) => c.id },
+      { title: "Template", hideWhenNarrow: true, cell: (c) => c.clusterTemplate.name },
+      { title: "Created", hideWhenNarrow: true, cell: (c) => formatTime(c.createTime) },
+      { title: "Id", width: "6rem", hideWhenNarrow: true, cell: (c) => c.id },
     ],
   });
   const search = h("input", { type: "search", id: "cluster-search", placeholder: "Filter by name", "aria-label": "Filter by name" });

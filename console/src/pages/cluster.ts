@@ -9,7 +9,7 @@ import { formatTime, h, replaceChildren } from "../components/dom.js";
 import { runOperation } from "../components/operation.js";
 import { planStages } from "../components/plan-stages.js";
 import { progressText, statusBadge } from "../components/status-badge.js";
-import { watchCluster } from "../events.js";
+import { watchCluster, type Feed } from "../events.js";
 import { HOME_PATH } from "../paths.js";
 import type { MountedPage, PageContext } from "../router.js";
 import { configTab } from "./cluster/config-tab.js";
@@ -55,9 +55,12 @@ export function clusterPage(ctx: PageContext): MountedPage {
     panelHost.id = `panel-${name}`;
     panelHost.setAttribute("aria-labelledby", `tab-${name}`);
     replaceChildren(panelHost, panels[name]);
+    if (name === "Plan") drawPlan();
   };
 
+  // Drawn only while its tab shows (a 10,000-node plan is 30,000 tasks to count); selecting the tab draws it.
   const drawPlan = () => {
+    if (tab !== "Plan") return;
     replaceChildren(
       panels.Plan,
       plan
@@ -135,9 +138,9 @@ export function clusterPage(ctx: PageContext): MountedPage {
     const configKey = `${c.status}|${JSON.stringify(c.config)}`;
     if (configKey !== shownConfigKey) replaceChildren(panels.Config, configTab(api, c, () => void reread()));
     shownConfigKey = configKey;
-    drawPlan();
   };
 
+  const mountedAt = Date.now();
   let reading: Promise<void> | undefined;
   let readAgain = false;
   const reread = async (): Promise<void> => {
@@ -147,12 +150,16 @@ export function clusterPage(ctx: PageContext): MountedPage {
     }
     reading = (async () => {
       try {
-        const [details, plans] = await Promise.all([api.call("clusters.get", { params: { id } }), api.call("clusters.plans", { params: { id } })]);
+        // The nodes are drawn before the plan is read: on a large cluster both are megabytes.
+        const details = await api.call("clusters.get", { params: { id } });
         cluster = details;
-        plan = plans[0];
         states.learnHistory(details);
         problem.textContent = "";
         draw(details);
+        const planId = details.jobs[details.jobs.length - 1];
+        plan = planId ? await api.call("clusters.plan", { params: { id, planId } }) : undefined;
+        drawPlan();
+        if (!disposed) feed ??= follow();
       } catch (err) {
         problem.textContent = err instanceof ApiError && err.status === 404 ? `No cluster ${id} (or not yours to see).` : `Could not read the cluster: ${(err as Error).message}`;
       }
@@ -166,20 +173,25 @@ export function clusterPage(ctx: PageContext): MountedPage {
   };
 
   let planFrame = 0;
-  const feed = watchCluster(
-    api,
-    id,
-    (event) => {
-      if (states.apply(event) && !planFrame) {
-        planFrame = requestAnimationFrame(() => {
-          planFrame = 0;
-          drawPlan();
-        });
-      }
-      if (REREAD_ON.has(event.type) && cluster) void reread();
-    },
-    () => {},
-  );
+  // Opened after the first read, so replaying the cluster's history does not compete with drawing it.
+  let feed: Feed | undefined;
+  let disposed = false;
+  const follow = () =>
+    watchCluster(
+      api,
+      id,
+      (event) => {
+        if (states.apply(event) && !planFrame) {
+          planFrame = requestAnimationFrame(() => {
+            planFrame = 0;
+            drawPlan();
+          });
+        }
+        // The stream replays the cluster's history first; only what happens after the page opened needs another read.
+        if (REREAD_ON.has(event.type) && cluster && event.at >= mountedAt) void reread();
+      },
+      () => {},
+    );
 
   selectTab("Nodes");
   void reread();
@@ -194,5 +206,10 @@ export function clusterPage(ctx: PageContext): MountedPage {
     h("div", { class: "tabs", role: "tablist", "aria-label": "Cluster" }, ...tabButtons),
     panelHost,
   );
-  return { element, dispose: () => (feed.stop(), cancelAnimationFrame(planFrame)) };
+  const dispose = () => {
+    disposed = true;
+    feed?.stop();
+    cancelAnimationFrame(planFrame);
+  };
+  return { element, dispose };
 }

@@ -81,7 +81,7 @@ export function nodesTab(): NodesTab {
     columns: [
       { title: "Host", cell: (n) => h("button", { type: "button", class: "link", onclick: () => ((picked = n.id), showDetail(), detail.scrollIntoView?.({ block: "nearest" })) }, text(n.properties["hostname"]) || n.id) },
       { title: "Services", cell: (n) => n.services.join(", ") },
-      { title: "Addresses", cell: (n) => addresses(n) },
+      { title: "Addresses", hideWhenNarrow: true, cell: (n) => addresses(n) },
       {
         title: "Last action",
         cell: (n) => {

@@ -1,0 +1,81 @@
+/**
+ * Screenshots of the console's main pages for the README, taken in headless Chromium against a real Corral (sim
+ * provider): sign-in, cluster list, create with its dry run, a cluster with a failed action's output, its plan,
+ * and the list on a phone-sized screen. Writes docs/console-*.png.
+ *
+ * Run: node --import=tsx bench/console/screenshots.ts
+ */
+import { mkdirSync } from "node:fs";
+import type { Page } from "puppeteer-core";
+import { api } from "../../test/helpers/api.js";
+import { consoleOrigin, launchBrowser, openSignedIn, waitForText } from "../../test/helpers/browser.js";
+import { createActiveCluster, createCluster, tenantWithSimCatalog, waitForStatus } from "../../test/helpers/clusters.js";
+import { startSystem } from "../../test/helpers/system.js";
+
+const docs = new URL("../../docs/", import.meta.url);
+
+async function shot(page: Page, name: string): Promise<void> {
+  await new Promise((r) => setTimeout(r, 300)); // let the last frame settle
+  await page.screenshot({ path: new URL(`console-${name}.png`, docs).pathname as `${string}.png` });
+  console.log(`docs/console-${name}.png`);
+}
+
+const sys = await startSystem({ clusters: 1, provisioners: 1 });
+const browser = await launchBrowser({ width: 1280, height: 820 });
+try {
+  mkdirSync(docs, { recursive: true });
+  const tenant = await tenantWithSimCatalog(sys, "acme", {
+    workers: 4,
+    catalog: { scripts: { base: { configure: { script: 'if grep -q BREAK_CONF"IGURE" "$CORRAL_TASK_FILE"; then echo "configure: /etc/app.conf: port 80 already in use" >&2; false; fi' } } } },
+  });
+  const user = tenant.user;
+  for (const [name, template, size] of [["web-frontend", "lamp", 3], ["cache", "lamp", 2], ["reporting", "lamp", 1]] as const) {
+    await createActiveCluster(sys.baseUrl, user, { name, clusterTemplate: template, numMachines: size });
+  }
+  const broken = await createActiveCluster(sys.baseUrl, user, { name: "billing", clusterTemplate: "lamp", numMachines: 3 });
+  await api(sys.baseUrl, "PUT", `/clusters/${broken}/config`, { ...user, body: { config: { BREAK_CONFIGURE: true }, restart: false } });
+  await waitForStatus(sys.baseUrl, user, broken, "inconsistent");
+  await createCluster(sys.baseUrl, user, { name: "staging", clusterTemplate: "lamp", numMachines: 4 });
+
+  const page = await browser.newPage();
+  const origin = consoleOrigin(sys.baseUrl);
+  await page.goto(`${origin}/`);
+  await page.waitForSelector("form.sign-in");
+  await page.$eval("#main input[name=user]", (el, value) => ((el as HTMLInputElement).value = value), user.user ?? "");
+  await page.$eval("#main input[name=tenant]", (el, value) => ((el as HTMLInputElement).value = value), tenant.name);
+  await shot(page, "sign-in");
+
+  await openSignedIn(page, sys.baseUrl, user);
+  await page.waitForSelector(".vtable[aria-label=Clusters] tr[data-key]");
+  await shot(page, "clusters");
+
+  await page.goto(`${origin}/ui/#/clusters/new`);
+  await page.waitForSelector("select[name=clusterTemplate] option[value=lamp]");
+  await page.type("input[name=name]", "analytics");
+  await page.select("select[name=clusterTemplate]", "lamp");
+  await page.$eval("input[name=numMachines]", (el) => ((el as HTMLInputElement).value = "3"));
+  await page.click("form button[type=submit]");
+  await waitForText(page, "dialog[open]", "Layout");
+  await shot(page, "create-dry-run");
+  await page.keyboard.press("Escape");
+
+  await page.goto(`${origin}/ui/#/clusters/${encodeURIComponent(broken)}`);
+  await waitForText(page, "[data-testid=cluster-status]", "inconsistent");
+  await page.waitForSelector(".vtable[aria-label=Nodes] tbody tr[data-key]");
+  await shot(page, "cluster");
+  await page.click(".vtable[aria-label=Nodes] tbody tr[data-key] button");
+  await waitForText(page, ".node-detail pre.output", "already in use");
+  await page.evaluate(() => document.querySelector(".node-detail pre.output")?.scrollIntoView({ block: "center" }));
+  await shot(page, "failed-action");
+  await page.click("#tab-Plan");
+  await page.waitForSelector(".stages");
+  await shot(page, "plan");
+
+  await page.setViewport({ width: 390, height: 800 });
+  await page.goto(`${origin}/ui/#/clusters`);
+  await page.waitForSelector(".vtable[aria-label=Clusters] tr[data-key]");
+  await shot(page, "narrow");
+} finally {
+  await browser.close();
+  await sys.stop();
+}
