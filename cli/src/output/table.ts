@@ -47,9 +47,19 @@ function objectsTable(rows: Array<Record<string, unknown>>): string {
   );
 }
 
-/** Columns whose values are nested objects are left to `-o json`/`-o yaml`. */
+/** Columns whose values are nested objects (other than `{name: x}`) are left to `-o json`/`-o yaml`. */
 function isShown(rows: Array<Record<string, unknown>>, key: string): boolean {
-  return rows.every((row) => !isPlainObject(row[key]) || Object.keys(row[key] as object).length <= 1);
+  return rows.every((row) => {
+    const value = row[key];
+    if (!isPlainObject(value)) return true;
+    return isNameRef(value);
+  });
+}
+
+/** `{name: "x"}`: a reference to an entity by name, shown as its name. */
+function isNameRef(value: Record<string, unknown>): boolean {
+  const keys = Object.keys(value);
+  return keys.length === 1 && keys[0] === "name" && typeof value["name"] === "string";
 }
 
 /** One cell: scalars as they are, short lists comma-joined, anything else as compact JSON. */
@@ -58,10 +68,7 @@ export function cell(value: unknown): string {
   if (typeof value === "string") return value;
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   if (Array.isArray(value) && value.every((v) => typeof v !== "object" || v === null)) return value.join(",");
-  if (isPlainObject(value)) {
-    const entries = Object.entries(value);
-    if (entries.length === 1 && typeof entries[0]?.[1] !== "object") return String(entries[0]?.[1]);
-  }
+  if (isPlainObject(value) && isNameRef(value)) return String(value["name"]);
   return JSON.stringify(value);
 }
 
