@@ -5,7 +5,10 @@
  * scrapes every 15 s by default: this is harsher). Both log each request at info (the request log is not part of
  * the switch). Runs alternate, off/on then on/off, so load others put on the machine falls on both; the CPU time
  * the gateway, tenancy and nats-server spent per request is recorded with each run, which shared load does not
- * change. Case: one provider (GET /v2/providers/bench). Writes bench/results/gateway-metrics-overhead.json.
+ * change. Case: one provider (GET /v2/providers/bench). On a machine others load heavily the two arms' throughput
+ * drifts apart by far more than the metrics cost, so the run also times, in this process, what metrics add to one
+ * request (the gateway's request telemetry and a service's served-request histogram, on and off; a scrape of the
+ * gateway's registry), which load barely changes. Writes bench/results/gateway-metrics-overhead.json.
  *
  * Run: node --import=tsx bench/gateway/metrics-overhead.ts
  * Env: BENCH_DURATION_S (5 per run), BENCH_ROUNDS (4 pairs), BENCH_CONNECTIONS (64).
@@ -13,7 +16,18 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { freePort } from "@corral/deploy";
-import { envNameOf, METRICS_PROCESSES, metricsPortKey } from "@corral/shared";
+import {
+  createLogger,
+  createMetricsRegistry,
+  envNameOf,
+  LabeledHistogram,
+  METRICS_PROCESSES,
+  metricsPortKey,
+  seriesByStatus,
+  type MetricsRegistry,
+} from "@corral/shared";
+import { createRequestTelemetry } from "../../services/gateway/src/request-telemetry.js";
+import { apiRoutes } from "../../services/gateway/src/routes.js";
 import { createProviders, IDENTITY } from "./bench-providers.js";
 import { launchCorral, type LaunchedCorral } from "./launched-corral.js";
 import { cpuSeconds } from "./process-cpu.js";
@@ -88,6 +102,70 @@ async function armOf(corral: LaunchedCorral, metricsPorts: Record<string, number
   return { corral, pids, metricsUrls: Object.values(metricsPorts).map((port) => `http://127.0.0.1:${port}/metrics`) };
 }
 
+/**
+ * Nanoseconds per call of each function: runs of `n` calls, the functions in turn (so load that comes and goes
+ * falls on each), the best of 7 rounds after a warm-up round.
+ */
+function nsPerCall(n: number, fns: ReadonlyArray<(i: number) => void>): number[] {
+  const best = fns.map(() => Infinity);
+  for (let round = 0; round < 8; round++) {
+    fns.forEach((fn, k) => {
+      const started = process.hrtime.bigint();
+      for (let i = 0; i < n; i++) fn(i);
+      if (round > 0) best[k] = Math.min(best[k]!, Number(process.hrtime.bigint() - started) / n);
+    });
+  }
+  return best.map((ns) => Math.round(ns * 10) / 10);
+}
+
+/** What metrics add to one request, timed in this process: on against off, the request log apart. */
+async function perRequestCost() {
+  const routes = apiRoutes();
+  const read = routes.find((r) => r.method === "GET" && r.pattern === "/providers/:name") ?? routes[0]!;
+  const silent = createLogger({}, { level: "warn" });
+  const discarding = createLogger({}, { write: () => {} });
+  const telemetryRequest = (metrics: MetricsRegistry | undefined, log = silent) => {
+    const telemetry = createRequestTelemetry({ log, metrics, routes, versionPrefix: "/v2" });
+    return () => {
+      const trace = telemetry.begin("GET", "/v2/providers/bench", "");
+      trace.routed(read);
+      trace.finished(200);
+    };
+  };
+  const served = (metrics: MetricsRegistry | undefined) => {
+    const histogram = new LabeledHistogram(metrics, { name: "bench_rpc_seconds", help: "bench", labelNames: ["endpoint", "status"], buckets: [0.001, 0.01, 0.1, 1] });
+    const byStatus = seriesByStatus(histogram, { endpoint: "tenancy.catalog.providers.get" });
+    return (i: number) => byStatus(200).observe((i % 100) / 10_000);
+  };
+  const registry = createMetricsRegistry();
+  const N = 200_000;
+  const [gatewayOffNs = NaN, gatewayOnNs = NaN, gatewayOnWithLogLineNs = NaN] = nsPerCall(N, [
+    telemetryRequest(undefined),
+    telemetryRequest(registry),
+    telemetryRequest(createMetricsRegistry(), discarding),
+  ]);
+  const [serveOffNs = NaN, serveOnNs = NaN] = nsPerCall(N, [served(undefined), served(registry)]);
+  const scrapes = 50;
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < scrapes; i++) await registry.metrics();
+  return {
+    requestsTimed: N,
+    /** Request id, timing, route lookup; metrics off; the log line below the level (not written). */
+    gatewayTelemetryMetricsOffNs: gatewayOffNs,
+    gatewayTelemetryMetricsOnNs: gatewayOnNs,
+    /** The same with metrics on and the info line built and written (to a writer that drops it). */
+    gatewayTelemetryWithRequestLogNs: gatewayOnWithLogLineNs,
+    servedRequestHistogramOffNs: serveOffNs,
+    servedRequestHistogramOnNs: serveOnNs,
+    /** Metrics on minus off, gateway and serving service together, per request. */
+    metricsNsPerRequest: round2(gatewayOnNs - gatewayOffNs + serveOnNs - serveOffNs),
+    /** One scrape of a registry holding this gateway's series and the process metrics. */
+    scrapeMs: round2(Number(process.hrtime.bigint() - started) / 1e6 / scrapes),
+  };
+}
+
+const cost = await perRequestCost();
+console.log(`per request: ${JSON.stringify(cost)}`);
 const wrk = ensureWrk();
 const metricsPorts: Record<string, number> = {};
 const portEnv: Record<string, string> = {};
@@ -154,7 +232,15 @@ try {
     /** On/off CPU per request of gateway + tenancy + nats-server, and of the gateway alone (medians). */
     cpuPerRequestRatio: cpuRatio,
     gatewayCpuPerRequestRatio: gatewayCpuRatio,
+    perRequestCost: cost,
+    /**
+     * What the metrics' nanoseconds per request are of the CPU one request costs the gateway, tenancy and
+     * nats-server (median of the off runs): the throughput difference a CPU-bound machine would show.
+     */
+    metricsShareOfRequestCpu: round4(cost.metricsNsPerRequest / (offMedian.cpuMsPerKRequests * 1000)),
+    /** The measured throughput, on a machine this loaded, mostly says how the load moved between runs. */
     meetsTarget: Math.abs(1 - throughputRatio) < TARGET.maxThroughputDifference,
+    meetsTargetByCpu: cost.metricsNsPerRequest / (offMedian.cpuMsPerKRequests * 1000) < TARGET.maxThroughputDifference,
     non2xx: runs.reduce((n, r) => n + r.off.non2xx + r.on.non2xx, 0),
     runs,
     loadAverageAtEnd: loadavg().map(round2),
