@@ -7,11 +7,27 @@ import { clusterListPage } from "./pages/cluster-list.js";
 import { clusterPage } from "./pages/cluster.js";
 import { createClusterPage } from "./pages/create-cluster.js";
 import { signInPage } from "./pages/sign-in.js";
-import { HOME_PATH, NEW_CLUSTER_PATH, SIGN_IN_PATH } from "./paths.js";
+import { catalogPage } from "./pages/catalog/catalog-page.js";
+import { catalogEntityPage, newCatalogEntityPage } from "./pages/catalog/entity-page.js";
+import { catalogKindPage } from "./pages/catalog/kind-page.js";
+import { provisionersPageForSuperadmin } from "./pages/admin/provisioners-page.js";
+import { tenantPageForSuperadmin } from "./pages/admin/tenant-page.js";
+import { tenantsPageForSuperadmin } from "./pages/admin/tenants-page.js";
+import { metricsPageForAdmins } from "./pages/metrics/metrics-page.js";
+import { CATALOG_PATH, HOME_PATH, METRICS_PATH, NEW_CLUSTER_PATH, PROVISIONERS_PATH, SIGN_IN_PATH, TENANTS_PATH } from "./paths.js";
+import { isSuperadmin, isTenantAdmin } from "./session.js";
 
 export const pages: readonly PageDefinition[] = [
   { pattern: SIGN_IN_PATH, title: "Sign in", mount: signInPage },
   { pattern: HOME_PATH, title: "Clusters", nav: { label: "Clusters" }, mount: clusterListPage },
   { pattern: NEW_CLUSTER_PATH, title: "New cluster", nav: { label: "New cluster" }, mount: createClusterPage },
   { pattern: "/clusters/:id", title: "Cluster", mount: clusterPage },
+  { pattern: CATALOG_PATH, title: "Catalog", nav: { label: "Catalog" }, mount: catalogPage },
+  { pattern: "/catalog/:kind", title: "Catalog", mount: catalogKindPage },
+  { pattern: "/catalog/:kind/:name", title: "Catalog entity", mount: catalogEntityPage },
+  { pattern: "/catalog/new/:kind", title: "New catalog entity", mount: newCatalogEntityPage },
+  { pattern: METRICS_PATH, title: "Metrics", nav: { label: "Metrics", visible: isTenantAdmin }, mount: metricsPageForAdmins },
+  { pattern: TENANTS_PATH, title: "Tenants", nav: { label: "Tenants", visible: isSuperadmin }, mount: tenantsPageForSuperadmin },
+  { pattern: "/admin/tenants/:name", title: "Tenant", mount: tenantPageForSuperadmin },
+  { pattern: PROVISIONERS_PATH, title: "Provisioners", nav: { label: "Provisioners", visible: isSuperadmin }, mount: provisionersPageForSuperadmin },
 ];

@@ -79,14 +79,26 @@ export function clearErrors(fields: readonly Field[], message: { show(m: string 
 }
 
 /**
- * Shows `err` beside the field it names (matching a field's name, or the first segment of a dotted path), or in
+ * The field a server error's path belongs to: the field of that name, else the one whose name is the longest
+ * leading part of the path (`defaults.services[2]` belongs to `defaults.services`, or else to `defaults`), else
+ * the only field inside it (`provisioner is required` belongs to `provisioner.actions` when that is all it has).
+ */
+function ownerOf(fields: readonly Field[], path: string): Field | undefined {
+  const within = (f: Field) => f.name === path || path.startsWith(`${f.name}.`) || path.startsWith(`${f.name}[`);
+  const outer = fields.filter(within).sort((a, b) => b.name.length - a.name.length)[0];
+  const inside = fields.filter((f) => f.name.startsWith(`${path}.`));
+  return outer ?? (inside.length === 1 ? inside[0] : undefined);
+}
+
+/**
+ * Shows `err` beside the field it names (matching a field's name, or the longest leading part of its path), or in
  * `message` when no field owns it. Clears earlier errors first.
  */
 export function showServerError(err: unknown, fields: readonly Field[], message: { show(m: string | undefined): void }): void {
   clearErrors(fields, message);
   const text = err instanceof Error ? err.message : String(err);
   const named = err instanceof ApiError ? err.field : undefined;
-  const owner = named === undefined ? undefined : fields.find((f) => f.name === named || named.split(/[.[]/)[0] === f.name);
+  const owner = named === undefined ? undefined : ownerOf(fields, named);
   if (owner) {
     owner.showError(text);
     owner.input.focus();

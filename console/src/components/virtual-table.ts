@@ -77,6 +77,8 @@ export function virtualTable<Row>(options: VirtualTableOptions<Row>): VirtualTab
       table.setAttribute("aria-rowcount", String(rows.length + 1));
       count.textContent = `${rows.length} ${rows.length === 1 ? "row" : "rows"}`;
       draw(true);
+      // The first rows can grow the scroller (an empty one is one row high): draw again at its new height.
+      requestAnimationFrame(() => draw(false));
     },
   };
 }
