@@ -25,7 +25,7 @@ export const CONFIG_KEYS = {
   "events.maxBufferedBytes": { type: "number", default: 1024 * 1024, doc: "bytes an event stream client may fall behind before it is closed as too slow" },
   "events.heartbeatMs": { type: "number", default: 15000, doc: "interval of SSE heartbeat comments and of token re-checks on event streams" },
   "events.maxReplayEvents": { type: "number", default: 10000, doc: "past events one subscription replays before it asks the client to resume" },
-  "events.maxRecentEvents": { type: "number", default: 50000, doc: "live events a gateway keeps in memory to replay to new clients without reading the stream" },
+  "events.maxRecentEvents": { type: "number", default: 20000, doc: "live events a gateway keeps in memory to replay to new clients without reading the stream" },
   "nats.url": { type: "string", default: "nats://127.0.0.1:4222", doc: "NATS server URL(s), comma separated; nats://user:password@host:port logs in" },
   "redis.url": { type: "string", default: "redis://127.0.0.1:6379", doc: "Redis URL; redis://:password@host:port logs in" },
   "data.dir": { type: "string", default: ".corral/data", doc: "data and credentials of the embedded nats-server and redis-server" },

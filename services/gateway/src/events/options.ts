@@ -8,7 +8,7 @@ export interface EventStreamOptions {
   heartbeatMs?: number;
   /** Past events one subscription replays; past it the client is asked to resume from the last one sent. @default 10000 */
   maxReplayEvents?: number;
-  /** Live events kept in memory (per cluster, newest clusters first) to replay to new clients without reading the stream. @default 50000 */
+  /** Live events kept in memory (per cluster, newest clusters first) to replay to new clients without reading the stream. @default 20000 */
   maxRecentEvents?: number;
 }
 
@@ -20,6 +20,6 @@ export function eventStreamLimits(options: EventStreamOptions = {}): EventStream
     maxBufferedBytes: options.maxBufferedBytes ?? 1024 * 1024,
     heartbeatMs: options.heartbeatMs ?? 15_000,
     maxReplayEvents: options.maxReplayEvents ?? 10_000,
-    maxRecentEvents: options.maxRecentEvents ?? 50_000,
+    maxRecentEvents: options.maxRecentEvents ?? 20_000,
   };
 }

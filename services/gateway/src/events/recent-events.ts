@@ -17,8 +17,11 @@ interface ClusterEvents {
 export class RecentEvents {
   private readonly clusters = new Map<string, ClusterEvents>();
   private total = 0;
-  /** The first sequence received since the subscription (re)started: every event after it was received. */
-  private since: number | undefined;
+  /**
+   * Every event from this sequence on is held, unless its cluster's events were dropped to bound them: the first
+   * sequence received since the subscription (re)started, raised past the events of every cluster dropped whole.
+   */
+  private completeFrom: number | undefined;
 
   constructor(
     private readonly maxEvents: number,
@@ -27,7 +30,7 @@ export class RecentEvents {
 
   add(key: string, event: StreamedEvent): void {
     if (this.maxEvents <= 0) return;
-    this.since ??= event.id;
+    this.completeFrom ??= event.id;
     let entry = this.clusters.get(key);
     if (entry) this.clusters.delete(key);
     else entry = { events: [], fromBeginning: event.event.type === "cluster.status" && event.event.previous === undefined, droppedUpTo: 0 };
@@ -42,14 +45,15 @@ export class RecentEvents {
       if (this.total <= this.maxEvents) break;
       this.clusters.delete(oldest);
       this.total -= dropped.events.length;
+      this.completeFrom = Math.max(this.completeFrom, (dropped.events.at(-1)?.id ?? 0) + 1);
     }
   }
 
   /** The cluster's events after `afterSeq`, when every one of them is held; undefined otherwise. */
   after(key: string, afterSeq: number): StreamedEvent[] | undefined {
     const entry = this.clusters.get(key);
-    if (!entry || this.since === undefined || entry.droppedUpTo > afterSeq) return undefined;
-    if (!entry.fromBeginning && afterSeq < this.since - 1) return undefined;
+    if (!entry || this.completeFrom === undefined || entry.droppedUpTo > afterSeq) return undefined;
+    if (!entry.fromBeginning && afterSeq < this.completeFrom - 1) return undefined;
     return entry.events.filter((e) => e.id > afterSeq);
   }
 
@@ -57,6 +61,6 @@ export class RecentEvents {
   clear(): void {
     this.clusters.clear();
     this.total = 0;
-    this.since = undefined;
+    this.completeFrom = undefined;
   }
 }
