@@ -74,7 +74,10 @@ async function serveMetrics(name: MetricsProcess, registry: MetricsRegistry, con
   try {
     return await startMetricsServer({ registry, host: config.get("metrics.host"), port: config.get(key), log });
   } catch (err) {
-    log.error(`cannot serve metrics on ${config.get("metrics.host")}:${config.get(key)} (${key}); running without them`, { err });
+    // Expected where several processes share a machine and a default port: said plainly, without a stack.
+    log.warn(`cannot serve metrics on ${config.get("metrics.host")}:${config.get(key)} (${key}); running without them`, {
+      reason: (err as Error).message,
+    });
     return undefined;
   }
 }
