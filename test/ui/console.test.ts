@@ -8,6 +8,7 @@ import type { Browser, Page } from "puppeteer-core";
 import { api } from "../helpers/api.js";
 import { consoleOrigin, launchBrowser, openSignedIn, waitForText } from "../helpers/browser.js";
 import { createActiveCluster, tenantWithSimCatalog, type E2eTenant, type SimCatalogOptions } from "../helpers/clusters.js";
+import { fixtureTemplate } from "../helpers/fixture-catalog.js";
 import { startSystem, type TestSystem } from "../helpers/system.js";
 
 interface Context {
@@ -164,6 +165,27 @@ test("provider fields the server asks for get a form from the provider type's pa
   await page.waitForFunction(() => /^#\/clusters\/[^/]+$/.test(location.hash) && location.hash !== "#/clusters/new");
   await waitForText(page, "[data-testid=cluster-status]", "active", 60_000);
   t.false((await page.content()).includes("hunter2"), "the secret is not shown back");
+});
+
+test("the lease is extended from the cluster page; a step over the template's limit is refused beside the field", async (t) => {
+  // lamp with lease rules: 1 h at first, at most 3 h after creation, at most 1 h per extension.
+  const leased = { ...fixtureTemplate("lamp"), name: "lamp-leased", administration: { leaseduration: { initial: "1h", max: "3h", step: "1h" } } };
+  const tenant = await tenantWithSimCatalog(t.context.sys, "uilease", { catalog: { extraTemplates: [leased] } });
+  const id = await createActiveCluster(t.context.sys.baseUrl, tenant.user, { name: "leased", clusterTemplate: "lamp-leased", numMachines: 1 });
+  const before = (await api(t.context.sys.baseUrl, "GET", `/clusters/${id}`, tenant.user)).body.expireTime as number;
+  const page = await newPage(t);
+  await openSignedIn(page, t.context.sys.baseUrl, tenant.user, `/clusters/${encodeURIComponent(id)}`);
+  await page.waitForSelector(".lease form input[name=expireTime]");
+  const shown = await page.$eval("[data-testid=lease-end]", (el) => el.textContent ?? "");
+  await page.$eval(".lease input[name=expireTime]", (el) => ((el as HTMLInputElement).value = "5"));
+  await clickButton(page, "Extend lease");
+  await page.waitForSelector(".lease .field.invalid input[name=expireTime]");
+  t.regex(await page.$eval(".lease .field-error", (el) => el.textContent ?? ""), /\S/, "the refusal is said beside the field");
+  await page.$eval(".lease input[name=expireTime]", (el) => ((el as HTMLInputElement).value = "1"));
+  await clickButton(page, "Extend lease");
+  await page.waitForFunction((old) => document.querySelector("[data-testid=lease-end]")?.textContent !== old, {}, shown);
+  const after = (await api(t.context.sys.baseUrl, "GET", `/clusters/${id}`, tenant.user)).body.expireTime as number;
+  t.true(after > before, `lease moved from ${before} to ${after}`);
 });
 
 test("a user of one tenant sees nothing of another", async (t) => {
