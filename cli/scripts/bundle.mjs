@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm pack` (prepack): bundles the CLI with what it imports (@corral/contracts, yaml) into dist/corral.mjs, so the
-// tarball installs without the repository or a registry; `--clean` (postpack) removes it again, so that in the
-// repository bin/corral.mjs runs the TypeScript source. esbuild comes with tsx.
+// tarball installs without the repository or a registry; `--clean` (postpack) removes it again. `--outfile <path>`
+// writes the bundle elsewhere (the CLI's tests run it: it starts in a sixth of the time tsx takes). esbuild comes
+// with tsx.
 import { rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,7 +16,7 @@ if (process.argv.includes("--clean")) {
   const { build } = await import("esbuild");
   await build({
     entryPoints: [join(root, "src", "main.ts")],
-    outfile: join(dist, "corral.mjs"),
+    outfile: outfileArgument() ?? join(dist, "corral.mjs"),
     bundle: true,
     platform: "node",
     format: "esm",
@@ -26,4 +27,9 @@ if (process.argv.includes("--clean")) {
     banner: { js: 'import { createRequire as __corralRequire } from "node:module"; const require = __corralRequire(import.meta.url);' },
     logLevel: "warning",
   });
+}
+
+function outfileArgument() {
+  const at = process.argv.indexOf("--outfile");
+  return at >= 0 ? process.argv[at + 1] : undefined;
 }

@@ -11,7 +11,7 @@ import { createTenant, exportCatalog, KINDS } from "../../test/helpers/catalog.j
 import { FIXTURES_DIR, rawFixtureCatalog } from "../../test/helpers/fixture-catalog.js";
 import { registerFixturePluginTypes } from "../../test/helpers/registry.js";
 import { startSystem, type TestSystem } from "../../test/helpers/system.js";
-import { corralEnv, runCorral, scratchDir, shown } from "./helpers/run-corral.js";
+import { bundledCorral, corralEnv, runCorral, scratchDir, shown } from "./helpers/run-corral.js";
 
 const test = anyTest as TestFn<{ sys: TestSystem; scratch: Awaited<ReturnType<typeof scratchDir>> }>;
 
@@ -28,8 +28,8 @@ test.after.always(async (t) => {
 const fixtureCount = () => KINDS.reduce((n, kind) => n + rawFixtureCatalog()[kind].length, 0);
 
 /** `corral` as the admin of `tenant`. */
-const asAdmin = (t: { context: { sys: TestSystem; scratch: { profile: string } } }, tenant: string) => (args: string[]) =>
-  runCorral(args, { env: corralEnv(t.context.sys.baseUrl, { user: "admin", tenant }, t.context.scratch.profile) });
+const asAdmin = (t: { context: { sys: TestSystem; scratch: { profile: string } } }, tenant: string) => async (args: string[]) =>
+  runCorral(args, { env: corralEnv(t.context.sys.baseUrl, { user: "admin", tenant }, t.context.scratch.profile), script: await bundledCorral() });
 
 interface Outcome {
   kind: string;

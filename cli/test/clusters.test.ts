@@ -7,7 +7,7 @@ import anyTest, { type TestFn } from "ava";
 import { parse as parseYaml } from "yaml";
 import { createWorkerTenant, importSimCatalog, type E2eTenant } from "../../test/helpers/clusters.js";
 import { startSystem, type TestSystem } from "../../test/helpers/system.js";
-import { corralEnv, runCorral, scratchDir, shown, type CorralRun } from "./helpers/run-corral.js";
+import { bundledCorral, corralEnv, runCorral, scratchDir, shown, type CorralRun } from "./helpers/run-corral.js";
 
 interface Context {
   sys: TestSystem;
@@ -34,8 +34,8 @@ test.after.always(async (t) => {
   await t.context.scratch?.remove();
 });
 
-const corralAs = (t: { context: Context }, tenant: E2eTenant) => (args: string[]) =>
-  runCorral(args, { env: corralEnv(t.context.sys.baseUrl, tenant.user, t.context.scratch.profile) });
+const corralAs = (t: { context: Context }, tenant: E2eTenant) => async (args: string[]) =>
+  runCorral(args, { env: corralEnv(t.context.sys.baseUrl, tenant.user, t.context.scratch.profile), script: await bundledCorral() });
 
 const idOf = (run: CorralRun): string => {
   const id = /^cluster (\S+): /m.exec(run.stdout)?.[1];

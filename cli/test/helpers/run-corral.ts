@@ -1,5 +1,10 @@
-/** Runs the real `corral` binary (cli/bin/corral.mjs) as a child process, as a user's shell would. */
-import { spawn } from "node:child_process";
+/**
+ * Runs the real `corral` as a child process, as a user's shell would: cli/bin/corral.mjs (the TypeScript source
+ * under tsx), or the bundle `npm pack` ships (`bundledCorral()`, the same source, starting in a sixth of the time,
+ * for tests that run it many times on a busy machine).
+ */
+import { execFile, spawn } from "node:child_process";
+import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,8 +23,10 @@ export interface RunOptions {
   env?: Record<string, string>;
   /** Written to stdin, which is then closed. @default "" */
   input?: string;
-  /** Run another binary (an installed `corral`). @default node cli/bin/corral.mjs */
+  /** Run an executable instead (an installed `corral`). */
   bin?: string;
+  /** A script run with node. @default cli/bin/corral.mjs */
+  script?: string;
   /** @default 60 s */
   timeoutMs?: number;
 }
@@ -31,7 +38,7 @@ export function runCorral(args: readonly string[], options: RunOptions = {}): Pr
     NO_COLOR: "1",
     ...options.env,
   };
-  const [command, commandArgs] = options.bin ? [options.bin, [...args]] : [process.execPath, [CORRAL_BIN, ...args]];
+  const [command, commandArgs] = options.bin ? [options.bin, [...args]] : [process.execPath, [options.script ?? CORRAL_BIN, ...args]];
   return new Promise((resolve, reject) => {
     const child = spawn(command, commandArgs, { env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
@@ -66,3 +73,20 @@ export function corralEnv(baseUrl: string, caller: { user?: string; tenant?: str
 
 /** A failure message showing what the run printed. */
 export const shown = (run: CorralRun): string => `exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
+
+let bundle: Promise<string> | undefined;
+
+/** The CLI bundled as `npm pack` bundles it (cli/scripts/bundle.mjs), built once per test process. */
+export function bundledCorral(): Promise<string> {
+  bundle ??= (async () => {
+    const dir = await mkdtemp(join(tmpdir(), "corral-bundle-"));
+    process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+    const outfile = join(dir, "corral.mjs");
+    const script = fileURLToPath(new URL("../../scripts/bundle.mjs", import.meta.url));
+    await new Promise<void>((resolve, reject) =>
+      execFile(process.execPath, [script, "--outfile", outfile], (err) => (err ? reject(err) : resolve())),
+    );
+    return outfile;
+  })();
+  return bundle;
+}
