@@ -124,3 +124,16 @@ test("--dry-run prints the layout and plan a create or an operation would make a
   const clusters = JSON.parse((await corral(["status", "-o", "json"])).stdout) as Array<{ name: string }>;
   t.false(clusters.some((c) => c.name === "preview"), "no cluster was created");
 });
+
+test("on a terminal the progress is a block redrawn in place, ending with the outcome", async (t) => {
+  const { baseUrl } = t.context.sys;
+  const env = { ...corralEnv(baseUrl, t.context.healthy.user, t.context.scratch.profile), TERM: "xterm" };
+  const command = [process.execPath, await bundledCorral(), "cluster", "create", "--name", "tty", "--cluster-template", "lamp", "--num-machines", "1", "--wait"];
+  // script(1) gives the command a pseudo-terminal, as a user's shell would.
+  const run = await runCorral(["-qec", command.map((a) => `'${a}'`).join(" "), "/dev/null"], { bin: "script", env });
+  t.is(run.code, 0, shown(run));
+  t.regex(run.stdout, /\u001b\[\d+A\r\u001b\[J/, "the block is redrawn: cursor up, clear below");
+  t.regex(run.stdout, /\[#+-*\]/, "a progress bar");
+  t.regex(run.stdout, /done {5}stage 1\/\d+: CREATE x1/);
+  t.regex(run.stdout, /cluster \S+ is active \(cluster_create complete, (\d+)\/\1 tasks\)/);
+});

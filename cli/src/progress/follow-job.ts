@@ -30,7 +30,8 @@ export async function followJob(ctx: CommandContext, clusterId: string, options:
   const write = (text: string) => void stream.write(text);
   const isTerminal = toStdout ? ctx.isTTY : Boolean((ctx.stderr as { isTTY?: boolean }).isTTY);
   const renderer: ProgressRenderer = isTerminal
-    ? liveRenderer(write, { columns: (stream as { columns?: number }).columns ?? 100, color: !ctx.env["NO_COLOR"] })
+    ? // A pseudo-terminal without a size says 0 columns.
+      liveRenderer(write, { columns: (stream as { columns?: number }).columns || 100, color: !ctx.env["NO_COLOR"] })
     : plainRenderer(write);
   let last: ProgressSnapshot | undefined;
   for await (const snapshot of progressOf(ctx.client(), clusterId, options)) {
