@@ -188,6 +188,33 @@ test("the lease is extended from the cluster page; a step over the template's li
   t.true(after > before, `lease moved from ${before} to ${after}`);
 });
 
+/** Presses Tab until the focused element's text is `label` (at most `limit` presses); false when never. */
+async function tabTo(page: Page, label: string, limit = 40): Promise<boolean> {
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press("Tab");
+    if ((await page.evaluate(() => document.activeElement?.textContent?.trim() ?? "")) === label) return true;
+  }
+  return false;
+}
+
+test("the pages work from the keyboard: links and buttons are reached with Tab; a destructive dialog starts on Cancel and Escape closes it", async (t) => {
+  const tenant = await tenantWithSimCatalog(t.context.sys, "uikeys");
+  const id = await createActiveCluster(t.context.sys.baseUrl, tenant.user, { name: "keyed", clusterTemplate: "lamp", numMachines: 1 });
+  const page = await newPage(t);
+  await openSignedIn(page, t.context.sys.baseUrl, tenant.user);
+  await page.waitForSelector(`.vtable[aria-label=Clusters] tr[data-key="${id}"]`);
+  t.true(await tabTo(page, "keyed"), "the cluster's link is reached with Tab");
+  await page.keyboard.press("Enter");
+  await waitForText(page, "[data-testid=cluster-status]", "active");
+  t.true(await tabTo(page, "Delete cluster"), "the delete button is reached with Tab");
+  await page.keyboard.press("Enter");
+  await waitForText(page, "dialog[open]", "Dry run");
+  t.is(await page.evaluate(() => document.activeElement?.textContent), "Cancel", "a destructive dialog starts on Cancel");
+  await page.keyboard.press("Escape");
+  await page.waitForFunction(() => !document.querySelector("dialog[open]"));
+  t.is((await api(t.context.sys.baseUrl, "GET", `/clusters/${id}/status`, tenant.user)).body.status, "active", "nothing was deleted");
+});
+
 test("a user of one tenant sees nothing of another", async (t) => {
   const { sys } = t.context;
   const mine: E2eTenant = await tenantWithSimCatalog(sys, "uimine");
