@@ -474,6 +474,7 @@ test.serial("bad input - unknown paths are 404", async (t) => {
   await unchanged(t, async () => {
     for (const path of paths) {
       for (const method of ["GET", "POST", "PUT", "DELETE", "PATCH"]) {
+        if (path === "/" && method === "GET") continue; // the web console's page (test/ui/console.test.ts)
         const body = ["POST", "PUT", "PATCH"].includes(method) ? { name: "x" } : undefined;
         const res = await api(root, method, path, { ...t.context.tenant.admin, body });
         assertError(t, res, 404, `${method} ${path}`);
