@@ -4,6 +4,8 @@ import type { ClusterStreamEvent } from "@corral/contracts";
 export class StreamedEvent {
   private json: string | undefined;
   private sse: string | undefined;
+  /** Socket messages by subscription name: an event usually goes to two (its cluster's and its tenant's). */
+  private socket: Map<string, string> | undefined;
 
   constructor(
     readonly id: number,
@@ -22,7 +24,13 @@ export class StreamedEvent {
 
   /** The WebSocket message (`EventSocketMessage` of type `event`) for one subscription. */
   socketMessage(subscription: string): string {
-    return `{"type":"event","subscription":${JSON.stringify(subscription)},"id":${this.id},"event":${this.eventJson}}`;
+    this.socket ??= new Map();
+    let message = this.socket.get(subscription);
+    if (message === undefined) {
+      message = `{"type":"event","subscription":${JSON.stringify(subscription)},"id":${this.id},"event":${this.eventJson}}`;
+      this.socket.set(subscription, message);
+    }
+    return message;
   }
 }
 
