@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { callEndpoint, createLogger, type Logger } from "@corral/shared";
 import { api } from "../helpers/api.js";
+import { createCluster as createClusterAs, waitForStatus as waitForStatusAs } from "../helpers/clusters.js";
 import { createCluster, createClusterCatalog, waitForStatus, type ClusterCatalog } from "../helpers/cluster-fixture.js";
 import { eventually } from "../helpers/eventually.js";
 import { scrape, samplesOf, valueOf, type Exposition } from "../helpers/prometheus-text.js";
@@ -136,6 +137,22 @@ test.serial("prometheus - a request id is answered in X-Request-ID and logged by
   await eventually(async () => linesOf(missingId).length >= 2, { what: "the 404's log lines", timeoutMs: 5000, intervalMs: 20 });
   t.like(linesOf(missingId).find((l) => l.instance === "gateway-0")?.record, { route: "/clusters/:id", status: 404 });
   t.like(linesOf(missingId).find((l) => l.instance === "clusters-0")?.record, { endpoint: "clusters.get", status: 404 });
+});
+
+test.serial("prometheus - a task that keeps failing is counted as retried and failed, its plan as failed, its cluster as incomplete", async (t) => {
+  const { sys } = t.context;
+  const broken = await createClusterCatalog(sys.baseUrl, { workers: 1, services: [{ name: "broken", actions: { install: "exit 3" } }] });
+  const id = await createClusterAs(sys.baseUrl, broken.admin, { name: "broken", clusterTemplate: broken.template, numMachines: 1 });
+  await waitForStatusAs(sys.baseUrl, broken.admin, id, "incomplete", 60_000);
+  const clusters = await scrape(sys.metricsUrls["clusters-0"]!);
+  t.is(valueOf(clusters, "corral_clusters", { status: "incomplete" }), 1);
+  t.is(valueOf(clusters, "corral_clusters", { status: "active" }), 1, "the first test's cluster");
+  t.is(valueOf(clusters, "corral_plans_started_total", { action: "CLUSTER_CREATE" }), 2);
+  t.is(valueOf(clusters, "corral_plans_finished_total", { action: "CLUSTER_CREATE", outcome: "failed" }), 1);
+  const failedInstalls = valueOf(clusters, "corral_task_duration_seconds_count", { task: "INSTALL", outcome: "failed" });
+  t.is(failedInstalls, 3, "every attempt failed");
+  t.is(valueOf(clusters, "corral_tasks_retried_total", { task: "INSTALL" }), 2, "attempts after the first");
+  t.is(valueOf(clusters, "corral_tasks_dispatched_total", { task: "INSTALL" }), 2 + 3, "the first cluster's two nodes, then three attempts");
 });
 
 test.serial("prometheus - with security, the auth service counts its requests; a refused token is labelled by its route", async (t) => {
