@@ -1,5 +1,6 @@
 import type { Tenant } from "@corral/contracts";
-import { openBucket } from "@corral/shared";
+import { openBucket, silentLogger } from "@corral/shared";
+import { openClusterStore } from "../src/adapters/cluster-store.js";
 import { createCounters } from "../src/adapters/counters.js";
 import { createNodeStore } from "../src/adapters/node-store.js";
 import { openUsageStore } from "../src/adapters/usage-store.js";
@@ -90,4 +91,22 @@ test("usage store - concurrent reservations, decided together, never exceed the 
   t.is(outcomes[0]?.status, "fulfilled");
   await usage.release(tenant.name, sizes[0]!);
   t.is((await usage.get(tenant.name)).clusters, used.clusters - 1);
+});
+
+test("cluster store - counts by status follow creates, changes and removals without scanning", async (t) => {
+  const kv = await openBucket(t.context.nc, "clusters_counts_test");
+  const store = await openClusterStore(kv, silentLogger);
+  t.teardown(() => store.stop());
+  // Only the status (the actor's state) matters to the counts.
+  const record = (id: string, status: string) => ({ id, actor: { value: status } }) as unknown as ClusterRecord;
+  await store.create(record("k1", "pending"));
+  await store.create(record("k2", "pending"));
+  await store.create(record("k3", "active"));
+  await store.all(); // the mirror has caught up
+  t.deepEqual(Object.fromEntries(store.countsByStatus()), { pending: 2, active: 1 });
+  await store.modify("k1", (c) => ({ put: { ...c!.value, actor: { ...c!.value.actor, value: "active" } } }));
+  await store.modify("k2", (c) => ({ put: { ...c!.value, actor: { ...c!.value.actor, value: "incomplete" } } }));
+  await store.remove("k3");
+  await store.all();
+  t.deepEqual(Object.fromEntries([...store.countsByStatus()].filter(([, n]) => n > 0)), { active: 1, incomplete: 1 });
 });
