@@ -1,15 +1,17 @@
 /**
  * Screenshots of the console's main pages for the README, taken in headless Chromium against a real Corral (sim
  * provider): sign-in, cluster list, create with its dry run, a cluster with a failed action's output, its plan,
- * and the list on a phone-sized screen. Writes docs/console-*.png.
+ * the list on a phone-sized screen, the services' dependency graph, a template's validation error and the
+ * superadmin's metrics charts. Writes docs/console-*.png.
  *
  * Run: node --import=tsx bench/console/screenshots.ts
  */
 import { mkdirSync } from "node:fs";
 import type { Page } from "puppeteer-core";
-import { api } from "../../test/helpers/api.js";
+import { api, SUPERADMIN } from "../../test/helpers/api.js";
 import { consoleOrigin, launchBrowser, openSignedIn, waitForText } from "../../test/helpers/browser.js";
 import { createActiveCluster, createCluster, tenantWithSimCatalog, waitForStatus } from "../../test/helpers/clusters.js";
+import { clickButton, fillIn } from "../../test/helpers/console-page.js";
 import { startSystem } from "../../test/helpers/system.js";
 
 const docs = new URL("../../docs/", import.meta.url);
@@ -20,7 +22,7 @@ async function shot(page: Page, name: string): Promise<void> {
   console.log(`docs/console-${name}.png`);
 }
 
-const sys = await startSystem({ clusters: 1, provisioners: 1 });
+const sys = await startSystem({ clusters: 1, provisioners: 1, metrics: 1 });
 const browser = await launchBrowser({ width: 1280, height: 820 });
 try {
   mkdirSync(docs, { recursive: true });
@@ -70,6 +72,29 @@ try {
   await page.click("#tab-Plan");
   await page.waitForSelector(".stages");
   await shot(page, "plan");
+
+  await openSignedIn(page, sys.baseUrl, tenant.admin, "/catalog/services");
+  await page.waitForSelector("svg.dependency-graph .node");
+  await page.$eval("svg.dependency-graph a.node[data-service=php]", (el) => (el as SVGElement).focus());
+  await shot(page, "catalog-services");
+  await openSignedIn(page, sys.baseUrl, tenant.admin, "/catalog/clustertemplates/lamp");
+  await page.waitForSelector("input[name='defaults.services']");
+  await fillIn(page, "input[name='defaults.services']", "base, apache-httpd, hadoop-hdfs-namenode");
+  await clickButton(page, "Save");
+  await page.waitForSelector(".field.invalid");
+  await page.evaluate(() => document.querySelector(".field.invalid")?.scrollIntoView({ block: "center" }));
+  await shot(page, "catalog-template-error");
+
+  // A tenant without workers: its tasks wait, so the queue chart has something to draw.
+  const waiting = await tenantWithSimCatalog(sys, "globex", { workers: 0 });
+  await createCluster(sys.baseUrl, waiting.user, { name: "queued", clusterTemplate: "lamp", numMachines: 3 });
+  await openSignedIn(page, sys.baseUrl, SUPERADMIN, "/metrics");
+  await page.waitForSelector(`[data-chart=queues] g[data-category="${waiting.name}"]`);
+  await page.waitForSelector("[data-chart=usage] svg");
+  await page.setViewport({ width: 1280, height: 1060 }); // both charts
+  await shot(page, "metrics");
+  await page.setViewport({ width: 1280, height: 820 });
+  await openSignedIn(page, sys.baseUrl, user);
 
   await page.setViewport({ width: 390, height: 800 });
   await page.goto(`${origin}/ui/#/clusters`);

@@ -20,6 +20,8 @@ export interface BarChartOptions {
   format(value: number): string;
   /** Shown instead of the chart when there are no categories. */
   empty: string;
+  /** Categories are times, oldest first: a chart wider than the screen opens scrolled to the newest. */
+  timeSeries?: boolean;
 }
 
 const PLOT_H = 200;
@@ -111,5 +113,7 @@ export function barChart(options: BarChartOptions): HTMLElement {
   });
   const svg = s("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": options.title }, ...axis, ...bars);
   const legend = h("ul", { class: "legend" }, ...series.map((se, k) => h("li", null, h("span", { class: `swatch series-${k}`, "aria-hidden": "true" }), se.name)));
-  return h("figure", { class: "chart" }, caption, h("div", { class: "chart-scroll" }, svg), legend, valuesTable(options, totals));
+  const scroller = h("div", { class: "chart-scroll" }, svg);
+  if (options.timeSeries) requestAnimationFrame(() => (scroller.scrollLeft = scroller.scrollWidth));
+  return h("figure", { class: "chart" }, caption, scroller, legend, valuesTable(options, totals));
 }

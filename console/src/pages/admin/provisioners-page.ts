@@ -45,8 +45,8 @@ function provisionersPage(ctx: PageContext): MountedPage {
     key: (p) => p.id,
     columns: [
       { title: "Id", width: "10rem", cell: (p) => p.id },
-      { title: "Address", width: "12rem", cell: (p) => `${p.host}:${p.port}` },
-      { title: "Free / total", width: "7rem", cell: (p) => `${p.capacityFree} / ${p.capacityTotal}` },
+      { title: "Address", width: "12rem", hideWhenNarrow: true, cell: (p) => `${p.host}:${p.port}` },
+      { title: "Free / total", width: "8rem", cell: (p) => `${p.capacityFree} / ${p.capacityTotal}` },
       { title: "Workers by tenant (running)", cell: (p) => perTenant(p) },
     ],
   });

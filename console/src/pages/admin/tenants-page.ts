@@ -18,9 +18,9 @@ function tenantsPage(ctx: PageContext): MountedPage {
     columns: [
       { title: "Name", cell: (t) => h("a", { href: `#${tenantPath(t.name)}` }, t.name) },
       { title: "Workers", width: "6rem", cell: (t) => t.workers },
-      { title: "Most clusters", width: "8rem", cell: (t) => limit(t.maxClusters) },
+      { title: "Most clusters", width: "9rem", cell: (t) => limit(t.maxClusters) },
       { title: "Most nodes", width: "8rem", cell: (t) => limit(t.maxNodes) },
-      { title: "Description", cell: (t) => t.description ?? "" },
+      { title: "Description", hideWhenNarrow: true, cell: (t) => t.description ?? "" },
     ],
   });
   const problem = h("p", { class: "error", role: "alert" });

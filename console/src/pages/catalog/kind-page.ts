@@ -23,7 +23,7 @@ export function catalogKindPage(ctx: PageContext): MountedPage {
     key: (e) => e.name,
     columns: [
       { title: "Name", width: "14rem", cell: (e) => h("a", { href: `#${catalogEntityPath(kind, e.name)}` }, e.name) },
-      { title: "Description", cell: (e) => e.description ?? "" },
+      { title: "Description", hideWhenNarrow: true, cell: (e) => e.description ?? "" },
       { title: "Summary", cell: (e) => view.summary(e) },
     ],
   });

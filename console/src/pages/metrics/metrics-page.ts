@@ -54,7 +54,7 @@ function metricsPage(ctx: PageContext): MountedPage {
       const whose = superadmin ? (tenant.value === ALL_TENANTS ? "all tenants" : `tenant ${tenant.value}`) : `tenant ${ctx.session.tenant}`;
       replaceChildren(
         usageSlot,
-        barChart({ title: `Node-hours of ${whose}`, categories: buckets.map((b) => b.name), series: [{ name: "node-hours", values: hours }], format: formatAmount, empty: "" }),
+        barChart({ title: `Node-hours of ${whose}`, categories: buckets.map((b) => b.name), series: [{ name: "node-hours", values: hours }], format: formatAmount, empty: "", timeSeries: true }),
         h("p", { class: "muted" }, `Total: ${formatAmount(hours.reduce((a, b) => a + b, 0))} node-hours.`),
       );
     } catch (err) {
