@@ -75,7 +75,7 @@ try {
 
   await openSignedIn(page, sys.baseUrl, tenant.admin, "/catalog/services");
   await page.waitForSelector("svg.dependency-graph .node");
-  await page.$eval("svg.dependency-graph a.node[data-service=php]", (el) => (el as SVGElement).focus());
+  await page.$eval("svg.dependency-graph a.node[data-service=php]", (el: Element) => (el as SVGElement).focus());
   await shot(page, "catalog-services");
   await openSignedIn(page, sys.baseUrl, tenant.admin, "/catalog/clustertemplates/lamp");
   await page.waitForSelector("input[name='defaults.services']");
