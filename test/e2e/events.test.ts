@@ -8,7 +8,9 @@ import { jetstream } from "@nats-io/jetstream";
 import { clusterEventSubject, encode, type ClusterStreamEvent, type TaskEndedEvent } from "@corral/contracts";
 import { connectNats, silentLogger } from "@corral/shared";
 import { startGateway, type Gateway } from "@corral/gateway";
-import { createCluster, latestPlan, tenantWithSimCatalog, waitForStatus, type E2eTenant } from "../helpers/clusters.js";
+import { api } from "../helpers/api.js";
+import { createCluster, latestPlan, tenantWithSimCatalog, waitForStatus, type E2eTenant, type SimCatalogOptions } from "../helpers/clusters.js";
+import { fixtureTemplate } from "../helpers/fixture-catalog.js";
 import { openEventSocket, openSse, opened, type SseClient } from "../helpers/event-clients.js";
 import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
 
@@ -17,8 +19,11 @@ type T = SystemTest;
 
 const lamp = (name: string) => ({ name, clusterTemplate: "lamp", numMachines: 2 });
 
-const tenantOf = (t: T, prefix: string, scripts?: Record<string, Record<string, { script: string }>>): Promise<E2eTenant> =>
-  tenantWithSimCatalog(t.context.sys, prefix, { workers: 3, ...(scripts ? { catalog: { scripts } } : {}) });
+const tenantOf = (t: T, prefix: string, catalog: SimCatalogOptions = {}): Promise<E2eTenant> =>
+  tenantWithSimCatalog(t.context.sys, prefix, { workers: 3, catalog });
+
+/** lamp whose lease can be extended: 1 h at first, 1 h per step, 3 h at most. */
+const leasedLamp = { ...fixtureTemplate("lamp"), name: "lamp-leased", administration: { leaseduration: { initial: "1h", max: "3h", step: "1h" } } };
 
 const settledStatus = (e: ClusterStreamEvent) => e.type === "cluster.status" && e.status !== "pending";
 const hasSettled = (c: SseClient) => c.events().some((e) => settledStatus(e.event));
@@ -123,7 +128,7 @@ test("SSE resumed with Last-Event-ID misses nothing and repeats nothing; a bad L
 
 test("a failed task's end carries its output tail; the plan's end says what failed", async (t) => {
   const { baseUrl } = t.context.sys;
-  const tenant = await tenantOf(t, "evfail", { "mysql-server": { install: { script: "echo mysql-install-broke-here >&2; false" } } });
+  const tenant = await tenantOf(t, "evfail", { scripts: { "mysql-server": { install: { script: "echo mysql-install-broke-here >&2; false" } } } });
   const id = await createCluster(baseUrl, tenant.user, lamp("ev3"));
   const sse = await openSse(baseUrl, tenant.user, id);
   await sse.waitFor(() => hasSettled(sse), "the cluster settled");
@@ -144,7 +149,7 @@ test("a failed task's end carries its output tail; the plan's end says what fail
 
 test("WebSocket: a user follows its own cluster, the admin the whole tenant; a user may not follow the tenant", async (t) => {
   const { baseUrl } = t.context.sys;
-  const tenant = await tenantOf(t, "evws");
+  const tenant = await tenantOf(t, "evws", { extraTemplates: [leasedLamp] });
   const userSocket = opened(await openEventSocket(baseUrl, tenant.user));
   const adminSocket = opened(await openEventSocket(baseUrl, tenant.admin));
   adminSocket.send({ type: "subscribe", tenant: true });
@@ -154,7 +159,7 @@ test("WebSocket: a user follows its own cluster, the admin the whole tenant; a u
   t.like(userSocket.messages[0], { type: "error", status: 403, error: "forbidden" });
   t.regex((userSocket.messages[0] as { message: string }).message, /admin/);
 
-  const mine = await createCluster(baseUrl, tenant.user, lamp("ev4"));
+  const mine = await createCluster(baseUrl, tenant.user, { ...lamp("ev4"), clusterTemplate: "lamp-leased" });
   const bobs = await createCluster(baseUrl, tenant.other, lamp("ev5"));
   userSocket.send({ type: "subscribe", clusterId: mine });
   userSocket.send({ type: "subscribe", clusterId: bobs });
@@ -181,14 +186,30 @@ test("WebSocket: a user follows its own cluster, the admin the whole tenant; a u
     "the admin saw the same events of the user's cluster",
   );
 
+  // Later changes arrive live: a lease extension, and a second job's statuses.
+  const before = await api(baseUrl, "GET", `/clusters/${mine}`, tenant.user);
+  const expireTime = (before.body as { createTime: number }).createTime + 5_400_000;
+  t.is((await api(baseUrl, "POST", `/clusters/${mine}`, { ...tenant.user, body: { expireTime } })).status, 200);
+  await userSocket.waitFor((m) => m.some((x) => x.type === "event" && x.event.type === "lease.changed"), "the lease change");
+  t.like(userSocket.messages.find((x) => x.type === "event" && x.event.type === "lease.changed"), {
+    event: { expireTime, previousExpireTime: (before.body as { expireTime: number }).expireTime },
+  });
+  t.is((await api(baseUrl, "POST", `/clusters/${mine}/services/restart`, tenant.user)).status, 200);
+  const statuses = () =>
+    userSocket.messages.flatMap((x) => (x.type === "event" && x.event.type === "cluster.status" ? [x.event] : []));
+  await userSocket.waitFor(() => statuses().length >= 4, "the restart's statuses");
+  t.like(statuses()[2], { status: "pending", previous: "active", action: "restart_services" });
+  t.like(statuses()[3], { status: "active", previous: "pending", action: "restart_services" });
+
   // Resuming a subscription after an id.
-  const resumeAfter = userEvents[4]!.id;
+  const allIds = userSocket.messages.flatMap((m) => (m.type === "event" ? [m.id] : []));
+  const resumeAfter = allIds[4]!;
   const later = opened(await openEventSocket(baseUrl, tenant.user));
   later.send({ type: "subscribe", clusterId: mine, since: resumeAfter });
-  await later.waitFor((m) => settled(m, mine), "the resumed subscription reached the end");
+  await later.waitFor((m) => m.some((x) => x.type === "event" && x.id === allIds.at(-1)), "the resumed subscription reached the end");
   t.deepEqual(
     later.messages.flatMap((m) => (m.type === "event" ? [m.id] : [])),
-    userEvents.filter((m) => m.id > resumeAfter).map((m) => m.id),
+    allIds.filter((id) => id > resumeAfter),
   );
 
   later.send({ type: "subscribe", clusterId: mine });
