@@ -48,12 +48,23 @@ export type {
 export { encode, decode } from "./codec.js";
 export { splitServerList, redactUrls, withUrlCredentials } from "./url-credentials.js";
 export type { UrlCredentials, ServerList } from "./url-credentials.js";
-export type { Identity, ApiRequest } from "./api-request.js";
+export type { Identity, ApiRequest, QueryText } from "./api-request.js";
 export { endpoints, endpointList } from "./endpoints/table.js";
-export type { Endpoints, EndpointName, RequestOf, ReplyOf, ServedEndpointName } from "./endpoints/table.js";
+export type { Endpoints, EndpointName, RequestOf, ReplyOf, QueryOf, ServedEndpointName } from "./endpoints/table.js";
 export { restPath } from "./endpoints/rest-path.js";
 export type { BodyOf } from "./endpoints/rest-path.js";
-export type { Endpoint, RestBinding, RestRoute, Access, Method, BodyKind, ServiceName } from "./endpoints/endpoint.js";
+export type {
+  Endpoint,
+  RestBinding,
+  RestRoute,
+  Access,
+  Method,
+  BodyKind,
+  ServiceName,
+  QueryParameter,
+  QueryParameters,
+  QueryValues,
+} from "./endpoints/endpoint.js";
 export type { JsonSchema } from "./endpoints/json-schema.js";
 export { openApiDocument, openApiPath } from "./endpoints/openapi.js";
 export type { OpenApiDocument, DocOperation, DocMethod } from "./endpoints/openapi.js";

@@ -10,6 +10,7 @@ import {
   endpoints,
   type EndpointName,
   type Endpoints,
+  type QueryOf,
   type ReplyOf,
   type RequestOf,
   type ServedEndpointName,
@@ -22,9 +23,10 @@ import { call, serve, type CallOptions, type Handler, type Served } from "./rpc.
 
 /**
  * What the handler of endpoint `N` is given. A REST endpoint's body arrives as the client sent it (the gateway
- * checks only that it is JSON), so its handler validates it; an internal endpoint's request is what callers send.
+ * checks only that it is JSON), so its handler validates it, as it does the query parameters its row declares (the
+ * only ones it can read); an internal endpoint's request is what callers send.
  */
-export type HandlerRequest<N extends EndpointName> = Endpoints[N] extends { rest: RestBinding } ? ApiRequest : RequestOf<N>;
+export type HandlerRequest<N extends EndpointName> = Endpoints[N] extends { rest: RestBinding } ? ApiRequest<unknown, QueryOf<N>> : RequestOf<N>;
 
 export type EndpointHandler<N extends EndpointName> = (request: HandlerRequest<N>) => ReplyOf<N> | Promise<ReplyOf<N>>;
 

@@ -284,7 +284,7 @@ const c = subjects.clusters;
 
 /** start, stop or restart the services of a cluster: all of them, or the one named in the path. */
 const runServices = (op: "start" | "stop" | "restart", subject: string) =>
-  define.rest<ProviderFieldsBody, void | DryRunResult>({
+  define.rest<ProviderFieldsBody, void | DryRunResult, "dryRun">({
     subject,
     routes: [route("POST", `/clusters/:id/services/${op}`), route("POST", `/clusters/:id/services/:service/${op}`)],
     access: "user",
@@ -295,8 +295,13 @@ const runServices = (op: "start" | "stop" | "restart", subject: string) =>
   });
 
 export const clusterEndpoints = {
-  "clusters.list": define.get<ClusterSummary[]>(c.list, "/clusters", "user", arrayOf(clusterSummarySchema)),
-  "clusters.create": define.rest<CreateClusterBody, { id: string } | DryRunResult>({
+  "clusters.list": define.get<ClusterSummary[], "status">(c.list, "/clusters", "user", arrayOf(clusterSummarySchema), {
+    status: {
+      description: "Only clusters in one of these statuses (comma separated, any case); absent or empty: every status.",
+      schema: arrayOf(clusterStatus),
+    },
+  }),
+  "clusters.create": define.rest<CreateClusterBody, { id: string } | DryRunResult, "dryRun">({
     subject: c.create,
     routes: [route("POST", "/clusters")],
     access: "user",
@@ -314,7 +319,7 @@ export const clusterEndpoints = {
     request: objectOf({ expireTime: count }, { additionalProperties: true }),
     reply: "empty",
   }),
-  "clusters.delete": define.rest<ProviderFieldsBody, void | DryRunResult>({
+  "clusters.delete": define.rest<ProviderFieldsBody, void | DryRunResult, "dryRun">({
     subject: c.delete,
     routes: [route("DELETE", "/clusters/:id")],
     access: "user",
@@ -327,7 +332,7 @@ export const clusterEndpoints = {
   "clusters.plans": define.get<PlanView[]>(c.plans, "/clusters/:id/plans", "user", arrayOf(planViewSchema)),
   "clusters.plan": define.get<PlanView>(c.plan, "/clusters/:id/plans/:planId", "user", planViewSchema),
   "clusters.getConfig": define.get<JsonObject>(c.getConfig, "/clusters/:id/config", "user", anyObject),
-  "clusters.putConfig": define.rest<{ config: JsonObject; restart?: boolean } & ProviderFieldsBody, void | DryRunResult>({
+  "clusters.putConfig": define.rest<{ config: JsonObject; restart?: boolean } & ProviderFieldsBody, void | DryRunResult, "dryRun">({
     subject: c.putConfig,
     routes: [route("PUT", "/clusters/:id/config")],
     access: "user",
@@ -337,7 +342,7 @@ export const clusterEndpoints = {
     dryRunReply: dryRunResultSchema,
   }),
   "clusters.getServices": define.get<string[]>(c.getServices, "/clusters/:id/services", "user", names),
-  "clusters.addServices": define.rest<{ services: string[] } & ProviderFieldsBody, void | DryRunResult>({
+  "clusters.addServices": define.rest<{ services: string[] } & ProviderFieldsBody, void | DryRunResult, "dryRun">({
     subject: c.addServices,
     routes: [route("POST", "/clusters/:id/services")],
     access: "user",

@@ -1,5 +1,5 @@
 import type { ApiRequest } from "../api-request.js";
-import type { JsonSchema } from "./json-schema.js";
+import { boolean, type JsonSchema } from "./json-schema.js";
 
 /** The processes that answer endpoints; `gateway` answers only what needs no service (`GET /status`). */
 export type ServiceName = "gateway" | "tenancy" | "clusters" | "plugins" | "metrics" | "auth" | "solver";
@@ -22,6 +22,21 @@ export interface RestRoute {
   params: readonly string[];
 }
 
+/**
+ * One query parameter of a REST endpoint. Its value arrives as text: `schema` says what the text holds (an
+ * integer's digits, `true` or `false`, an array's items separated by commas).
+ */
+export interface QueryParameter {
+  description: string;
+  schema: JsonSchema;
+}
+
+/** A REST endpoint's query parameters by name; every one is optional. */
+export type QueryParameters = Readonly<Record<string, QueryParameter>>;
+
+/** What a handler reads of the query: the declared parameters `Q`, each as text when given. */
+export type QueryValues<Q extends string> = { readonly [K in Q]?: string };
+
 /** How an endpoint is reached over REST. */
 export interface RestBinding {
   /** Usually one; start, stop and restart of services have one for all services and one for a single service. */
@@ -30,6 +45,11 @@ export interface RestBinding {
   /** Status when the role does not allow the call (spec: 401, except import and metrics queues: 403). */
   denialStatus: 401 | 403;
   body: BodyKind;
+  /**
+   * The query parameters the endpoint reads (`{}`: none). The gateway forwards these and leaves out any other, so an
+   * unknown parameter is ignored, as it always was.
+   */
+  query: QueryParameters;
   /**
    * Served without a Bearer token even with security on (public only): the API description and its docs hold
    * nothing secret, and a browser opening the docs sends no token.
@@ -73,8 +93,13 @@ export interface Endpoint<Request = unknown, Reply = unknown> {
   readonly types?: { request: Request; reply: Reply };
 }
 
-/** An endpoint with REST routes: its NATS request is the gateway's envelope around a `Body`. */
-export type RestEndpoint<Body, Reply> = Endpoint<ApiRequest<Body>, Reply> & { rest: RestBinding };
+/**
+ * An endpoint with REST routes: its NATS request is the gateway's envelope around a `Body`, with the query parameters
+ * named `Q`.
+ */
+export type RestEndpoint<Body, Reply, Q extends string = never> = Endpoint<ApiRequest<Body, QueryValues<Q>>, Reply> & {
+  rest: RestBinding;
+};
 
 /** `route("GET", "/clusters/:id")`: a REST route with its path parameters read from the path. */
 export function route(method: Method, path: string): RestRoute {
@@ -85,7 +110,13 @@ export function route(method: Method, path: string): RestRoute {
   return { method, path, params };
 }
 
-export interface RestEndpointDefinition {
+/** `?dryRun=true`: the query parameter of every endpoint with a `dryRunReply`. */
+export const dryRunParameter: QueryParameter = {
+  description: "`true`: run the same checks and answer what would happen (layout and plan), creating, storing and counting nothing.",
+  schema: boolean,
+};
+
+export interface RestEndpointDefinition<Q extends string = never> {
   subject: string;
   routes: readonly RestRoute[];
   access: RestAccess;
@@ -95,7 +126,9 @@ export interface RestEndpointDefinition {
   /** Schema of the body; leave out for body `none`. */
   request?: JsonSchema;
   reply: JsonSchema | "empty";
-  /** What `?dryRun=true` answers; leave out when the endpoint has no dry run. */
+  /** The query parameters it reads, besides `dryRun` (added with `dryRunReply`). */
+  query?: Readonly<Record<Q, QueryParameter>>;
+  /** What `?dryRun=true` answers; leave out when the endpoint has no dry run (name `"dryRun"` in the query type if given). */
   dryRunReply?: JsonSchema;
 }
 
@@ -107,18 +140,31 @@ export interface InternalEndpointDefinition {
 
 /** An endpoint a service answers on its subject. */
 export type ServedEndpoint<S extends ServiceName, Request, Reply> = Endpoint<Request, Reply> & { service: S; subject: string };
-/** A REST endpoint a service answers on its subject. */
-export type RestServedEndpoint<S extends ServiceName, Body, Reply> = ServedEndpoint<S, ApiRequest<Body>, Reply> & { rest: RestBinding };
+/** A REST endpoint a service answers on its subject, reading the query parameters named `Q`. */
+export type RestServedEndpoint<S extends ServiceName, Body, Reply, Q extends string = never> = ServedEndpoint<
+  S,
+  ApiRequest<Body, QueryValues<Q>>,
+  Reply
+> & { rest: RestBinding };
 
 /** The roles a service's REST endpoint may require (only the gateway's own are public). */
 export type RestAccess = Exclude<Access, "public">;
 
 /** The definers of one service's endpoints; the service's name stays in their types (handlers are checked per service). */
 export interface EndpointDefiners<S extends ServiceName> {
-  /** A REST endpoint whose body is a `Body` (`undefined` when none is read) and whose answer is a `Reply`. */
-  rest<Body, Reply>(definition: RestEndpointDefinition): RestServedEndpoint<S, Body, Reply>;
-  /** A REST read: `GET path`, no body, refused with 401. */
-  get<Reply>(subject: string, path: string, access: RestAccess, reply: JsonSchema): RestServedEndpoint<S, undefined, Reply>;
+  /**
+   * A REST endpoint whose body is a `Body` (`undefined` when none is read), whose answer is a `Reply` and which reads
+   * the query parameters named `Q`.
+   */
+  rest<Body, Reply, Q extends string = never>(definition: RestEndpointDefinition<Q>): RestServedEndpoint<S, Body, Reply, Q>;
+  /** A REST read: `GET path`, no body, refused with 401; it reads the query parameters `query` (named `Q`). */
+  get<Reply, Q extends string = never>(
+    subject: string,
+    path: string,
+    access: RestAccess,
+    reply: JsonSchema,
+    query?: Readonly<Record<Q, QueryParameter>>,
+  ): RestServedEndpoint<S, undefined, Reply, Q>;
   /** A REST command without a body that answers nothing (delete, stage, sync, ...), refused with 401. */
   command(subject: string, method: Method, path: string, access: RestAccess): RestServedEndpoint<S, undefined, void>;
   /** An endpoint reached over NATS only, by other services. */
@@ -126,14 +172,22 @@ export interface EndpointDefiners<S extends ServiceName> {
 }
 
 export function endpointsOf<S extends Exclude<ServiceName, "gateway">>(service: S): EndpointDefiners<S> {
-  const rest = <Body, Reply>(definition: RestEndpointDefinition): RestServedEndpoint<S, Body, Reply> => {
-    const { routes, access, denialStatus, body, dryRunReply, ...served } = definition;
-    const binding: RestBinding = { routes, access, denialStatus: denialStatus ?? 401, body, ...(dryRunReply ? { dryRunReply } : {}) };
+  const rest = <Body, Reply, Q extends string = never>(definition: RestEndpointDefinition<Q>): RestServedEndpoint<S, Body, Reply, Q> => {
+    const { routes, access, denialStatus, body, dryRunReply, query, ...served } = definition;
+    const binding: RestBinding = {
+      routes,
+      access,
+      denialStatus: denialStatus ?? 401,
+      body,
+      query: { ...query, ...(dryRunReply ? { dryRun: dryRunParameter } : {}) },
+      ...(dryRunReply ? { dryRunReply } : {}),
+    };
     return { service, ...served, rest: binding };
   };
   return {
     rest,
-    get: (subject, path, access, reply) => rest({ subject, routes: [route("GET", path)], access, body: "none", reply }),
+    get: (subject, path, access, reply, query) =>
+      rest({ subject, routes: [route("GET", path)], access, body: "none", reply, ...(query ? { query } : {}) }),
     command: (subject, method, path, access) => rest({ subject, routes: [route(method, path)], access, body: "none", reply: "empty" }),
     internal(definition) {
       return { service, ...definition };
@@ -156,5 +210,9 @@ export function gatewayEndpoint<Reply>(definition: {
   withoutToken?: true;
 }): RestEndpoint<undefined, Reply> & { service: "gateway" } {
   const { routes, reply, withoutToken } = definition;
-  return { service: "gateway", rest: { routes, access: "public", denialStatus: 401, body: "none", ...(withoutToken ? { withoutToken } : {}) }, reply };
+  return {
+    service: "gateway",
+    rest: { routes, access: "public", denialStatus: 401, body: "none", query: {}, ...(withoutToken ? { withoutToken } : {}) },
+    reply,
+  };
 }

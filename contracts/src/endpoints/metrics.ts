@@ -33,11 +33,17 @@ export const metricEndpoints = {
     reply: recordOf(objectOf({ inProgress: count, queued: count, total: count })),
   }),
   // Who may see what is decided by the metrics service (spec 4.9: 403 and 405 cases).
-  "metrics.nodeUsage": define.get<NodeUsageAnswer>(
+  "metrics.nodeUsage": define.get<NodeUsageAnswer, "start" | "end" | "user" | "tenant">(
     m.nodeUsage,
     "/metrics/nodes/usage",
     "user",
     objectOf({ start: integer, end: integer, data: arrayOf(objectOf({ time: integer, value: { type: "number", minimum: 0 } })) }),
+    {
+      start: { description: "Start of the window, Unix seconds; absent: the first node creation in scope.", schema: count },
+      end: { description: "End of the window, Unix seconds; absent: now.", schema: count },
+      user: { description: "Only this user's nodes (an ordinary user may name only itself).", schema: string },
+      tenant: { description: "Only this tenant's nodes (the superadmin only; anyone else gets 405).", schema: string },
+    },
   ),
 };
 

@@ -50,6 +50,11 @@ const resourceMetaSchema = objectOf({ name: string, version: count, status: oneO
 const purgeResultSchema = objectOf({ removed: count });
 const tenantRequest = objectOf({ tenant: string });
 
+/** `?status=`: only versions with this status. */
+const statusFilter = {
+  status: { description: "Only versions with this status (any case); absent: every version.", schema: oneOfValues(RESOURCE_STATUSES) },
+};
+
 const define = endpointsOf("plugins");
 const p = subjects.plugins;
 const resource = "/plugins/:type/:plugin/:resourceType/:resource";
@@ -64,11 +69,12 @@ export const pluginEndpoints = {
     arrayOf(pluginSpecViewSchema),
   ),
   "plugins.getType": define.get<PluginSpecView>(p.getType, "/plugins/:type/:plugin", "user", pluginSpecViewSchema),
-  "plugins.listResources": define.get<Record<string, ResourceMeta[]>>(
+  "plugins.listResources": define.get<Record<string, ResourceMeta[]>, "status">(
     p.listResources,
     "/plugins/:type/:plugin/:resourceType",
     "admin",
     recordOf(arrayOf(resourceMetaSchema)),
+    statusFilter,
   ),
   "plugins.upload": define.rest<undefined, ResourceMeta>({
     subject: p.upload,
@@ -78,7 +84,13 @@ export const pluginEndpoints = {
     request: bytes,
     reply: resourceMetaSchema,
   }),
-  "plugins.listVersions": define.get<ResourceMeta[]>(p.listVersions, resource, "admin", arrayOf(resourceMetaSchema)),
+  "plugins.listVersions": define.get<ResourceMeta[], "status">(
+    p.listVersions,
+    resource,
+    "admin",
+    arrayOf(resourceMetaSchema),
+    statusFilter,
+  ),
   "plugins.deleteResource": define.command(p.deleteResource, "DELETE", resource, "admin"),
   "plugins.deleteVersion": define.command(p.deleteVersion, "DELETE", version, "admin"),
   "plugins.stage": define.command(p.stage, "POST", `${version}/stage`, "admin"),

@@ -5,6 +5,7 @@
  *
  * Order matters only for REST: routes are listed (and `Allow` headers name methods) in table order.
  */
+import type { ApiRequest } from "../api-request.js";
 import { apiDocsEndpoints } from "./api-docs.js";
 import { authEndpoints } from "./auth.js";
 import { clusterEndpoints, clustersInternalEndpoints } from "./clusters.js";
@@ -41,6 +42,8 @@ export type EndpointName = keyof Endpoints;
 
 /** What a caller sends: for a REST endpoint, the gateway's envelope around its body. */
 export type RequestOf<N extends EndpointName> = Endpoints[N] extends Endpoint<infer Request, unknown> ? Request : never;
+/** The query parameters REST endpoint `N` reads, each as text when given (`{}`: none; `never`: not REST). */
+export type QueryOf<N extends EndpointName> = RequestOf<N> extends ApiRequest<unknown, infer Query> ? Query : never;
 /** What the endpoint answers (`void`: no body). */
 export type ReplyOf<N extends EndpointName> = Endpoints[N] extends Endpoint<unknown, infer Reply> ? Reply : never;
 

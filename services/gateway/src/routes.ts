@@ -32,6 +32,8 @@ export interface ServiceRoute extends RouteBasics {
   access: Exclude<Access, "public">;
   /** The endpoint the route belongs to, and the call is forwarded to. */
   endpoint: RestServedEndpointName;
+  /** The query parameters the endpoint reads (RestBinding.query): the only ones forwarded. */
+  query: readonly string[];
 }
 
 export type Route = GatewayRoute | ServiceRoute;
@@ -47,7 +49,7 @@ export function apiRoutes(): Route[] {
       if (rest.access === "public") return { ...basics, access: rest.access, endpoint: name as GatewayRestEndpointName, withoutToken: rest.withoutToken === true };
       if (endpoint.subject === undefined) throw new Error(`endpoint ${name} is neither public nor answered on a subject`);
       // A REST row with a subject is what RestServedEndpointName names; TypeScript cannot narrow a name by its row.
-      return { ...basics, access: rest.access, endpoint: name as RestServedEndpointName };
+      return { ...basics, access: rest.access, endpoint: name as RestServedEndpointName, query: Object.keys(rest.query) };
     });
   });
 }

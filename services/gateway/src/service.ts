@@ -84,9 +84,14 @@ function readHead(req: HttpRequest): RequestHead {
 /** Methods whose calls change state: carried out only once no pipelined request can abort them unanswered. */
 const changesState = (method: string) => method !== "GET" && method !== "HEAD";
 
-function parseQuery(query: string): Record<string, string> {
+/** The query of every request to an endpoint that reads none: shared, as it is only ever encoded. */
+const NO_QUERY: Readonly<Record<string, string>> = Object.freeze({});
+
+/** The `declared` parameters of a query string (a repeated one keeps its last value); services never see others. */
+function parseQuery(query: string, declared: readonly string[]): Readonly<Record<string, string>> {
+  if (declared.length === 0 || query === "") return NO_QUERY;
   const out: Record<string, string> = {};
-  for (const [k, v] of new URLSearchParams(query)) out[k] = v;
+  for (const [k, v] of new URLSearchParams(query)) if (declared.includes(k)) out[k] = v;
   return out;
 }
 
@@ -169,6 +174,8 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
       ex.error(404, "not_found", `no such path ${head.path}; API paths start with /${API_VERSION}`);
       return;
     }
+    const misuse = events.misuse(head.method, path);
+    if (misuse) return ex.error(misuse.status, misuse.code, misuse.message, undefined, misuse.headers);
     const streamedCluster = events.sseClusterId(head.method, path);
     if (streamedCluster !== undefined) {
       const identity = await caller.identify(head, auth);
@@ -207,7 +214,7 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
       if (head.contentLength !== undefined && head.contentLength > maxUploadBytes) throw new BodyTooLargeError(maxUploadBytes);
       const upload = await uploads.receive(res, ex, maxUploadBytes);
       if (!(await ex.awaitedAfterCurrentRead())) return void (await uploads.discard(upload.object));
-      const request = { identity, params: match.params, query: parseQuery(head.query), upload };
+      const request = { identity, params: match.params, query: parseQuery(head.query, r.query), upload };
       // The service copies the bytes before answering: allow for that at a conservative 10 MB/s.
       const timeoutMs = requestTimeoutMs + Math.ceil(upload.size / 10_000);
       const value = await forwardRestCall(nc, r.endpoint, request, { timeoutMs, requestId: ex.trace.id }).catch(async (err: unknown) => {
@@ -224,10 +231,8 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
     }
     if (ex.finished) return;
     if (changesState(head.method) && !(await ex.awaitedAfterCurrentRead())) return;
-    const value = await forwardRestCall(nc, r.endpoint, { identity, params: match.params, query: parseQuery(head.query), body }, {
-      timeoutMs: requestTimeoutMs,
-      requestId: ex.trace.id,
-    });
+    const request = { identity, params: match.params, query: parseQuery(head.query, r.query), body };
+    const value = await forwardRestCall(nc, r.endpoint, request, { timeoutMs: requestTimeoutMs, requestId: ex.trace.id });
     ex.json(200, value);
   };
 

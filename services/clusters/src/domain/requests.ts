@@ -16,6 +16,7 @@ import {
   type ClusterStatus,
   type CreateClusterBody,
   type JsonObject,
+  type QueryValues,
 } from "@corral/contracts";
 
 /** `POST /clusters` (spec 4.7), validated. */
@@ -96,7 +97,7 @@ export function parseStatusFilter(raw: string | undefined): Set<ClusterStatus> |
 }
 
 /** `?dryRun=true`: answer what the request would do instead of doing it; `false` or absent: do it. */
-export function parseDryRun(query: Record<string, string>): boolean {
+export function parseDryRun(query: QueryValues<"dryRun">): boolean {
   return parseBoolean(getOwn(query, "dryRun"), "dryRun", false);
 }
 

@@ -1,4 +1,4 @@
-import type { ApiRequest, DryRunResult } from "@corral/contracts";
+import type { ApiRequest, DryRunResult, QueryValues } from "@corral/contracts";
 import { parseDryRun } from "../domain/requests.js";
 import type { EngineDeps } from "../engine/deps.js";
 import type { ClusterOperations, JobOperations } from "../operations/index.js";
@@ -16,6 +16,6 @@ export interface HandlerDeps {
 export const clusterIdOf = (req: ApiRequest) => req.params["id"] ?? "";
 
 /** The job operations a request asks for: carried out, or with `?dryRun=true` answered instead. */
-export function jobOperationsFor(h: HandlerDeps, req: ApiRequest): JobOperations<void | DryRunResult> {
+export function jobOperationsFor(h: HandlerDeps, req: ApiRequest<unknown, QueryValues<"dryRun">>): JobOperations<void | DryRunResult> {
   return parseDryRun(req.query) ? h.operations.dryRun : h.operations;
 }

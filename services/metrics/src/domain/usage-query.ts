@@ -1,4 +1,4 @@
-import { BadRequestError, CorralError, ForbiddenError, type Identity } from "@corral/contracts";
+import { BadRequestError, CorralError, ForbiddenError, type Identity, type QueryOf } from "@corral/contracts";
 
 /**
  * Who may see which node usage (spec 4.9 rules 2-5, 5.1), as a pure decision on the caller and the query.
@@ -53,7 +53,7 @@ function parseText(name: string, raw: string | undefined): string | undefined {
  * Checks in order: `tenant` from a non-superadmin (405), another user's usage asked by an ordinary user (403),
  * then the parameters (400). `nowSeconds` is the default end.
  */
-export function resolveUsageQuery(identity: Identity, query: Record<string, string>, nowSeconds: number): UsageQuery {
+export function resolveUsageQuery(identity: Identity, query: QueryOf<"metrics.nodeUsage">, nowSeconds: number): UsageQuery {
   const tenantParam = query["tenant"];
   const userParam = query["user"];
   if (tenantParam !== undefined && identity.role !== "superadmin") {

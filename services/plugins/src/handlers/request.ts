@@ -1,4 +1,4 @@
-import { BadRequestError, parseName, type ApiRequest, type PluginSpec } from "@corral/contracts";
+import { BadRequestError, parseName, type ApiRequest, type PluginSpec, type QueryValues } from "@corral/contracts";
 import { PLUGIN_KINDS, type PluginKind, type ResourceAddress } from "../domain/resource-record.js";
 import { isResourceStatus, type ResourceStatus } from "../domain/version-status.js";
 import type { PluginTypeReader as PluginTypeStore, ResourceFormat } from "@corral/shared";
@@ -76,7 +76,7 @@ export function parseVersion(value: unknown): number {
 }
 
 /** Query `status`: one of active, inactive, staged, recalled (any case); absent means every status. */
-export function parseStatusFilter(query: Record<string, string>): ResourceStatus | undefined {
+export function parseStatusFilter(query: QueryValues<"status">): ResourceStatus | undefined {
   const raw = query["status"];
   if (raw === undefined) return undefined;
   const status = raw.trim().toLowerCase();
