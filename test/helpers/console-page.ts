@@ -1,5 +1,36 @@
-/** Driving console pages in tests: buttons by their text, dialogs, inputs filled as a paste would. */
-import type { Page } from "puppeteer-core";
+/**
+ * Console tests: serial tests sharing one system and one browser, and driving pages (buttons by their text,
+ * dialogs, inputs filled as a paste would, the error beside a field).
+ */
+import anyTest, { type TestFn } from "ava";
+import type { Browser, Page } from "puppeteer-core";
+import { launchBrowser } from "./browser.js";
+import { startSystem, type SystemOptions, type TestSystem } from "./system.js";
+
+export interface ConsoleTestContext {
+  sys: TestSystem;
+  browser: Browser;
+}
+
+/** Serial tests (one page at a time: a shared browser on a small machine) with a system and a browser, stopped after. */
+export function consoleTests(options: SystemOptions): TestFn<ConsoleTestContext>["serial"] {
+  const test = (anyTest as TestFn<ConsoleTestContext>).serial;
+  test.before(async (t) => {
+    t.context.sys = await startSystem(options);
+    t.context.browser = await launchBrowser();
+  });
+  test.after.always(async (t) => {
+    await t.context.browser?.close();
+    await t.context.sys?.stop();
+  });
+  return test;
+}
+
+export async function newPage(t: { context: ConsoleTestContext }): Promise<Page> {
+  const page = await t.context.browser.newPage();
+  page.setDefaultTimeout(30_000);
+  return page;
+}
 
 /** Clicks the button whose text is exactly `label` (inside `scope`, default the page). */
 export async function clickButton(page: Page, label: string, scope = "body"): Promise<void> {

@@ -4,37 +4,15 @@
  * queue and node-usage charts drawn from real figures; a tenant's admin gets none of the superadmin's pages (and
  * the API refuses them anyway) and sees only its own tenant in the charts.
  */
-import anyTest, { type TestFn } from "ava";
-import type { Browser, Page } from "puppeteer-core";
+import type { Page } from "puppeteer-core";
 import { api, SUPERADMIN } from "../helpers/api.js";
-import { launchBrowser, openSignedIn, waitForText } from "../helpers/browser.js";
+import { openSignedIn, waitForText } from "../helpers/browser.js";
 import { uniqueName } from "../helpers/catalog.js";
 import { createActiveCluster, createCluster, tenantWithSimCatalog } from "../helpers/clusters.js";
-import { clickButton, confirmInDialog, fieldError, fillIn } from "../helpers/console-page.js";
+import { clickButton, confirmInDialog, consoleTests, fieldError, fillIn, newPage } from "../helpers/console-page.js";
 import { eventually } from "../helpers/eventually.js";
-import { startSystem, type TestSystem } from "../helpers/system.js";
 
-interface Context {
-  sys: TestSystem;
-  browser: Browser;
-}
-// One page at a time: the tests share one browser on a small machine.
-const test = (anyTest as TestFn<Context>).serial;
-
-test.before(async (t) => {
-  t.context.sys = await startSystem({ clusters: 1, provisioners: 1, metrics: 1 });
-  t.context.browser = await launchBrowser();
-});
-test.after.always(async (t) => {
-  await t.context.browser?.close();
-  await t.context.sys?.stop();
-});
-
-const newPage = async (t: { context: Context }) => {
-  const page = await t.context.browser.newPage();
-  page.setDefaultTimeout(30_000);
-  return page;
-};
+const test = consoleTests({ clusters: 1, provisioners: 1, metrics: 1 });
 
 const navLabels = (page: Page) => page.$$eval("header.top nav a", (links) => links.map((a) => a.textContent ?? ""));
 

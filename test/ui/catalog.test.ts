@@ -4,36 +4,13 @@
  * the form appears in the dependency graph at its level, the catalog exported in one tenant and imported in
  * another arrives whole, and a user who is not the admin reads but cannot change.
  */
-import anyTest, { type TestFn } from "ava";
-import type { Browser } from "puppeteer-core";
 import { api } from "../helpers/api.js";
-import { launchBrowser, openSignedIn, waitForText } from "../helpers/browser.js";
+import { openSignedIn, waitForText } from "../helpers/browser.js";
 import { createTenant, exportCatalog } from "../helpers/catalog.js";
 import { tenantWithSimCatalog } from "../helpers/clusters.js";
-import { clickButton, confirmInDialog, fieldError, fillIn } from "../helpers/console-page.js";
-import { startSystem, type TestSystem } from "../helpers/system.js";
+import { clickButton, confirmInDialog, consoleTests, fieldError, fillIn, newPage } from "../helpers/console-page.js";
 
-interface Context {
-  sys: TestSystem;
-  browser: Browser;
-}
-// One page at a time: the tests share one browser on a small machine.
-const test = (anyTest as TestFn<Context>).serial;
-
-test.before(async (t) => {
-  t.context.sys = await startSystem({ provisioners: 1 });
-  t.context.browser = await launchBrowser();
-});
-test.after.always(async (t) => {
-  await t.context.browser?.close();
-  await t.context.sys?.stop();
-});
-
-const newPage = async (t: { context: Context }) => {
-  const page = await t.context.browser.newPage();
-  page.setDefaultTimeout(30_000);
-  return page;
-};
+const test = consoleTests({ provisioners: 1 });
 
 test("editing a template: the server's validation error shows beside the field it names; a good edit is stored", async (t) => {
   const { sys } = t.context;
