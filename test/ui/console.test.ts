@@ -22,6 +22,7 @@ const breakableConfigure: SimCatalogOptions = {
   scripts: { base: { configure: { script: 'if grep -q BREAK_CONF"IGURE" "$CORRAL_TASK_FILE"; then echo "configure refused by the test" >&2; false; fi' } } },
 };
 
+// Each test's tenant gets 2 workers: the one provisioner runs 20 at most, for every tenant of this file.
 test.before(async (t) => {
   t.context.sys = await startSystem({ clusters: 1, provisioners: 1, simSecured: true });
   t.context.browser = await launchBrowser();
@@ -74,7 +75,7 @@ test("the console is served at / and /ui/ without identity; files by exact name 
 });
 
 test("sign in, create a cluster through the form, watch it become active, fail a configure and read its output, delete it", async (t) => {
-  const tenant = await tenantWithSimCatalog(t.context.sys, "uiflow", { catalog: breakableConfigure });
+  const tenant = await tenantWithSimCatalog(t.context.sys, "uiflow", { workers: 2, catalog: breakableConfigure });
   const page = await newPage(t);
   const origin = consoleOrigin(t.context.sys.baseUrl);
   await page.goto(`${origin}/`);
@@ -134,7 +135,7 @@ test("sign in, create a cluster through the form, watch it become active, fail a
 });
 
 test("a server validation error shows beside the field it names", async (t) => {
-  const tenant = await tenantWithSimCatalog(t.context.sys, "uivalid");
+  const tenant = await tenantWithSimCatalog(t.context.sys, "uivalid", { workers: 2 });
   const page = await newPage(t);
   await openSignedIn(page, t.context.sys.baseUrl, tenant.user, "/clusters/new");
   await page.waitForSelector("select[name=clusterTemplate] option[value=lamp]");
@@ -148,7 +149,7 @@ test("a server validation error shows beside the field it names", async (t) => {
 
 test("provider fields the server asks for get a form from the provider type's parameters; the secret is masked and sent", async (t) => {
   // lamp's default provider, rackspace, becomes sim-secured: a create must carry the sensitive user field sim_password.
-  const tenant = await tenantWithSimCatalog(t.context.sys, "uisecret", { catalog: { providerTypes: { rackspace: "sim-secured" } } });
+  const tenant = await tenantWithSimCatalog(t.context.sys, "uisecret", { workers: 2, catalog: { providerTypes: { rackspace: "sim-secured" } } });
   const page = await newPage(t);
   await openSignedIn(page, t.context.sys.baseUrl, tenant.user, "/clusters/new");
   await page.waitForSelector("select[name=clusterTemplate] option[value=lamp]");
@@ -170,7 +171,7 @@ test("provider fields the server asks for get a form from the provider type's pa
 test("the lease is extended from the cluster page; a step over the template's limit is refused beside the field", async (t) => {
   // lamp with lease rules: 1 h at first, at most 3 h after creation, at most 1 h per extension.
   const leased = { ...fixtureTemplate("lamp"), name: "lamp-leased", administration: { leaseduration: { initial: "1h", max: "3h", step: "1h" } } };
-  const tenant = await tenantWithSimCatalog(t.context.sys, "uilease", { catalog: { extraTemplates: [leased] } });
+  const tenant = await tenantWithSimCatalog(t.context.sys, "uilease", { workers: 2, catalog: { extraTemplates: [leased] } });
   const id = await createActiveCluster(t.context.sys.baseUrl, tenant.user, { name: "leased", clusterTemplate: "lamp-leased", numMachines: 1 });
   const before = (await api(t.context.sys.baseUrl, "GET", `/clusters/${id}`, tenant.user)).body.expireTime as number;
   const page = await newPage(t);
@@ -188,6 +189,32 @@ test("the lease is extended from the cluster page; a step over the template's li
   t.true(after > before, `lease moved from ${before} to ${after}`);
 });
 
+test("the services tab restarts one service and adds another, each after its dry run", async (t) => {
+  const tenant = await tenantWithSimCatalog(t.context.sys, "uiservices", { workers: 2 });
+  const id = await createActiveCluster(t.context.sys.baseUrl, tenant.user, { name: "svc", clusterTemplate: "lamp", numMachines: 2 });
+  const page = await newPage(t);
+  await openSignedIn(page, t.context.sys.baseUrl, tenant.user, `/clusters/${encodeURIComponent(id)}`);
+  await waitForText(page, "[data-testid=cluster-status]", "active");
+  await clickButton(page, "Services");
+  await page.click(".service-row[data-service=apache-httpd] button[aria-label='restart apache-httpd']");
+  await waitForText(page, "dialog[open]", "Dry run");
+  await waitForText(page, "dialog[open] .stages", "apache-httpd");
+  await confirmInDialog(page, "Restart apache-httpd");
+  await waitForText(page, "[data-testid=cluster-status]", "restart", 30_000);
+  await waitForText(page, "[data-testid=cluster-status]", "active");
+
+  await page.type(".services-tab input[name=services]", "memcached");
+  await clickButton(page, "Add services", ".services-tab form");
+  await waitForText(page, "dialog[open]", "memcached");
+  await confirmInDialog(page, "Add memcached");
+  await page.waitForSelector(".service-row[data-service=memcached]", { timeout: 60_000 });
+  await waitForText(page, "[data-testid=cluster-status]", "active", 60_000);
+  const services = (await api(t.context.sys.baseUrl, "GET", `/clusters/${id}/services`, tenant.user)).body as string[];
+  t.true(services.includes("memcached"), `services now ${services.join(", ")}`);
+  const plans = (await api(t.context.sys.baseUrl, "GET", `/clusters/${id}/plans`, tenant.user)).body as Array<{ action: string }>;
+  t.deepEqual(plans.slice(0, 2).map((p) => p.action), ["ADD_SERVICES", "RESTART_SERVICES"]);
+});
+
 /** Presses Tab until the focused element's text is `label` (at most `limit` presses); false when never. */
 async function tabTo(page: Page, label: string, limit = 40): Promise<boolean> {
   for (let i = 0; i < limit; i++) {
@@ -198,7 +225,7 @@ async function tabTo(page: Page, label: string, limit = 40): Promise<boolean> {
 }
 
 test("the pages work from the keyboard: links and buttons are reached with Tab; a destructive dialog starts on Cancel and Escape closes it", async (t) => {
-  const tenant = await tenantWithSimCatalog(t.context.sys, "uikeys");
+  const tenant = await tenantWithSimCatalog(t.context.sys, "uikeys", { workers: 2 });
   const id = await createActiveCluster(t.context.sys.baseUrl, tenant.user, { name: "keyed", clusterTemplate: "lamp", numMachines: 1 });
   const page = await newPage(t);
   await openSignedIn(page, t.context.sys.baseUrl, tenant.user);
@@ -217,8 +244,8 @@ test("the pages work from the keyboard: links and buttons are reached with Tab; 
 
 test("a user of one tenant sees nothing of another", async (t) => {
   const { sys } = t.context;
-  const mine: E2eTenant = await tenantWithSimCatalog(sys, "uimine");
-  const theirs: E2eTenant = await tenantWithSimCatalog(sys, "uitheirs");
+  const mine: E2eTenant = await tenantWithSimCatalog(sys, "uimine", { workers: 2 });
+  const theirs: E2eTenant = await tenantWithSimCatalog(sys, "uitheirs", { workers: 2 });
   const theirId = await createActiveCluster(sys.baseUrl, theirs.user, { name: "secret-cluster-of-theirs", clusterTemplate: "lamp", numMachines: 1 });
   const myId = await createActiveCluster(sys.baseUrl, mine.user, { name: "my-own-cluster", clusterTemplate: "lamp", numMachines: 1 });
   const page = await newPage(t);

@@ -19,7 +19,9 @@ export function dryRunPreview(result: DryRunResult): HTMLElement {
     { class: "dry-run" },
     h("h3", null, `Layout: ${result.layout.nodes.length} ${result.layout.nodes.length === 1 ? "node" : "nodes"}`),
     h("ul", { class: "layout" }, ...[...layouts].map(([what, count]) => h("li", null, h("strong", null, `${count} ×`), ` ${what}`))),
-    h("h3", null, `Plan: ${result.plan.action} in ${result.plan.stages.length} ${result.plan.stages.length === 1 ? "stage" : "stages"}`),
+    result.plan.stages.length === 0
+      ? h("p", { class: "nothing-to-do" }, `Plan: ${result.plan.action} has nothing to do here; no task would run.`)
+      : h("h3", null, `Plan: ${result.plan.action} in ${result.plan.stages.length} ${result.plan.stages.length === 1 ? "stage" : "stages"}`),
     planStages(result.plan.stages.map((stage) => stage.map((t) => ({ taskName: t.taskName, service: t.service, state: "waiting" as const }))), undefined),
   );
 }
