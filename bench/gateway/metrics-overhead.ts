@@ -26,8 +26,7 @@ import {
   seriesByStatus,
   type MetricsRegistry,
 } from "@corral/shared";
-import { createRequestTelemetry } from "../../services/gateway/src/request-telemetry.js";
-import { apiRoutes } from "../../services/gateway/src/routes.js";
+import { apiRoutes, createRequestTelemetry } from "@corral/gateway/testing";
 import { createProviders, IDENTITY } from "./bench-providers.js";
 import { launchCorral, type LaunchedCorral } from "./launched-corral.js";
 import { cpuSeconds } from "./process-cpu.js";

@@ -7,8 +7,7 @@
 import anyTest, { type ExecutionContext, type TestFn } from "ava";
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import { endpoints, type DryRunResult } from "@corral/contracts";
-import { createRouter } from "../../services/gateway/src/router.js";
-import { apiRoutes } from "../../services/gateway/src/routes.js";
+import { apiRoutes, createRouter } from "@corral/gateway/testing";
 import { api, type ApiResponse, type Caller } from "../helpers/api.js";
 import { assertError, assertOk, show } from "../helpers/assertions.js";
 import { createActiveCluster, createCluster, getOk, latestPlan, tenantWithSimCatalog, waitForStatus } from "../helpers/clusters.js";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectNats, silentLogger } from "@corral/shared";
 import { startGateway } from "@corral/gateway";
-import { openGatewaySecurity } from "../../services/gateway/src/security.js";
+import { openGatewaySecurity } from "@corral/gateway/testing";
 import { api } from "../helpers/api.js";
 import { openEventSocket, openSse, opened } from "../helpers/event-clients.js";
 import { startSystem, type TestSystem } from "../helpers/system.js";

@@ -6,7 +6,7 @@
  */
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { endpointList, openApiPath } from "@corral/contracts";
-import { apiRoutes } from "../../services/gateway/src/routes.js";
+import { apiRoutes } from "@corral/gateway/testing";
 import { api, SUPERADMIN } from "../helpers/api.js";
 import { loadApiDescription } from "../helpers/api-description.js";
 import { testWithSystem } from "../helpers/system-test.js";

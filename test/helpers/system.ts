@@ -20,7 +20,7 @@ import { startProvisioner, type RunningProvisioner } from "@corral/provisioner";
 import { startAuthService, type AuthService } from "@corral/auth";
 import { startMetricsService, type MetricsService } from "@corral/metrics";
 import { startSolverService, type SolverService } from "@corral/solver/service";
-import { openGatewaySecurity, type GatewaySecurity } from "../../services/gateway/src/security.js";
+import { openGatewaySecurity, type GatewaySecurity } from "@corral/gateway/testing";
 import { startRedis, type ServerHandle } from "./servers.js";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -1,8 +1,7 @@
 /** RecentEvents: answers a replay from memory only when it holds every event the replay needs. */
 import test from "ava";
 import type { ClusterStreamEvent } from "@corral/contracts";
-import { StreamedEvent } from "../src/events/live-event.js";
-import { RecentEvents } from "../src/events/recent-events.js";
+import { RecentEvents, StreamedEvent } from "@corral/gateway/testing";
 
 const status = (id: number, clusterId: string, first: boolean) =>
   new StreamedEvent(id, {

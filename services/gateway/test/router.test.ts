@@ -1,7 +1,6 @@
 import test from "ava";
 import { endpoints } from "@corral/contracts";
-import { createRouter, pathSegments, type RoutePattern } from "../src/router.js";
-import { apiRoutes } from "../src/routes.js";
+import { apiRoutes, createRouter, pathSegments, type RoutePattern } from "@corral/gateway/testing";
 
 const routes: Array<RoutePattern & { subject: string }> = [
   { method: "GET", pattern: "/clusters/:id/services", subject: "a" },
