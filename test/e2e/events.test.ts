@@ -124,6 +124,14 @@ test("SSE resumed with Last-Event-ID misses nothing and repeats nothing; a bad L
   t.is(bad.status, 400);
   t.like(bad.body, { status: 400, error: "bad_request" });
   t.regex((bad.body as { message: string }).message, /Last-Event-ID/);
+
+  const post = await api(baseUrl, "POST", `/clusters/${id}/events`, tenant.user);
+  t.is(post.status, 405);
+  t.is(post.headers.get("allow"), "GET");
+  t.like(post.body, { error: "method_not_allowed" });
+  const notUpgraded = await api(baseUrl, "GET", "/events", tenant.user);
+  t.is(notUpgraded.status, 426);
+  t.regex((notUpgraded.body as { message: string }).message, /WebSocket/);
 });
 
 test("a failed task's end carries its output tail; the plan's end says what failed", async (t) => {

@@ -28,6 +28,8 @@ export interface EventStreamsDeps {
 export interface EventStreams {
   /** The cluster id when `method path` (under the version segment) is the SSE route. */
   sseClusterId(method: string, path: string): string | undefined;
+  /** What to answer a request on a stream's path that cannot be one (another method; the socket without upgrade). */
+  misuse(method: string, path: string): StreamMisuse | undefined;
   serveSse(res: HttpResponse, ex: Exchange, request: SseRequest): Promise<void>;
   /** Path of the WebSocket under the version segment. */
   socketPath: string;
@@ -36,6 +38,13 @@ export interface EventStreams {
   readonly connectionCount: number;
   /** Tells every client the gateway is stopping and closes its stream. */
   stop(): void;
+}
+
+export interface StreamMisuse {
+  status: 405 | 426;
+  code: string;
+  message: string;
+  headers: Record<string, string>;
 }
 
 export function openEventStreams(deps: EventStreamsDeps): EventStreams {
@@ -53,14 +62,23 @@ export function openEventStreams(deps: EventStreamsDeps): EventStreams {
       assertClusterVisible(deps.nc, identity, clusterId, deps.requestTimeoutMs),
   };
   const { route } = endpoints["gateway.clusterEvents"].stream;
+  const socketPath = endpoints["gateway.events"].stream.route.path;
   const sseRoute = createRouter([{ method: route.method, pattern: route.path }]);
   return {
     sseClusterId(method, path) {
       const match = sseRoute(method, path);
       return match.kind === "found" ? match.params["id"] : undefined;
     },
+    misuse(method, path): StreamMisuse | undefined {
+      if (sseRoute(method, path).kind === "method_not_allowed") {
+        return { status: 405, code: "method_not_allowed", message: `${method} is not allowed on an event stream; use GET`, headers: { allow: "GET" } };
+      }
+      if (path.replace(/\/+$/, "") !== socketPath) return undefined;
+      const message = 'this path is a WebSocket: connect with GET and "Upgrade: websocket"';
+      return { status: 426, code: "upgrade_required", message, headers: { upgrade: "websocket" } };
+    },
     serveSse: (res, ex, request) => serveClusterEvents(streamDeps, res, ex, request),
-    socketPath: endpoints["gateway.events"].stream.route.path,
+    socketPath,
     socketBehavior: eventSocketBehavior({ ...streamDeps, caller: deps.caller, lastSeq: () => history.lastSeq() }) as WebSocketBehavior<never>,
     get connectionCount() {
       return connections.size;
