@@ -2,7 +2,7 @@
  * Console tests: serial tests sharing one system and one browser, and driving pages (buttons by their text,
  * dialogs, inputs filled as a paste would, the error beside a field).
  */
-import anyTest, { type TestFn } from "ava";
+import anyTest, { type ExecutionContext, type TestFn } from "ava";
 import type { Browser, Page } from "puppeteer-core";
 import { launchBrowser } from "./browser.js";
 import { startSystem, type SystemOptions, type TestSystem } from "./system.js";
@@ -26,8 +26,11 @@ export function consoleTests(options: SystemOptions): TestFn<ConsoleTestContext>
   return test;
 }
 
-export async function newPage(t: { context: ConsoleTestContext }): Promise<Page> {
-  const page = await t.context.browser.newPage();
+/** A page in a browser context of its own (its own session storage), closed when the test ends, failed or not. */
+export async function newPage(t: ExecutionContext<ConsoleTestContext>): Promise<Page> {
+  const context = await t.context.browser.createBrowserContext();
+  t.teardown(() => context.close());
+  const page = await context.newPage();
   page.setDefaultTimeout(30_000);
   return page;
 }

@@ -3,53 +3,19 @@
  * through the form, watch it become active without a reload, configure it into a failure and read the failed
  * action's output, delete it; server validation errors beside their field; nothing of another tenant shows.
  */
-import anyTest, { type ExecutionContext, type TestFn } from "ava";
-import type { Browser, Page } from "puppeteer-core";
+import type { Page } from "puppeteer-core";
 import { api } from "../helpers/api.js";
-import { consoleOrigin, launchBrowser, openSignedIn, waitForText } from "../helpers/browser.js";
+import { consoleOrigin, openSignedIn, waitForText } from "../helpers/browser.js";
 import { createActiveCluster, tenantWithSimCatalog, type E2eTenant, type SimCatalogOptions } from "../helpers/clusters.js";
+import { clickButton, confirmInDialog, consoleTests, newPage } from "../helpers/console-page.js";
 import { fixtureTemplate } from "../helpers/fixture-catalog.js";
-import { startSystem, type TestSystem } from "../helpers/system.js";
 
-interface Context {
-  sys: TestSystem;
-  browser: Browser;
-}
-const test = anyTest as TestFn<Context>;
+// Each test's tenant gets 2 workers: the one provisioner runs 20 at most, for every tenant of this file.
+const test = consoleTests({ clusters: 1, provisioners: 1, simSecured: true });
 
 /** `base`'s configure fails, with output, when the cluster config holds BREAK_CONFIGURE (split so the task file's copy of the script does not match). */
 const breakableConfigure: SimCatalogOptions = {
   scripts: { base: { configure: { script: 'if grep -q BREAK_CONF"IGURE" "$CORRAL_TASK_FILE"; then echo "configure refused by the test" >&2; false; fi' } } },
-};
-
-// Each test's tenant gets 2 workers: the one provisioner runs 20 at most, for every tenant of this file.
-test.before(async (t) => {
-  t.context.sys = await startSystem({ clusters: 1, provisioners: 1, simSecured: true });
-  t.context.browser = await launchBrowser();
-});
-test.after.always(async (t) => {
-  await t.context.browser?.close();
-  await t.context.sys?.stop();
-});
-
-/** A page in a browser context of its own (its own session storage), closed when the test ends, failed or not. */
-const newPage = async (t: ExecutionContext<Context>) => {
-  const context = await t.context.browser.createBrowserContext();
-  t.teardown(() => context.close());
-  const page = await context.newPage();
-  page.setDefaultTimeout(30_000);
-  return page;
-};
-
-/** Clicks the button whose text is exactly `label` (inside `scope`, default the page). */
-async function clickButton(page: Page, label: string, scope = "body"): Promise<void> {
-  const button = await page.waitForSelector(`${scope} ::-p-xpath(.//button[normalize-space(.)="${label}"])`);
-  await button!.click();
-}
-
-const confirmInDialog = async (page: Page, label: string) => {
-  await page.waitForSelector("dialog[open]");
-  await clickButton(page, label, "dialog[open]");
 };
 
 test("the console is served at / and /ui/ without identity; files by exact name only", async (t) => {
