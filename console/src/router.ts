@@ -32,6 +32,15 @@ export interface RouteMatch {
   query: URLSearchParams;
 }
 
+/** A percent-encoded path segment decoded; undefined when it is not valid percent-encoding (the page is "not found"). */
+function decoded(part: string): string | undefined {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return undefined;
+  }
+}
+
 /** `#/clusters/42?status=active` -> its page and params; literal segments win over params. */
 export function matchRoute(pages: readonly PageDefinition[], hash: string): RouteMatch | undefined {
   const [path = "", search = ""] = hash.replace(/^#/, "").split("?", 2);
@@ -45,7 +54,9 @@ export function matchRoute(pages: readonly PageDefinition[], hash: string): Rout
     const fits = segments.every((segment, i) => {
       const part = parts[i] ?? "";
       if (segment.startsWith(":")) {
-        params[segment.slice(1)] = decodeURIComponent(part);
+        const value = decoded(part);
+        if (value === undefined) return false;
+        params[segment.slice(1)] = value;
         return true;
       }
       literals++;

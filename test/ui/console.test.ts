@@ -208,6 +208,16 @@ test("the pages work from the keyboard: links and buttons are reached with Tab; 
   t.is((await api(t.context.sys.baseUrl, "GET", `/clusters/${id}/status`, tenant.user)).body.status, "active", "nothing was deleted");
 });
 
+test("an address the console has no page for says so, even one that is not valid percent-encoding", async (t) => {
+  const tenant = await tenantWithSimCatalog(t.context.sys, "uinowhere", { workers: 0 });
+  const page = await newPage(t);
+  for (const hash of ["/no/such/page", "/clusters/%E0%A4%A"]) {
+    await openSignedIn(page, t.context.sys.baseUrl, tenant.user, hash);
+    await waitForText(page, "main h1", "Not found");
+    t.regex(await page.$eval("main", (el) => el.textContent ?? ""), /Go to the clusters/, hash);
+  }
+});
+
 test("a user of one tenant sees nothing of another", async (t) => {
   const { sys } = t.context;
   const mine: E2eTenant = await tenantWithSimCatalog(sys, "uimine", { workers: 2 });
