@@ -1,6 +1,6 @@
 /** The OpenAPI description generated from the endpoint table (contracts/src/endpoints/openapi.ts), without a server. */
 import test from "ava";
-import { openApiDocument, type DocOperation } from "@corral/contracts";
+import { endpointList, openApiDocument, openApiPath, type DocMethod, type DocOperation } from "@corral/contracts";
 
 const doc = openApiDocument({ basePath: "/v2", version: "1.2.3" });
 const operation = (method: "get" | "post" | "put" | "delete", path: string): DocOperation => {
@@ -29,6 +29,17 @@ test("openapi - a dry run is a query parameter; its answer is in the 200 respons
   t.deepEqual(stop.parameters?.map((p) => p.name), ["id", "service", "dryRun"]);
   t.truthy((stop.responses["200"] as { content?: object }).content, "the dry run's answer");
   t.falsy(operation("get", "/clusters").parameters?.some((p) => p.name === "dryRun"));
+});
+
+test("openapi - an operation's parameters are its route's path parameters and its row's query parameters", (t) => {
+  for (const { name, endpoint } of endpointList()) {
+    for (const route of endpoint.rest?.routes ?? []) {
+      const op = operation(route.method.toLowerCase() as DocMethod, openApiPath(route.path));
+      const described = (op.parameters ?? []).map((p) => `${p.in}:${p.name}:${p.required}`);
+      const expected = [...route.params.map((p) => `path:${p}:true`), ...Object.keys(endpoint.rest!.query).map((q) => `query:${q}:false`)];
+      t.deepEqual(described, expected, `${name} ${route.path}`);
+    }
+  }
 });
 
 test("openapi - named schemas are components, every $ref names one, operation ids are unique", (t) => {

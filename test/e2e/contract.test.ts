@@ -45,7 +45,8 @@ function contractClient(t: SystemTest, description: ApiDescription) {
 
 test("every REST endpoint answers what the API description says, refusals too", async (t) => {
   const { sys } = t.context;
-  const { call, refused, upload: uploadChecked, covered } = contractClient(t, await loadApiDescription(sys.baseUrl));
+  const description = await loadApiDescription(sys.baseUrl);
+  const { call, refused, upload: uploadChecked, covered } = contractClient(t, description);
   const settled = (caller: Caller, id: string) => waitForStatus(sys.baseUrl, caller, id, "active");
 
   await call({}, "GET", "/status");
@@ -71,6 +72,9 @@ test("every REST endpoint answers what the API description says, refusals too", 
   await refused(user, "POST", "/import", 403, {});
   await refused(user, "GET", "/clusters/00000000", 404);
   await refused(user, "POST", "/clusters", 400, { name: "no-template" });
+  const plainGet = await api(sys.baseUrl, "GET", "/events", user);
+  t.is(plainGet.status, 426, "the WebSocket's path without an upgrade");
+  t.deepEqual(description.answerProblems("GET", "/events", plainGet), [], "a 426 the description lists");
 
   // The catalog: import, then each kind's five operations on a copy of an imported entity.
   await call(admin, "POST", "/import", simFixtureCatalog());

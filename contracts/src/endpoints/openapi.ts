@@ -116,7 +116,7 @@ const takesProviderFields = (endpoint: Endpoint): boolean => endpoint.request?.p
 function errorsOf(endpoint: Endpoint, rest: RestBinding, route: RestRoute): ErrorResponseName[] {
   if (rest.withoutToken) return route.params.length > 0 ? ["NotFound"] : [];
   if (rest.access === "public") return ["Unauthorized"];
-  const validated = rest.body !== "none" || route.params.length > 0 || rest.dryRunReply !== undefined;
+  const validated = rest.body !== "none" || route.params.length > 0 || Object.keys(rest.query).length > 0;
   const errors: Array<ErrorResponseName | false> = [
     validated && (takesProviderFields(endpoint) ? "BadRequestOrMissingFields" : "BadRequest"),
     "Unauthorized",
@@ -131,17 +131,12 @@ function errorsOf(endpoint: Endpoint, rest: RestBinding, route: RestRoute): Erro
   return errors.filter((e): e is ErrorResponseName => e !== false);
 }
 
-const dryRunParameter: DocParameter = {
-  name: "dryRun",
-  in: "query",
-  required: false,
-  description: "`true`: run the same checks and answer what would happen (layout and plan), creating, storing and counting nothing.",
-  schema: { type: "boolean" },
-};
-
+/** The path parameters of the route, then the query parameters of the row (each optional). */
 function parametersOf(rest: RestBinding, route: RestRoute): DocParameter[] {
-  const path = pathParameters(route);
-  return rest.dryRunReply ? [...path, dryRunParameter] : path;
+  const query = Object.entries(rest.query).map(
+    ([name, { description, schema }]): DocParameter => ({ name, in: "query", required: false, description, schema: docSchema(schema) }),
+  );
+  return [...pathParameters(route), ...query];
 }
 
 function requestBodyOf(endpoint: Endpoint, rest: RestBinding): DocOperation["requestBody"] {
@@ -190,7 +185,8 @@ const resumeParameters: DocParameter[] = [
   { name: "since", in: "query", required: false, description: "Resume after this event id, for clients that cannot set the header.", schema: { type: "string" } },
 ];
 
-const streamErrors: ErrorResponseName[] = ["BadRequest", "Unauthorized", "NotFound", "InternalError", "Unavailable"];
+const sseErrors: ErrorResponseName[] = ["BadRequest", "Unauthorized", "NotFound", "InternalError", "Unavailable"];
+const socketErrors: ErrorResponseName[] = ["Unauthorized", "UpgradeRequired", "InternalError", "Unavailable"];
 
 /** A live event stream: a long-lived `GET` answered with Server-Sent Events, or upgraded to a WebSocket. */
 function streamOperationOf(name: EndpointName, endpoint: Endpoint, stream: StreamBinding): DocOperation {
@@ -211,7 +207,7 @@ function streamOperationOf(name: EndpointName, endpoint: Endpoint, stream: Strea
             "Switching Protocols: a WebSocket. The client sends JSON messages of `x-corral-websocket.send` (subscribe, unsubscribe); the server sends those of `x-corral-websocket.receive`.",
         },
       };
-  const errors = (sse ? streamErrors : streamErrors.filter((e) => e !== "NotFound" && e !== "BadRequest")).map((error) => [
+  const errors = (sse ? sseErrors : socketErrors).map((error) => [
     String(errorResponseStatus[error]),
     { $ref: `#/components/responses/${error}` },
   ]);
