@@ -97,7 +97,6 @@ export function watchCluster(api: Api, clusterId: string, event: (e: ClusterStre
           headers: api.headers(),
           signal: controller.signal,
         });
-        if (res.status === 404 && !parser.lastEventId && (await res.text()).includes("no such path")) return pollStatus();
         if (!res.ok || !res.body) throw new Error(`event stream: HTTP ${res.status} ${await res.text()}`);
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
         for (;;) {
@@ -109,24 +108,6 @@ export function watchCluster(api: Api, clusterId: string, event: (e: ClusterStre
         if (!stopped) failed(err);
       }
       if (!stopped) await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS));
-    }
-  };
-  // A gateway without the event stream: its status, read every few seconds, stands in for `cluster.status` events.
-  const pollStatus = async () => {
-    let last = "";
-    while (!stopped) {
-      try {
-        const s = await api.call("clusters.status", { params: { id: clusterId }, signal: controller.signal });
-        const seen = `${s.status} ${s.actionstatus} ${s.stepscompleted}`;
-        if (seen !== last && last !== "") {
-          const progress = { stepstotal: s.stepstotal, stepscompleted: s.stepscompleted };
-          event({ type: "cluster.status", tenant: "", clusterId, at: Date.now(), status: s.status, action: s.action, planId: "", progress });
-        }
-        last = seen;
-      } catch (err) {
-        if (!stopped) failed(err);
-      }
-      await new Promise((resolve) => setTimeout(resolve, LIST_POLL_MS));
     }
   };
   void connect();
