@@ -6,12 +6,17 @@ import test from "ava";
 import { endpointList } from "@corral/contracts";
 import { findCommand } from "../src/command-line.js";
 import { allCommands } from "../src/commands/index.js";
-import { commandWordsOf } from "../src/commands/endpoint-commands.js";
+import { commandWordsOf, isCommandRow } from "../src/commands/endpoint-commands.js";
 
 test("commands - every REST endpoint of the table has a command, and every command's words find it", (t) => {
   const commands = allCommands();
-  const rest = endpointList().filter(({ endpoint }) => endpoint.rest);
+  const rest = endpointList().filter(({ endpoint }) => isCommandRow(endpoint));
   t.true(rest.length > 60, "the table's REST rows");
+  // The docs page and its files answer HTML, scripts and styles: a browser's, not a command's.
+  t.deepEqual(
+    endpointList().filter(({ endpoint }) => endpoint.rest && !isCommandRow(endpoint)).map(({ name }) => name),
+    ["gateway.docs", "gateway.docsFile"],
+  );
   for (const { name, endpoint } of rest) {
     const words = commandWordsOf(name);
     const found = findCommand(commands, words);

@@ -7,7 +7,7 @@
  * (`clusters.getConfig` -> `clusters config get`, `plugins.listVersions` -> `plugins versions list`); other
  * camelCase becomes kebab-case (`metrics.nodeUsage` -> `metrics node-usage`).
  */
-import { endpointList, restPath, type DryRunResult, type EndpointName, type RestBinding, type RestRoute } from "@corral/contracts";
+import { endpointList, restPath, type DryRunResult, type Endpoint, type EndpointName, type RestBinding, type RestRoute } from "@corral/contracts";
 import { UsageError } from "../errors.js";
 import { readBytes } from "../input-files.js";
 import { BODY_OPTIONS, bodyOf, kebabCase, propertyOptionSpecs, propertyOptions, type PropertyOption } from "./body-options.js";
@@ -60,8 +60,14 @@ const UPLOAD_OPTION = {
   file: { type: "string", short: "f", valueName: "path|-", description: "the bytes to upload (- for stdin)" },
 } as const satisfies OptionSpecs;
 
+/** A row a command can print: REST, answering JSON or nothing (not the docs page's HTML, scripts and styles). */
+export function isCommandRow(endpoint: Endpoint): endpoint is Endpoint & { rest: RestBinding } {
+  const reply = endpoint.reply;
+  return endpoint.rest !== undefined && (reply === "empty" || !JSON.stringify(reply).includes('"contentMediaType"'));
+}
+
 export function endpointCommands(hooks: JobHooks): Command[] {
-  return endpointList().flatMap(({ name, endpoint }) => (endpoint.rest ? [endpointCommand(name, endpoint.rest, endpoint.request, hooks)] : []));
+  return endpointList().flatMap(({ name, endpoint }) => (isCommandRow(endpoint) ? [endpointCommand(name, endpoint.rest, endpoint.request, hooks)] : []));
 }
 
 function endpointCommand(name: EndpointName, rest: RestBinding, request: Parameters<typeof propertyOptions>[0], hooks: JobHooks): Command {
