@@ -114,11 +114,13 @@ test("SSE resumed with Last-Event-ID misses nothing and repeats nothing; a bad L
   t.deepEqual([...seen, ...resumed.events()].map((e) => e.event), whole.events().map((e) => e.event));
 
   // The same resumed from the events stream itself, by a gateway that keeps no recent events in memory.
-  const { baseUrl: streamOnly } = await extraGateway(t, { maxRecentEvents: 0 });
+  const { baseUrl: streamOnly } = await extraGateway(t, { maxRecentEvents: 0, heartbeatMs: 100 });
   const fromStream = await openSse(streamOnly, tenant.user, id, { lastEventId: seen.at(-1)!.id });
   await fromStream.waitFor(() => hasSettled(fromStream), "the cluster settled, read from the stream");
-  fromStream.close();
   t.deepEqual(fromStream.events(), resumed.events());
+  // A quiet stream still carries heartbeat comments (the first comment opens the stream).
+  await fromStream.waitFor(() => fromStream.comments >= 4, "three heartbeats");
+  fromStream.close();
 
   const bad = await openSse(baseUrl, tenant.user, id, { lastEventId: "abc" as unknown as number });
   t.is(bad.status, 400);
