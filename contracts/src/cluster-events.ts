@@ -152,3 +152,52 @@ export type EventSocketMessage =
   | { type: "subscribed"; subscription: string }
   | { type: "unsubscribed"; subscription: string }
   | { type: "error"; status: number; error: string; message: string; subscription?: string };
+
+/**
+ * A browser cannot set headers on a WebSocket, so `/v2/events` also takes the identity and token as offered
+ * subprotocols (as Kubernetes does): `corral.events.v1` (answered back), `corral.user.<base64url>`,
+ * `corral.tenant.<base64url>` and `corral.bearer.<token>`. Headers win where both are given.
+ */
+export const EVENT_SOCKET_PROTOCOL = "corral.events.v1";
+const USER_PROTOCOL = "corral.user.";
+const TENANT_PROTOCOL = "corral.tenant.";
+const BEARER_PROTOCOL = "corral.bearer.";
+
+export interface SocketCredentials {
+  userId?: string;
+  tenant?: string;
+  /** A token, without `Bearer `. */
+  token?: string;
+}
+
+const base64Url = (text: string) =>
+  btoa(String.fromCharCode(...new TextEncoder().encode(text))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const fromBase64Url = (text: string): string | undefined => {
+  try {
+    const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+    return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+  } catch {
+    return undefined;
+  }
+};
+
+/** The subprotocols a client offers to open `/v2/events` with these credentials. */
+export function eventSocketProtocols(credentials: SocketCredentials): string[] {
+  const protocols = [EVENT_SOCKET_PROTOCOL];
+  if (credentials.userId) protocols.push(USER_PROTOCOL + base64Url(credentials.userId));
+  if (credentials.tenant) protocols.push(TENANT_PROTOCOL + base64Url(credentials.tenant));
+  if (credentials.token) protocols.push(BEARER_PROTOCOL + credentials.token);
+  return protocols;
+}
+
+/** The credentials in a `Sec-WebSocket-Protocol` header; values that do not decode are left out. */
+export function socketCredentialsOf(protocolHeader: string): SocketCredentials {
+  const credentials: SocketCredentials = {};
+  for (const offered of protocolHeader.split(",")) {
+    const protocol = offered.trim();
+    if (protocol.startsWith(USER_PROTOCOL)) credentials.userId = fromBase64Url(protocol.slice(USER_PROTOCOL.length));
+    else if (protocol.startsWith(TENANT_PROTOCOL)) credentials.tenant = fromBase64Url(protocol.slice(TENANT_PROTOCOL.length));
+    else if (protocol.startsWith(BEARER_PROTOCOL)) credentials.token = protocol.slice(BEARER_PROTOCOL.length);
+  }
+  return credentials;
+}

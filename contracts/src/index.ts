@@ -145,7 +145,7 @@ export {
   ADMIN_USER,
 } from "./subjects.js";
 export type { CrudSubjects, StreamName } from "./subjects.js";
-export { CLUSTER_EVENT_TYPES, OUTPUT_TAIL_CHARS } from "./cluster-events.js";
+export { CLUSTER_EVENT_TYPES, OUTPUT_TAIL_CHARS, EVENT_SOCKET_PROTOCOL, eventSocketProtocols, socketCredentialsOf } from "./cluster-events.js";
 export type {
   ClusterEventType,
   ClusterEventBase,
@@ -162,6 +162,7 @@ export type {
   DeliveredClusterEvent,
   EventSocketRequest,
   EventSocketMessage,
+  SocketCredentials,
 } from "./cluster-events.js";
 export { liveTenantRecord } from "./tenant-record.js";
 export type { TenantDeletion, TenantRecordHead } from "./tenant-record.js";

@@ -68,3 +68,34 @@ test("event streams: 401 without a token or with another user's; a revoked token
   t.regex(reason, /token no longer holds/);
   t.like(socket.messages.at(-1), { type: "error", error: "token_invalid" });
 });
+
+test("a browser's event socket: identity and token offered as subprotocols, the protocol answered back; a bad token among them is a 401", async (t) => {
+  const { sys } = t.context;
+  const tokenUrl = sys.tokenUrl!;
+  const root = await tokenFor(tokenUrl, "root", "rootpw");
+  const created = await api(sys.baseUrl, "POST", "/tenants", {
+    user: "root",
+    tenant: "superadmin",
+    headers: bearer(root),
+    body: { tenant: { name: "globex", workers: 0 } },
+  });
+  t.is(created.status, 200, created.text);
+  const ops = { user: "ops", tenant: "acme" };
+  const token = await tokenFor(tokenUrl, "ops", "opspw");
+
+  const socket = opened(await openEventSocket(sys.baseUrl, ops, { asSubprotocols: { token } }));
+  t.teardown(() => socket.close());
+  t.is(socket.protocol, "corral.events.v1");
+  socket.send({ type: "subscribe", tenant: true });
+  await socket.waitFor((m) => m.some((x) => x.type === "subscribed"), "the tenant admin subscribed through subprotocol credentials");
+
+  t.like(await openEventSocket(sys.baseUrl, ops, { asSubprotocols: {} }), { refused: true, status: 401 });
+  t.like(await openEventSocket(sys.baseUrl, ops, { asSubprotocols: { token: "not.a.token" } }), { refused: true, status: 401 });
+  // The identity travels in the subprotocols too: in globex, ops is no admin, so it may not follow the tenant.
+  const elsewhere = opened(await openEventSocket(sys.baseUrl, { user: "ops", tenant: "globex" }, { asSubprotocols: { token } }));
+  t.teardown(() => elsewhere.close());
+  elsewhere.send({ type: "subscribe", tenant: true });
+  await elsewhere.waitFor((m) => m.some((x) => x.type === "error"), "the refusal");
+  t.like(elsewhere.messages.find((x) => x.type === "error"), { status: 403 });
+  t.regex(JSON.stringify(elsewhere.messages), /admin of tenant globex/);
+});

@@ -4,7 +4,7 @@
  */
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { createRequire } from "node:module";
-import type { ClusterStreamEvent, EventSocketMessage } from "@corral/contracts";
+import { eventSocketProtocols, type ClusterStreamEvent, type EventSocketMessage } from "@corral/contracts";
 import type { Caller } from "./api.js";
 import { eventually } from "./eventually.js";
 
@@ -127,17 +127,21 @@ interface WsLike {
   on(event: "close", listener: (code: number, reason: Buffer) => void): void;
   on(event: "error", listener: (err: Error) => void): void;
   on(event: "unexpected-response", listener: (req: unknown, res: IncomingMessage) => void): void;
+  /** The subprotocol the server answered. */
+  readonly protocol: string;
   send(data: string): void;
   close(): void;
   terminate(): void;
   pause(): void;
   resume(): void;
 }
-type WsConstructor = new (url: string, options: { headers: Record<string, string> }) => WsLike;
+type WsConstructor = new (url: string, protocols: string[], options: { headers: Record<string, string> }) => WsLike;
 const WebSocketClient = createRequire(import.meta.url)("ws") as WsConstructor;
 
 export interface SocketClient {
   messages: EventSocketMessage[];
+  /** The subprotocol the server answered ("" for none). */
+  protocol: string;
   send(message: unknown): void;
   /** Sends raw text. */
   sendRaw(text: string): void;
@@ -158,6 +162,11 @@ export interface RefusedSocket {
 
 export interface SocketOptions {
   headers?: Record<string, string>;
+  /**
+   * Send the identity (and `token`) as offered subprotocols instead of headers, as a browser must.
+   * @default false
+   */
+  asSubprotocols?: { token?: string };
   /** Called with each message as it arrives. */
   onMessage?: (message: EventSocketMessage) => void;
   /** Keep the messages in `messages`. @default true */
@@ -167,7 +176,11 @@ export interface SocketOptions {
 /** Opens the event WebSocket at `<baseUrl>/events`. */
 export function openEventSocket(baseUrl: string, caller: Caller, options: SocketOptions = {}): Promise<SocketClient | RefusedSocket> {
   const url = `${baseUrl.replace(/^http/, "ws")}/events`;
-  const ws = new WebSocketClient(url, { headers: { ...callerHeaders(caller), ...options.headers } });
+  const protocols = options.asSubprotocols
+    ? eventSocketProtocols({ userId: caller.user, tenant: caller.tenant, token: options.asSubprotocols.token })
+    : [];
+  const headers = options.asSubprotocols ? { ...options.headers } : { ...callerHeaders(caller), ...options.headers };
+  const ws = new WebSocketClient(url, protocols, { headers });
   const messages: EventSocketMessage[] = [];
   let closedResolve!: (c: { code: number; reason: string }) => void;
   const closed = new Promise<{ code: number; reason: string }>((r) => (closedResolve = r));
@@ -191,6 +204,7 @@ export function openEventSocket(baseUrl: string, caller: Caller, options: Socket
     ws.on("open", () =>
       resolve({
         messages,
+        protocol: ws.protocol,
         send: (message) => ws.send(JSON.stringify(message)),
         sendRaw: (text) => ws.send(text),
         waitFor: (predicate, what, timeoutMs = 30_000) =>

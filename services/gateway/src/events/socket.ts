@@ -1,5 +1,14 @@
 import type { WebSocket, WebSocketBehavior } from "uWebSockets.js";
-import { BadRequestError, ForbiddenError, isCorralError, UnavailableError, type EventSocketMessage, type Identity } from "@corral/contracts";
+import {
+  BadRequestError,
+  EVENT_SOCKET_PROTOCOL,
+  ForbiddenError,
+  isCorralError,
+  socketCredentialsOf,
+  UnavailableError,
+  type EventSocketMessage,
+  type Identity,
+} from "@corral/contracts";
 import type { CallerCheck } from "../caller.js";
 import { Exchange } from "../http.js";
 import { API_KEY_HEADER, TENANT_HEADER, USER_HEADER } from "../identity.js";
@@ -149,12 +158,16 @@ export function eventSocketBehavior(deps: SocketDeps): WebSocketBehavior<SocketS
     sendPingsAutomatically: true,
 
     upgrade: (res, req, context) => {
+      const offeredProtocols = req.getHeader("sec-websocket-protocol");
+      const fromProtocols = socketCredentialsOf(offeredProtocols);
+      const authorization = req.getHeader("authorization");
       const head = {
-        userId: req.getHeader(USER_HEADER),
-        tenant: req.getHeader(TENANT_HEADER),
-        authorization: req.getHeader("authorization"),
+        userId: req.getHeader(USER_HEADER) || (fromProtocols.userId ?? ""),
+        tenant: req.getHeader(TENANT_HEADER) || (fromProtocols.tenant ?? ""),
+        authorization: authorization || (fromProtocols.token ? `Bearer ${fromProtocols.token}` : ""),
         key: req.getHeader("sec-websocket-key"),
-        protocol: req.getHeader("sec-websocket-protocol"),
+        // A browser fails the handshake unless one offered subprotocol is answered back.
+        protocol: offeredProtocols.split(",").some((p) => p.trim() === EVENT_SOCKET_PROTOCOL) ? EVENT_SOCKET_PROTOCOL : offeredProtocols,
         extensions: req.getHeader("sec-websocket-extensions"),
       };
       void req.getHeader(API_KEY_HEADER);
