@@ -6,7 +6,7 @@
 import type { Page } from "puppeteer-core";
 import { api } from "../helpers/api.js";
 import { consoleOrigin, openSignedIn, waitForText } from "../helpers/browser.js";
-import { createActiveCluster, tenantWithSimCatalog, type E2eTenant, type SimCatalogOptions } from "../helpers/clusters.js";
+import { createActiveCluster, createCluster, tenantWithSimCatalog, type E2eTenant, type SimCatalogOptions } from "../helpers/clusters.js";
 import { clickButton, confirmInDialog, consoleTests, newPage } from "../helpers/console-page.js";
 import { fixtureTemplate } from "../helpers/fixture-catalog.js";
 
@@ -234,4 +234,31 @@ test("a user of one tenant sees nothing of another", async (t) => {
   const text = await page.$eval("main", (el) => el.textContent ?? "");
   t.false(text.includes("secret-cluster-of-theirs"));
   t.is(await page.$$eval(".vtable[aria-label=Nodes] tbody tr[data-key]", (rows) => rows.length), 0);
+});
+
+test("the cluster list follows the event socket: the admin the whole tenant, a user each of its clusters", async (t) => {
+  const { sys } = t.context;
+  const tenant: E2eTenant = await tenantWithSimCatalog(sys, "uilive", { workers: 2 });
+  for (const [who, caller] of [["admin", tenant.admin], ["user", tenant.user]] as const) {
+    const page = await newPage(t);
+    const cdp = await page.createCDPSession();
+    await cdp.send("Network.enable");
+    const sent: string[] = [];
+    const received: string[] = [];
+    const protocols: string[] = [];
+    cdp.on("Network.webSocketFrameSent", (e) => sent.push(e.response.payloadData));
+    cdp.on("Network.webSocketFrameReceived", (e) => received.push(e.response.payloadData));
+    cdp.on("Network.webSocketHandshakeResponseReceived", (e) => protocols.push(String(e.response.headers["Sec-WebSocket-Protocol"] ?? "")));
+    // The user's cluster exists before the page opens (a user follows the clusters it lists); the admin's after.
+    const early = who === "user" ? await createCluster(sys.baseUrl, caller, { name: `live-${who}`, clusterTemplate: "lamp", numMachines: 1 }) : undefined;
+    await openSignedIn(page, sys.baseUrl, caller);
+    await page.waitForSelector(".vtable[aria-label=Clusters]");
+    const id = early ?? (await createCluster(sys.baseUrl, caller, { name: `live-${who}`, clusterTemplate: "lamp", numMachines: 1 }));
+    await waitForText(page, `.vtable[aria-label=Clusters] tr[data-key="${id}"]`, "active", 60_000);
+    t.deepEqual(protocols, ["corral.events.v1"], `${who}: the socket opened with its credentials as subprotocols`);
+    const subscription = who === "admin" ? { type: "subscribe", tenant: true } : { type: "subscribe", clusterId: id };
+    t.true(sent.some((f) => JSON.stringify(JSON.parse(f)) === JSON.stringify(subscription)), `${who}: ${JSON.stringify(sent)}`);
+    t.true(received.some((f) => (JSON.parse(f) as { type: string }).type === "event"), `${who}: events arrived on the socket`);
+    await page.close();
+  }
 });
