@@ -161,11 +161,26 @@ function acceptsConnections(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * Each child's lines, prefixed with its name, written once per turn of the event loop: at one request log line per
+ * REST request and service, a write per line (synchronous on pipes) cost the launcher more than the gateway.
+ */
 function prefixedOutput(services: ServiceEntry[]): (name: string, stream: "stdout" | "stderr", line: string) => void {
   const width = Math.max(0, ...services.map((s) => s.name.length));
+  const pending = { stdout: [] as string[], stderr: [] as string[] };
+  let flushQueued = false;
+  const flush = () => {
+    flushQueued = false;
+    if (pending.stdout.length > 0) process.stdout.write(pending.stdout.splice(0).join(""));
+    if (pending.stderr.length > 0) process.stderr.write(pending.stderr.splice(0).join(""));
+  };
+  process.once("exit", flush);
   return (name, stream, line) => {
-    const text = `[${name}]${" ".repeat(width - name.length)} ${line}\n`;
-    (stream === "stdout" ? process.stdout : process.stderr).write(text);
+    pending[stream].push(`[${name}]${" ".repeat(width - name.length)} ${line}\n`);
+    if (!flushQueued) {
+      flushQueued = true;
+      setImmediate(flush);
+    }
   };
 }
 
