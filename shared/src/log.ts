@@ -33,20 +33,26 @@ const flushStderr = () => {
   process.stderr.write(text);
 };
 
+/** How long lines wait to be written together, and how many make a write at once. */
+const FLUSH_INTERVAL_MS = 25;
+const FLUSH_LINES = 512;
+
 /**
- * Writes lines to stderr once per event-loop turn: a line per request (the gateway's request log) would otherwise
- * be a write system call each, stderr being synchronous on pipes. What is pending when the process exits is
- * written then.
+ * Writes lines to stderr at most every FLUSH_INTERVAL_MS (or every FLUSH_LINES): a line per request (the request
+ * log) written each turn of the event loop was a system call and a wake-up of the reader (the launcher, journald)
+ * per turn, which under load cost more CPU than the request. What is pending when the process exits is written
+ * then; a SIGKILL loses at most the last interval's lines.
  */
 function bufferedStderr(line: string): void {
   pending.push(line);
+  if (pending.length >= FLUSH_LINES) return flushStderr();
   if (flushScheduled) return;
   if (!flushesAtExit) {
     flushesAtExit = true;
     process.on("exit", flushAtExit);
   }
   flushScheduled = true;
-  setImmediate(flushStderr);
+  setTimeout(flushStderr, FLUSH_INTERVAL_MS).unref();
 }
 
 function flushAtExit(): void {

@@ -1,4 +1,4 @@
-/** The logger's default writer: stderr once per event-loop turn, and nothing lost when the process exits at once. */
+/** The logger's default writer: stderr in batches (every 25 ms or 512 lines), and nothing lost when the process exits at once. */
 import test from "ava";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
