@@ -47,6 +47,7 @@ export function watchClusterList(
   let socket: WebSocket | undefined;
   let socketOpen = false;
   const followed = new Set<string>();
+  let lastSeen = "";
   const controller = new AbortController();
   const credentials = socketCredentialsOfHeaders(api.headers());
   const followsTenant = credentials.userId === ADMIN_USER;
@@ -66,7 +67,12 @@ export function watchClusterList(
     try {
       const clusters = await api.call("clusters.list", { ...(status.length ? { query: { status: status.join(",") } } : {}), signal: controller.signal });
       if (stopped) return;
-      changed(clusters);
+      // A list that did not change is not drawn again: rows (and the focus on them) stay as they are.
+      const seen = JSON.stringify(clusters);
+      if (seen !== lastSeen) {
+        lastSeen = seen;
+        changed(clusters);
+      }
       follow(clusters);
     } catch (err) {
       if (!stopped) failed(err);

@@ -41,6 +41,19 @@ export async function clickButton(page: Page, label: string, scope = "body"): Pr
   await button!.click();
 }
 
+/** Clicks the first element matching `selector`, again if a redraw replaced it between finding and clicking. */
+export async function clickRow(page: Page, selector: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.waitForSelector(selector);
+      await page.click(selector);
+      return;
+    } catch (err) {
+      if (attempt >= 5 || !/detached|not clickable|No node found/i.test(String(err))) throw err;
+    }
+  }
+}
+
 /** Clicks `label` in the open dialog. */
 export async function confirmInDialog(page: Page, label: string): Promise<void> {
   await page.waitForSelector("dialog[open]");

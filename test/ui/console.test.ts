@@ -7,7 +7,7 @@ import type { Page } from "puppeteer-core";
 import { api } from "../helpers/api.js";
 import { consoleOrigin, openSignedIn, waitForText } from "../helpers/browser.js";
 import { createActiveCluster, createCluster, tenantWithSimCatalog, type E2eTenant, type SimCatalogOptions } from "../helpers/clusters.js";
-import { clickButton, confirmInDialog, consoleTests, newPage } from "../helpers/console-page.js";
+import { clickButton, clickRow, confirmInDialog, consoleTests, newPage } from "../helpers/console-page.js";
 import { fixtureTemplate } from "../helpers/fixture-catalog.js";
 
 // Each test's tenant gets 2 workers: the one provisioner runs 20 at most, for every tenant of this file.
@@ -82,7 +82,7 @@ test("sign in, create a cluster through the form, watch it become active, fail a
   await confirmInDialog(page, "Configure");
   await waitForText(page, "[data-testid=cluster-status]", "inconsistent", 60_000);
   await clickButton(page, "Nodes");
-  await page.click(".vtable[aria-label=Nodes] tbody tr[data-key] button");
+  await clickRow(page, ".vtable[aria-label=Nodes] tbody tr[data-key] button");
   await waitForText(page, ".node-detail pre.output", "configure refused by the test");
 
   // The list shows it, with its status, without a reload.
@@ -90,7 +90,7 @@ test("sign in, create a cluster through the form, watch it become active, fail a
   await waitForText(page, `.vtable[aria-label=Clusters] tr[data-key="${id}"]`, "inconsistent");
 
   // Delete it from its page: a destructive dry run, confirmed.
-  await page.click(`.vtable[aria-label=Clusters] tr[data-key="${id}"] a`);
+  await clickRow(page, `.vtable[aria-label=Clusters] tr[data-key="${id}"] a`);
   await clickButton(page, "Delete cluster");
   await waitForText(page, "dialog[open]", "Dry run");
   t.truthy(await page.$("dialog[open] button.danger"), "the delete's confirm button is marked destructive");
