@@ -2,7 +2,7 @@
  * Live events with security on: the event streams take REST's token rules. No token, or another user's token, is
  * a 401 before anything streams; a stream whose token is revoked is closed at its next heartbeat, saying why.
  */
-import anyTest, { type TestFn } from "ava";
+import anyTest, { type ExecutionContext, type TestFn } from "ava";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,17 +27,22 @@ test.after.always(async (t) => {
   if (t.context.dir) await rm(t.context.dir, { recursive: true, force: true });
 });
 
-test("event streams: 401 without a token or with another user's; a revoked token's stream is closed with a message", async (t) => {
-  const { sys } = t.context;
-  const tokenUrl = sys.tokenUrl!;
-  const root = await tokenFor(tokenUrl, "root", "rootpw");
+/** Creates tenant `name` (no workers) as the realm's superadmin, through the API with security on. */
+async function createTenantAsRoot(t: ExecutionContext, sys: TestSystem, name: string): Promise<void> {
+  const root = await tokenFor(sys.tokenUrl!, "root", "rootpw");
   const created = await api(sys.baseUrl, "POST", "/tenants", {
     user: "root",
     tenant: "superadmin",
     headers: bearer(root),
-    body: { tenant: { name: "acme", workers: 0 } },
+    body: { tenant: { name, workers: 0 } },
   });
   t.is(created.status, 200, created.text);
+}
+
+test("event streams: 401 without a token or with another user's; a revoked token's stream is closed with a message", async (t) => {
+  const { sys } = t.context;
+  const tokenUrl = sys.tokenUrl!;
+  await createTenantAsRoot(t, sys, "acme");
   const ops = { user: "ops", tenant: "acme" };
 
   const noToken = await openSse(sys.baseUrl, ops, "00000001");
@@ -72,14 +77,7 @@ test("event streams: 401 without a token or with another user's; a revoked token
 test("a browser's event socket: identity and token offered as subprotocols, the protocol answered back; a bad token among them is a 401", async (t) => {
   const { sys } = t.context;
   const tokenUrl = sys.tokenUrl!;
-  const root = await tokenFor(tokenUrl, "root", "rootpw");
-  const created = await api(sys.baseUrl, "POST", "/tenants", {
-    user: "root",
-    tenant: "superadmin",
-    headers: bearer(root),
-    body: { tenant: { name: "globex", workers: 0 } },
-  });
-  t.is(created.status, 200, created.text);
+  await createTenantAsRoot(t, sys, "globex");
   const ops = { user: "ops", tenant: "acme" };
   const token = await tokenFor(tokenUrl, "ops", "opspw");
 
