@@ -7,7 +7,7 @@
  */
 import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { connectNats, loadConfig } from "@corral/shared";
+import { batchedLines, connectNats, loadConfig } from "@corral/shared";
 import { prepareBus } from "./bus-setup.js";
 import { writeConnectionFiles } from "./connection-files.js";
 import { isDockerAvailable } from "./docker.js";
@@ -161,27 +161,11 @@ function acceptsConnections(port: number): Promise<boolean> {
   });
 }
 
-/**
- * Each child's lines, prefixed with its name, written once per turn of the event loop: at one request log line per
- * REST request and service, a write per line (synchronous on pipes) cost the launcher more than the gateway.
- */
+/** Each child's lines, prefixed with its name, written in batches (the request logs make many). */
 function prefixedOutput(services: ServiceEntry[]): (name: string, stream: "stdout" | "stderr", line: string) => void {
   const width = Math.max(0, ...services.map((s) => s.name.length));
-  const pending = { stdout: [] as string[], stderr: [] as string[] };
-  let flushQueued = false;
-  const flush = () => {
-    flushQueued = false;
-    if (pending.stdout.length > 0) process.stdout.write(pending.stdout.splice(0).join(""));
-    if (pending.stderr.length > 0) process.stderr.write(pending.stderr.splice(0).join(""));
-  };
-  process.once("exit", flush);
-  return (name, stream, line) => {
-    pending[stream].push(`[${name}]${" ".repeat(width - name.length)} ${line}\n`);
-    if (!flushQueued) {
-      flushQueued = true;
-      setImmediate(flush);
-    }
-  };
+  const writers = { stdout: batchedLines(1), stderr: batchedLines(2) };
+  return (name, stream, line) => writers[stream](`[${name}]${" ".repeat(width - name.length)} ${line}\n`);
 }
 
 main().catch((err: unknown) => {

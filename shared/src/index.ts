@@ -1,5 +1,5 @@
 /** @corral/shared: the runtime every service shares (NATS, KV, JetStream, service process). Explicit exports only. */
-export { createLogger, silentLogger, LogLevel } from "./log.js";
+export { batchedLines, createLogger, silentLogger, LogLevel } from "./log.js";
 export type { Logger, LoggerOptions } from "./log.js";
 export { loadConfig, envNameOf, CONFIG_KEYS, HANDLER_PREFIX, METRICS_PROCESSES, metricsPortKey } from "./config.js";
 export type { CorralConfig, ConfigKey, LoadConfigOptions, MetricsProcess } from "./config.js";
