@@ -21,6 +21,11 @@ import {
 import { NotFoundError } from "@corral/contracts";
 import { parseExposition, samplesOf, scrape, valueOf } from "../../test/helpers/prometheus-text.js";
 
+function spendCpu(milliseconds: number): void {
+  const until = performance.now() + milliseconds;
+  while (performance.now() < until);
+}
+
 test("metrics - labeled series render as counters and cumulative histograms; a gauge is sampled at each scrape", async (t) => {
   const registry = createMetricsRegistry();
   const counter = new LabeledCounter(registry, { name: "t_things_total", help: "things", labelNames: ["kind"] });
@@ -38,6 +43,7 @@ test("metrics - labeled series render as counters and cumulative histograms; a g
   let depth = 3;
   sampledGauge(registry, { name: "t_depth", help: "depth", labelNames: ["tenant"], sample: () => [[{ tenant: "acme" }, depth]] });
 
+  spendCpu(20); // the process CPU counter counts from the registry's creation; a fast machine could scrape at 0
   const first = parseExposition(await registry.metrics());
   t.is(first.types.get("t_things_total"), "counter");
   t.is(first.types.get("t_wait_seconds"), "histogram");
