@@ -68,6 +68,8 @@ export async function launchCorral(options: LaunchOptions = {}): Promise<Launche
         ...options.env,
       },
       ready: () => answersCatalogReads(baseUrl),
+      // As journald or a log file would take them: the services' request lines go to a file nobody reads meanwhile.
+      logFile: join(dataDir, "corral.log"),
       startTimeoutMs: 120_000,
     });
   } catch (err) {

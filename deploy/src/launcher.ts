@@ -7,7 +7,7 @@
  */
 import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { batchedLines, connectNats, loadConfig } from "@corral/shared";
+import { connectNats, loadConfig } from "@corral/shared";
 import { prepareBus } from "./bus-setup.js";
 import { writeConnectionFiles } from "./connection-files.js";
 import { isDockerAvailable } from "./docker.js";
@@ -78,10 +78,7 @@ async function main(): Promise<void> {
     return;
   }
   const services = await discoverServices(repoRoot);
-  supervisor = createSupervisor({
-    onOutput: prefixedOutput(services),
-    onNotice: notice,
-  });
+  supervisor = createSupervisor({ onNotice: notice });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     CORRAL_NATS_URL: natsUrl,
@@ -159,13 +156,6 @@ function acceptsConnections(port: number): Promise<boolean> {
     });
     socket.once("error", () => resolve(false));
   });
-}
-
-/** Each child's lines, prefixed with its name, written in batches (the request logs make many). */
-function prefixedOutput(services: ServiceEntry[]): (name: string, stream: "stdout" | "stderr", line: string) => void {
-  const width = Math.max(0, ...services.map((s) => s.name.length));
-  const writers = { stdout: batchedLines(1), stderr: batchedLines(2) };
-  return (name, stream, line) => writers[stream](`[${name}]${" ".repeat(width - name.length)} ${line}\n`);
 }
 
 main().catch((err: unknown) => {

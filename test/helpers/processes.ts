@@ -4,6 +4,7 @@
  * through a {@link ProcessSet} is stopped by `stopAll()` (call it in `test.after.always`).
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { repoRoot } from "@corral/deploy";
@@ -33,6 +34,11 @@ export interface ServiceProcessOptions {
   keepLines?: number;
   /** Every output line, as it comes. */
   onLine?: (line: string) => void;
+  /**
+   * Output goes to this file instead of a pipe this process reads (benchmarks: reading every request log line costs
+   * the machine CPU the measured system then lacks). `readyMsg` and `onLine` need the pipe; `output()` reads the file.
+   */
+  logFile?: string;
 }
 
 /** A running child process started by {@link startServiceProcess}. */
@@ -58,11 +64,16 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   const keep = options.keepLines ?? 200;
   const lines: string[] = [];
   let readySeen = options.readyMsg === undefined;
+  if (options.logFile !== undefined && (options.readyMsg !== undefined || options.onLine)) {
+    throw new Error(`${options.name}: readyMsg and onLine read the output pipe, which logFile replaces`);
+  }
+  const logFd = options.logFile === undefined ? undefined : openSync(options.logFile, "a");
   const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import=tsx", options.entry], {
     cwd: repoRoot,
     env: { ...process.env, ...options.env },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: logFd === undefined ? ["ignore", "pipe", "pipe"] : ["ignore", logFd, logFd],
   });
+  if (logFd !== undefined) closeSync(logFd);
   const pid = child.pid;
   if (pid === undefined) throw new Error(`${options.name}: spawn failed`);
   let alive = true;
@@ -111,7 +122,7 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
       })();
       return stopping;
     },
-    output: () => [...lines],
+    output: () => (options.logFile === undefined ? [...lines] : lastLinesOf(options.logFile, keep)),
     respawn: () => startServiceProcess(options),
   };
 
@@ -120,17 +131,27 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
     for (;;) {
       if (!alive) {
         const info = await exited;
-        throw new Error(`${options.name} exited before it was ready (${describe(info)}):\n${lines.slice(-30).join("\n")}`);
+        throw new Error(`${options.name} exited before it was ready (${describe(info)}):\n${handle.output().slice(-30).join("\n")}`);
       }
       if (readySeen && (!options.ready || (await options.ready().catch(() => false)))) return handle;
       if (Date.now() > deadline) {
-        throw new Error(`${options.name} was not ready after ${options.startTimeoutMs ?? 30_000} ms:\n${lines.slice(-30).join("\n")}`);
+        throw new Error(`${options.name} was not ready after ${options.startTimeoutMs ?? 30_000} ms:\n${handle.output().slice(-30).join("\n")}`);
       }
       await sleep(50);
     }
   } catch (err) {
     await handle.kill();
     throw err;
+  }
+}
+
+/** The last `count` lines of a file (its last 1 MB at most). */
+function lastLinesOf(path: string, count: number): string[] {
+  try {
+    const text = readFileSync(path, "utf8");
+    return text.slice(-1_000_000).split("\n").filter(Boolean).slice(-count);
+  } catch {
+    return [];
   }
 }
 

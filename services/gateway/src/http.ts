@@ -92,19 +92,18 @@ export class Exchange {
         res.end(undefined, closeConnection);
         return;
       }
-      const bytes = body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength) as ArrayBuffer;
       // uWS keeps what the socket cannot take yet; only answers that close the connection come here, all small.
       if (closeConnection) {
-        res.end(bytes, true);
+        res.end(body, true);
         return;
       }
-      const total = bytes.byteLength;
+      const total = body.byteLength;
       const startOffset = res.getWriteOffset();
-      const [ok, finished] = res.tryEnd(bytes, total);
+      const [ok, finished] = res.tryEnd(body, total);
       if (!ok && !finished) {
         res.onWritable((offset) => {
           if (this.aborted) return true;
-          const [ok2] = res.tryEnd(bytes.slice(offset - startOffset), total);
+          const [ok2] = res.tryEnd(body.subarray(offset - startOffset), total);
           return ok2;
         });
       }
