@@ -195,12 +195,14 @@ export async function readPlan(nc: NatsConnection, clusterId: string, planId: st
 }
 
 /** CPU seconds (user + system) a process has used, from /proc. */
-export function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number, options: { withChildren?: boolean } = {}): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     // Fields after the command: state is [0]; utime is field 14 overall -> [11], stime [12]; clock ticks of 10 ms.
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    // cutime [13] and cstime [14]: the children it waited for (a provisioner's shell actions).
+    const children = options.withChildren ? Number(fields[13]) + Number(fields[14]) : 0;
+    return (Number(fields[11]) + Number(fields[12]) + children) / 100;
   } catch {
     return 0;
   }
@@ -253,6 +255,59 @@ export async function serverCounters(sys: BenchSystem): Promise<{ inMsgs: number
   const varz = (await (await fetch(`${sys.nats.monitorUrl}/varz`)).json()) as { in_msgs: number; out_msgs: number };
   const jsz = (await (await fetch(`${sys.nats.monitorUrl}/jsz`)).json()) as { api?: { total?: number } };
   return { inMsgs: varz.in_msgs, outMsgs: varz.out_msgs, jsApiTotal: jsz.api?.total ?? 0 };
+}
+
+/** Messages stored in each stream (KV buckets' streams too) and messages acked on each durable consumer. */
+export interface JetStreamWriteCounts {
+  storedByStream: Record<string, number>;
+  ackedByConsumer: Record<string, number>;
+}
+
+interface JszAccount {
+  stream_detail?: Array<{
+    name: string;
+    state: { last_seq: number };
+    consumer_detail?: Array<{ name: string; config?: { ack_policy?: string }; ack_floor: { consumer_seq: number } }>;
+  }>;
+}
+
+/**
+ * Every JetStream write so far, from the server's `/jsz`: a stored message (acked publish, KV put/update, event)
+ * moves its stream's last sequence; an ack of a consumed message moves its consumer's ack floor (acks are
+ * written to the consumer's store, and on a work-queue stream they remove the message).
+ */
+export async function jetstreamWrites(monitorUrl: string): Promise<JetStreamWriteCounts> {
+  const jsz = (await (await fetch(`${monitorUrl}/jsz?streams=true&consumers=true`)).json()) as { account_details?: JszAccount[] };
+  const storedByStream: Record<string, number> = {};
+  const ackedByConsumer: Record<string, number> = {};
+  for (const account of jsz.account_details ?? []) {
+    for (const stream of account.stream_detail ?? []) {
+      storedByStream[stream.name] = (storedByStream[stream.name] ?? 0) + stream.state.last_seq;
+      for (const c of stream.consumer_detail ?? []) {
+        // Watches and ordered consumers ack nothing (their ack floor only follows deliveries).
+        if (c.config?.ack_policy === "none") continue;
+        // Per-tenant task consumers are summed under their stream: the count per tenant says nothing more.
+        const key = `${stream.name} acks`;
+        ackedByConsumer[key] = (ackedByConsumer[key] ?? 0) + c.ack_floor.consumer_seq;
+      }
+    }
+  }
+  return { storedByStream, ackedByConsumer };
+}
+
+/** Writes between two counts, per task: each kind, and their total. */
+export function writesPerTask(before: JetStreamWriteCounts, after: JetStreamWriteCounts, tasks: number) {
+  const delta = (a: Record<string, number>, b: Record<string, number>) =>
+    Object.fromEntries(
+      Object.entries(b)
+        .map(([k, v]) => [k, round((v - (a[k] ?? 0)) / tasks, 2)] as const)
+        .filter(([, v]) => v > 0)
+        .sort((x, y) => y[1] - x[1]),
+    );
+  const stored = delta(before.storedByStream, after.storedByStream);
+  const acks = delta(before.ackedByConsumer, after.ackedByConsumer);
+  const total = round([...Object.values(stored), ...Object.values(acks)].reduce((s, v) => s + v, 0), 2);
+  return { total, stored, acks };
 }
 
 /**

@@ -18,6 +18,7 @@ import { streams, streamSubjects } from "@corral/contracts";
 import { createCluster, createClusterCatalog } from "../../test/helpers/cluster-fixture.js";
 import {
   cpuMeter,
+  jetstreamWrites,
   machine,
   mapLimit,
   rawPublishRate,
@@ -26,6 +27,7 @@ import {
   serverCounters,
   startBenchSystem,
   trackClusters,
+  writesPerTask,
   type SyncMode,
 } from "./lib.js";
 
@@ -86,6 +88,7 @@ async function runMode(sync: SyncMode, nodes = NODES, clustersProcesses = CLUSTE
 
     const cpu = cpuMeter(sys);
     const counters0 = await serverCounters(sys);
+    const writes0 = await jetstreamWrites(sys.nats.monitorUrl);
     const startedAt = Date.now();
     const requested = new Map<string, number>();
     const ids = await mapLimit(
@@ -103,6 +106,9 @@ async function runMode(sync: SyncMode, nodes = NODES, clustersProcesses = CLUSTE
     const cpuUsed = cpu();
     const counters1 = await serverCounters(sys);
     tracker.stop();
+    // The last results' acks and trailing events land just after the last cluster turns active.
+    await new Promise((r) => setTimeout(r, 1_000));
+    const writes1 = await jetstreamWrites(sys.nats.monitorUrl);
 
     let tasks = 0;
     for (const id of ids) {
@@ -134,6 +140,7 @@ async function runMode(sync: SyncMode, nodes = NODES, clustersProcesses = CLUSTE
         messagesOut: round((counters1.outMsgs - counters0.outMsgs) / tasks, 1),
         jetstreamApiCalls: round((counters1.jsApiTotal - counters0.jsApiTotal) / tasks, 2),
       },
+      jetstreamWritesPerTask: writesPerTask(writes0, writes1, tasks),
     };
     console.error(`[${sync}] ${JSON.stringify(result)}`);
     return result;
