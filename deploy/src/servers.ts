@@ -58,6 +58,20 @@ export interface NatsOptions extends CommonServerOptions {
   maxPayloadBytes?: number;
   /** Users clients must log in as (`authorization { users }`); none: any client is let in. @default none */
   users?: NatsUser[];
+  /** Run as one node of a cluster (nats-cluster.ts starts whole clusters). @default a lone server */
+  cluster?: NatsClusterMembership;
+}
+
+/** How one node of a loopback nats-server cluster joins the others. */
+export interface NatsClusterMembership {
+  /** The cluster's name, the same on every node. */
+  name: string;
+  /** This node's `server_name`, unique in the cluster (JetStream's replicas are placed by it). */
+  serverName: string;
+  /** This node's route (cluster) port on 127.0.0.1. */
+  port: number;
+  /** Route ports of the other nodes on 127.0.0.1. */
+  routePorts: number[];
 }
 
 /** A nats-server user; without `permissions` it may do anything. */
@@ -108,7 +122,8 @@ export async function startNats(opts: NatsOptions = {}): Promise<NatsHandle> {
         throw new ServerStartError(`nats-server wrote an unexpected ports file`, JSON.stringify(ports));
       }
       if (storeDir) {
-        const health = `${monitorUrl}/healthz?js-enabled-only=true`;
+        // A cluster node is healthy once it knows the JetStream meta leader and its streams have caught up.
+        const health = `${monitorUrl}/healthz${opts.cluster ? "" : "?js-enabled-only=true"}`;
         await waitUntilReady(server, "nats-server JetStream", async () => ((await fetch(health)).ok ? true : undefined), timeoutMs);
       }
       const handle = makeHandle(server, url, async () => rm(work, { recursive: true, force: true }));
@@ -208,6 +223,12 @@ function natsConfig(opts: NatsOptions, portsDir: string, storeDir: string | unde
     `ports_file_dir: ${JSON.stringify(portsDir)}`,
     `max_payload: ${opts.maxPayloadBytes ?? 8 * 1024 * 1024}`,
   ];
+  if (opts.cluster) {
+    const { name, serverName, port, routePorts } = opts.cluster;
+    const routes = routePorts.map((p) => JSON.stringify(`nats-route://127.0.0.1:${p}`));
+    lines.push(`server_name: ${JSON.stringify(serverName)}`);
+    lines.push(`cluster {`, `  name: ${JSON.stringify(name)}`, `  listen: "127.0.0.1:${port}"`, `  routes: [${routes.join(", ")}]`, `}`);
+  }
   if (storeDir) {
     lines.push(`jetstream {`, `  store_dir: ${JSON.stringify(storeDir)}`);
     if (opts.syncAlways ?? true) {

@@ -1,0 +1,130 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { freePort } from "./ports.js";
+import type { CommonServerOptions, NatsHandle, NatsOptions, NatsUser } from "./servers.js";
+import { startNats } from "./servers.js";
+
+/** Options for {@link startNatsCluster}. */
+export interface NatsClusterOptions extends CommonServerOptions {
+  /** How many nats-servers. */
+  nodes: number;
+  /** `sync_interval: always` on every node (else the server's lazy default). @default true */
+  syncAlways?: boolean;
+  /** Users clients must log in as, the same on every node. @default none: any client is let in */
+  users?: NatsUser[];
+  /** Parent of the nodes' JetStream stores (`<storeDir>/node-<i>`), kept on stop. @default a temporary directory, removed on stop */
+  storeDir?: string;
+  /** Client port of each node (a missing one: any free port). @default any free ports */
+  ports?: (number | undefined)[];
+  /** The cluster's name. @default "corral" */
+  name?: string;
+}
+
+/** A running loopback cluster of nats-servers with JetStream. */
+export interface NatsClusterHandle {
+  /** Client URL of each node, in node order. */
+  urls: string[];
+  /** All client URLs, comma separated (what `nats.url` and `connectNats` take). */
+  url: string;
+  /** The current server of node `i` (a new handle after {@link restartNode}). */
+  node(i: number): NatsHandle;
+  /** SIGKILLs node `i` and waits until it is gone; its store stays for {@link restartNode}. */
+  killNode(i: number): Promise<void>;
+  /** Starts node `i` again on the same ports and store, once it has been killed; resolves when it is healthy again. */
+  restartNode(i: number): Promise<void>;
+  /** Stops every node (SIGTERM, then SIGKILL), removing a temporary store. Idempotent. */
+  stop(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * Starts `nodes` nats-servers on 127.0.0.1 that route to each other as one JetStream cluster, each with its own
+ * client port, route port and store, and waits until every node is healthy (knows the meta leader).
+ */
+export async function startNatsCluster(opts: NatsClusterOptions): Promise<NatsClusterHandle> {
+  if (!Number.isInteger(opts.nodes) || opts.nodes < 1) {
+    throw new Error(`a NATS cluster needs a whole number of nodes >= 1, not ${opts.nodes}`);
+  }
+  const tempRoot = opts.storeDir ? undefined : await mkdtemp(join(tmpdir(), "corral-nats-cluster-"));
+  const storeRoot = resolve(opts.storeDir ?? tempRoot ?? ".");
+  const ports = await distinctFreePorts(2 * opts.nodes);
+  const routePorts = ports.slice(opts.nodes);
+  const { nodes: _count, ports: _ports, name, storeDir: _storeDir, ...common } = opts;
+  const nodeOptions = (i: number, port: number | undefined): NatsOptions => ({
+    ...common,
+    jetstream: true,
+    storeDir: join(storeRoot, `node-${i}`),
+    port,
+    onLine: opts.onLine && ((line) => opts.onLine?.(`[n${i}] ${line}`)),
+    cluster: {
+      name: name ?? "corral",
+      serverName: `n${i}`,
+      port: routePorts[i] ?? 0,
+      routePorts: routePorts.filter((_, j) => j !== i),
+    },
+  });
+
+  const started = await Promise.allSettled(
+    Array.from({ length: opts.nodes }, (_, i) => startNats(nodeOptions(i, opts.ports?.[i] ?? ports[i]))),
+  );
+  const nodes = started.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+  const failed = started.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) {
+    await Promise.all(nodes.map((n) => n.stop()));
+    if (tempRoot) {
+      await rm(tempRoot, { recursive: true, force: true });
+    }
+    throw failed.reason;
+  }
+
+  const urls = nodes.map((n) => n.url);
+  const killed = new Set<number>();
+  const nodeAt = (i: number): NatsHandle => {
+    const node = nodes[i];
+    if (!node) {
+      throw new Error(`the cluster has nodes 0..${nodes.length - 1}, not ${i}`);
+    }
+    return node;
+  };
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      await Promise.all(nodes.map((n) => n.stop()));
+      if (tempRoot) {
+        await rm(tempRoot, { recursive: true, force: true });
+      }
+    })());
+
+  return {
+    urls,
+    url: urls.join(","),
+    node: nodeAt,
+    async killNode(i) {
+      const node = nodeAt(i);
+      killed.add(i);
+      process.kill(node.pid, "SIGKILL");
+      await node.exited;
+      await node.stop(); // removes its config directory; the store is kept
+    },
+    async restartNode(i) {
+      nodeAt(i);
+      if (!killed.has(i)) {
+        throw new Error(`node ${i} is running: kill it before restarting it`);
+      }
+      nodes[i] = await startNats(nodeOptions(i, nodeAt(i).port));
+      killed.delete(i);
+    },
+    stop,
+    [Symbol.asyncDispose]: stop,
+  };
+}
+
+/** `count` ports free a moment ago, no two the same. */
+async function distinctFreePorts(count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) {
+    ports.add(await freePort());
+  }
+  return [...ports];
+}
