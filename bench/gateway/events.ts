@@ -47,6 +47,10 @@ let eventsReceived = 0;
 const settled = new Set<string>();
 
 /** Counts one received event; `openedAt`: when the client's stream or subscription opened. */
+/** CPU seconds of each process, with its waited-for children's. */
+const cpuWithChildren = (pids: Record<string, number>) =>
+  Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid, { withChildren: true })]));
+
 function received(
   event: { type: string; clusterId: string; at: number; taskId?: string; attempt?: number; resultAt?: number; status?: unknown },
   openedAt: number,
@@ -77,6 +81,8 @@ try {
   const tenant = await tenantWithSimCatalog({ baseUrl: corral.baseUrl, nc }, "bench-events", { workers: 8 });
   const rssBefore = rssMiB(gatewayPid);
   const cpuBefore = cpuSeconds(gatewayPid);
+  const processPids = corral.pids();
+  const processCpuBefore = cpuWithChildren(processPids);
 
   const openSocket = async (subscribe: Record<string, unknown>) => {
     let openedAt = Infinity;
@@ -133,6 +139,7 @@ try {
   const seconds = (Date.now() - started) / 1000;
   const rssAfter = rssMiB(gatewayPid);
   const gatewayCpu = round(cpuSeconds(gatewayPid) - cpuBefore, 2);
+  const processCpuAfter = cpuWithChildren(processPids);
   loopDelay.disable();
   const clientCpu = process.cpuUsage(benchCpu);
   const machineAfter = machineCpuSeconds();
@@ -164,6 +171,11 @@ try {
       busyCpuSeconds: round(machineAfter.busy - machineBefore.busy, 1),
       idleCpuSeconds: round(machineAfter.idle - machineBefore.idle, 1),
       what: "both cores over the run, every process of the machine (other work on it included): no idle time means every process waited for a core",
+    },
+    cpuSecondsByProcess: {
+      ...Object.fromEntries(Object.keys(processPids).map((name) => [name, round((processCpuAfter[name] ?? 0) - (processCpuBefore[name] ?? 0), 2)])),
+      "benchmark (clients and creates)": round((clientCpu.user + clientCpu.system) / 1e6, 2),
+      what: "each process's CPU over the run, with the processes it started and waited for (the provisioner's shell actions)",
     },
     clustersSettled: settled.size,
     secondsUntilSettled: round(seconds, 1),
