@@ -1,0 +1,243 @@
+import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { METRICS_PROCESSES, type MetricsProcess } from "@corral/shared";
+
+/**
+ * The systemd units of deploy/systemd/, made here so the eight service units share one hardening block instead
+ * of eight copies. `node --import=tsx deploy/bin/systemd-units.ts` rewrites the directory; a test checks that the
+ * committed files are this output.
+ */
+
+/** Where the units expect things on a machine (README "Operations"). */
+export const SYSTEMD_LAYOUT = {
+  /** The repository checkout with `npm ci` done. */
+  installDir: "/opt/corral",
+  /** Connection settings and secrets, mode 0600 files owned by root, readable by the `corral` group. */
+  configDir: "/etc/corral",
+  node: "/usr/bin/node",
+  natsServer: "/usr/sbin/nats-server",
+  redisServer: "/usr/bin/redis-server",
+  user: "corral",
+} as const;
+
+const { installDir, configDir, node, natsServer, redisServer, user } = SYSTEMD_LAYOUT;
+const HEADER = "# Made by deploy/src/systemd-units.ts (node --import=tsx deploy/bin/systemd-units.ts): change it there.";
+
+/** Only Corral's own files and network sockets: no devices, capabilities, kernel modules or writes outside StateDirectory. */
+const HARDENING = [
+  "NoNewPrivileges=yes",
+  "ProtectSystem=strict",
+  "ProtectHome=yes",
+  "PrivateTmp=yes",
+  "PrivateDevices=yes",
+  "PrivateMounts=yes",
+  "RemoveIPC=yes",
+  "ProtectKernelModules=yes",
+  "ProtectControlGroups=yes",
+  "ProtectClock=yes",
+  "ProtectHostname=yes",
+  "RestrictSUIDSGID=yes",
+  "RestrictRealtime=yes",
+  "LockPersonality=yes",
+  "SystemCallArchitectures=native",
+  "CapabilityBoundingSet=",
+  "AmbientCapabilities=",
+  "RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX AF_NETLINK",
+  "UMask=0077",
+];
+
+/**
+ * For every unit but the provisioner's. A provisioner's sandboxes are user, mount and PID namespaces with a /proc
+ * of their own, and the kernel refuses that /proc where parts of the outer one are covered (ProtectKernelTunables,
+ * ProtectKernelLogs and ProtectProc cover some), so there it would fall back to running actions unsandboxed.
+ */
+const NO_SANDBOXES = [
+  "ProtectKernelTunables=yes",
+  "ProtectKernelLogs=yes",
+  "ProtectProc=invisible",
+  "RestrictNamespaces=yes",
+  "SystemCallFilter=@system-service",
+];
+
+const RESTART = ["Restart=always", "RestartSec=2"];
+
+/** The file name and content of every unit in deploy/systemd/. */
+export function systemdUnits(): Map<string, string> {
+  const units = new Map<string, string>();
+  for (const name of METRICS_PROCESSES) {
+    units.set(`corral-${name}@.service`, processUnit(name));
+  }
+  units.set("corral-nats.service", natsUnit());
+  units.set("corral-redis.service", redisUnit());
+  units.set("corral-bus-setup.service", busSetupUnit());
+  units.set("corral.target", target());
+  return units;
+}
+
+/** Replaces the unit files in `dir` with {@link systemdUnits}; other files there are kept. */
+export async function writeSystemdUnits(dir: string): Promise<string[]> {
+  await mkdir(dir, { recursive: true });
+  for (const old of (await readdir(dir)).filter(isUnitFile)) {
+    await rm(join(dir, old));
+  }
+  const units = systemdUnits();
+  for (const [name, text] of units) {
+    await writeFile(join(dir, name), text);
+  }
+  return [...units.keys()];
+}
+
+/** Whether a file name is a unit's (what {@link writeSystemdUnits} owns). */
+export function isUnitFile(name: string): boolean {
+  return /\.(service|target)$/.test(name);
+}
+
+function processUnit(name: MetricsProcess): string {
+  const isProvisioner = name === "provisioner";
+  const entry = isProvisioner ? "provisioner/src/index.ts" : `services/${name}/src/index.ts`;
+  const what = isProvisioner ? "provisioner" : `${name} service`;
+  return unitFile({
+    Unit: [
+      `Description=Corral ${what}, instance %i`,
+      `Documentation=file://${installDir}/README.md`,
+      "Wants=network-online.target",
+      // Ordering only: on a machine without its own NATS or Redis these name nothing and are ignored.
+      "After=network-online.target corral-nats.service corral-redis.service corral-bus-setup.service",
+      "PartOf=corral.target",
+      // Restart=always for good: never give up after a burst of failed starts (NATS away for a minute).
+      "StartLimitIntervalSec=0",
+    ],
+    Service: [
+      "Type=simple",
+      `User=${user}`,
+      `Group=${user}`,
+      `WorkingDirectory=${installDir}`,
+      "Environment=NODE_ENV=production",
+      // Shared settings, then this service's connection settings (its NATS user; Redis for those that use it),
+      // then this instance's own (a second instance on the same machine needs other metrics ports).
+      `EnvironmentFile=-${configDir}/corral.env`,
+      `EnvironmentFile=${configDir}/${name}.env`,
+      `EnvironmentFile=-${configDir}/${name}@%i.env`,
+      ...(isProvisioner
+        ? [
+            // Each instance a work directory of its own: two on one machine must not share one.
+            "StateDirectory=corral/provisioner-%i",
+            "Environment=CORRAL_PROVISIONER_WORKDIR=/var/lib/corral/provisioner-%i",
+          ]
+        : []),
+      `ExecStart=${node} --import=tsx ${entry}`,
+      // SIGTERM drains in-flight work; a provisioner waits up to 60 s for its running tasks.
+      "KillSignal=SIGTERM",
+      `TimeoutStopSec=${isProvisioner ? 90 : 30}`,
+      ...RESTART,
+      ...HARDENING,
+      ...(isProvisioner ? [] : NO_SANDBOXES),
+    ],
+    Install: ["WantedBy=corral.target", "DefaultInstance=1"],
+  });
+}
+
+function natsUnit(): string {
+  return unitFile({
+    Unit: [
+      "Description=NATS server with JetStream for Corral",
+      "Documentation=https://docs.nats.io/running-a-nats-service/configuration",
+      "Wants=network-online.target",
+      "After=network-online.target",
+      "PartOf=corral.target",
+      "StartLimitIntervalSec=0",
+    ],
+    Service: [
+      "Type=simple",
+      `User=${user}`,
+      `Group=${user}`,
+      // JetStream store: store_dir in nats.conf must be this directory.
+      "StateDirectory=corral/nats",
+      `ExecStart=${natsServer} -c ${configDir}/nats.conf`,
+      "ExecReload=/bin/kill -HUP $MAINPID",
+      // SIGTERM makes nats-server flush JetStream and leave the cluster cleanly (lame duck is SIGUSR2).
+      "KillSignal=SIGTERM",
+      "TimeoutStopSec=60",
+      "LimitNOFILE=65536",
+      ...RESTART,
+      ...HARDENING,
+      ...NO_SANDBOXES,
+    ],
+    Install: ["WantedBy=corral.target"],
+  });
+}
+
+function redisUnit(): string {
+  return unitFile({
+    Unit: [
+      "Description=Redis for Corral (append-only file, fsync every second)",
+      "Documentation=https://redis.io/docs/latest/operate/oss_and_stack/management/persistence/",
+      "Wants=network-online.target",
+      "After=network-online.target",
+      "PartOf=corral.target",
+      "StartLimitIntervalSec=0",
+    ],
+    Service: [
+      "Type=simple",
+      `User=${user}`,
+      `Group=${user}`,
+      // The data directory: `dir` in deploy/redis/redis.conf.
+      "StateDirectory=corral/redis",
+      `ExecStart=${redisServer} ${installDir}/deploy/redis/redis.conf`,
+      "KillSignal=SIGTERM",
+      "TimeoutStopSec=60",
+      "LimitNOFILE=65536",
+      ...RESTART,
+      ...HARDENING,
+      ...NO_SANDBOXES,
+    ],
+    Install: ["WantedBy=corral.target"],
+  });
+}
+
+/** Creates the streams, buckets and object stores a provisioner needs and may not create itself (bus-setup.ts). */
+function busSetupUnit(): string {
+  return unitFile({
+    Unit: [
+      "Description=Corral: create the JetStream streams, buckets and object stores",
+      `Documentation=file://${installDir}/README.md`,
+      "Wants=network-online.target",
+      "After=network-online.target corral-nats.service",
+      "PartOf=corral.target",
+      "StartLimitIntervalSec=0",
+    ],
+    Service: [
+      "Type=oneshot",
+      "RemainAfterExit=yes",
+      `User=${user}`,
+      `Group=${user}`,
+      `WorkingDirectory=${installDir}`,
+      `EnvironmentFile=-${configDir}/corral.env`,
+      `EnvironmentFile=${configDir}/bus-setup.env`,
+      `ExecStart=${node} --import=tsx deploy/bin/bus-setup.ts`,
+      // NATS may still be electing a JetStream leader: try again rather than fail the boot.
+      "Restart=on-failure",
+      "RestartSec=5",
+      ...HARDENING,
+      ...NO_SANDBOXES,
+    ],
+    Install: ["WantedBy=corral.target"],
+  });
+}
+
+function target(): string {
+  return unitFile({
+    Unit: [
+      "Description=Corral: every Corral unit enabled on this machine",
+      `Documentation=file://${installDir}/README.md`,
+      "Wants=network-online.target",
+      "After=network-online.target",
+    ],
+    Install: ["WantedBy=multi-user.target"],
+  });
+}
+
+function unitFile(sections: Record<string, string[]>): string {
+  const body = Object.entries(sections).map(([section, lines]) => [`[${section}]`, ...lines].join("\n"));
+  return `${HEADER}\n\n${body.join("\n\n")}\n`;
+}
