@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { loadConfig } from "@corral/shared";
+import { instancesKey, loadConfig, METRICS_PROCESSES, type CorralConfig, type MetricsProcess } from "@corral/shared";
 import { repoRoot } from "./paths.js";
 
 /** What the launcher needs from the configuration (keys and environment variables as in README). */
@@ -18,9 +18,14 @@ export interface LauncherConfig {
   serverPort: number;
   /** JetStream `sync_interval: always` (`nats.syncAlways`). @default true */
   jetstreamSyncAlways: boolean;
-  /** Also run one local provisioner (`provisioner.local.enabled`). @default true */
+  /** Also run local provisioners (`provisioner.local.enabled`). @default true */
   localProvisioner: boolean;
+  /** How many instances of each process to run (`instances.<process>`). @default 1 each */
+  instances: Readonly<Record<MetricsProcess, number>>;
 }
+
+/** More would only starve a machine of memory; a typo like 100 should say so rather than start them. */
+const MAX_INSTANCES = 32;
 
 /** Reads the launcher's settings through the shared configuration; a malformed value names its key. */
 export function loadLauncherConfig(env: NodeJS.ProcessEnv = process.env): LauncherConfig {
@@ -45,7 +50,21 @@ export function loadLauncherConfig(env: NodeJS.ProcessEnv = process.env): Launch
     serverPort: port,
     jetstreamSyncAlways: config.get("nats.syncAlways"),
     localProvisioner: config.get("provisioner.local.enabled"),
+    instances: instanceCounts(config),
   };
+}
+
+function instanceCounts(config: CorralConfig): Record<MetricsProcess, number> {
+  const counts = {} as Record<MetricsProcess, number>;
+  for (const process of METRICS_PROCESSES) {
+    const key = instancesKey(process);
+    const count = config.get(key);
+    if (!Number.isInteger(count) || count < 1 || count > MAX_INSTANCES) {
+      throw new Error(`${key} must be a whole number of instances from 1 to ${MAX_INSTANCES}, got ${count}`);
+    }
+    counts[process] = count;
+  }
+  return counts;
 }
 
 function isPort(value: number): boolean {

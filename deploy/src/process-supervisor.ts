@@ -96,7 +96,10 @@ export function createSupervisor(opts: SupervisorOptions): Supervisor {
     s.quickCrashes = ranMs >= stableAfterMs ? 1 : s.quickCrashes + 1;
     const delay = Math.min(maxBackoffMs, minBackoffMs * 2 ** (s.quickCrashes - 1));
     opts.onNotice(`${s.spec.name} ${how} after ${formatMs(ranMs)}; restarting in ${formatMs(delay)}`);
-    s.restartTimer = setTimeout(() => launch(s), delay);
+    s.restartTimer = setTimeout(() => {
+      launch(s);
+      opts.onNotice(`${s.spec.name} restarted (pid ${s.child?.pid ?? "none: it did not start"})`);
+    }, delay);
   };
 
   const stopOne = async (s: Supervised): Promise<void> => {

@@ -4,29 +4,19 @@
  * provisioner use them, the provisioner's cannot read the signing keys, and the first start prints one line per
  * step and no stack traces.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
-import { createInterface } from "node:readline";
+import { join } from "node:path";
 import anyTest, { type TestFn } from "ava";
 import { connect } from "@nats-io/transport-node";
 import { buckets, PROVISIONER_INBOX_PREFIX } from "@corral/contracts";
 import { connectNats, openBucket } from "@corral/shared";
-import { ensureNatsServer, freePort, repoRoot } from "@corral/deploy";
+import { freePort } from "@corral/deploy";
 import { createCluster, createClusterCatalog, waitForStatus } from "../../test/helpers/cluster-fixture.js";
-import { eventually } from "../../test/helpers/eventually.js";
+import { startLauncher, type Launcher } from "../../test/helpers/launcher.js";
 import { createProcessSet, startServiceProcess } from "../../test/helpers/processes.js";
 import { rawRedisAnswer } from "../../test/helpers/raw-redis.js";
 import { scrape, valueOf } from "../../test/helpers/prometheus-text.js";
-
-interface Launcher {
-  child: ChildProcess;
-  lines: string[];
-  exited: Promise<number | null>;
-  /** SIGTERM, then the exit code. */
-  stop(): Promise<number | null>;
-}
 
 /** `running` is a holder: ava gives each test a shallow copy of the context, so a field set by one test is lost. */
 const test = anyTest as TestFn<{ parent: string; dataDir: string; apiPort: number; running: { launcher?: Launcher } }>;
@@ -42,62 +32,6 @@ test.after.always(async (t) => {
   if (t.context.parent) await rm(t.context.parent, { recursive: true, force: true });
 });
 
-/** Starts the launcher on the context's data dir, every port free, and waits until it says the API is up. */
-async function startLauncher(dataDir: string, apiPort: number): Promise<Launcher> {
-  // The repository's cached nats-server first on PATH, so a fresh data dir does not fetch another.
-  const natsDir = dirname(await ensureNatsServer());
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PATH: `${natsDir}${delimiter}${process.env["PATH"] ?? ""}`,
-    CORRAL_DATA_DIR: dataDir,
-    CORRAL_SERVER_PORT: String(apiPort),
-    CORRAL_NATS_EMBEDDED_PORT: "0",
-    CORRAL_REDIS_EMBEDDED_PORT: "0",
-  };
-  delete env["CORRAL_NATS_URL"];
-  delete env["CORRAL_REDIS_URL"];
-  delete env["CORRAL_CONFIG"];
-  const child = spawn(process.execPath, ["--import=tsx", join("deploy", "src", "launcher.ts")], {
-    cwd: repoRoot,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const lines: string[] = [];
-  for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream }).on("line", (l) => lines.push(l));
-  const killOnExit = () => child.kill("SIGTERM");
-  process.once("exit", killOnExit);
-  const exited = new Promise<number | null>((resolve) =>
-    child.once("exit", (code) => {
-      process.removeListener("exit", killOnExit);
-      resolve(code);
-    }),
-  );
-  let stopping: Promise<number | null> | undefined;
-  const launcher: Launcher = {
-    child,
-    lines,
-    exited,
-    stop: () => (stopping ??= (child.exitCode === null && child.signalCode === null && child.kill("SIGTERM"), exited)),
-  };
-  try {
-    await eventually(async () => lines.some((l) => l.includes("ready: the API is up")), {
-      what: "the launcher to say the API is up",
-      timeoutMs: 60_000,
-      intervalMs: 100,
-    });
-    // The local provisioner registers provider type `sim` a moment later.
-    await eventually(async () => lines.some((l) => l.includes('"msg":"provisioner service started"')), {
-      what: "the local provisioner to start",
-      timeoutMs: 30_000,
-      intervalMs: 100,
-    });
-  } catch (err) {
-    await launcher.stop();
-    throw new Error(`${(err as Error).message}; its output:\n${lines.join("\n")}`);
-  }
-  return launcher;
-}
-
 async function setting(file: string, key: string): Promise<string> {
   const line = (await readFile(file, "utf8")).split("\n").find((l) => l.startsWith(`${key}=`));
   if (!line) throw new Error(`${file} has no ${key}`);
@@ -109,7 +43,7 @@ const bare = (url: string) => url.replace(/\/\/[^@/]*@/, "//");
 
 test.serial("launcher - a first start makes credentials, requires them on both servers, and prints one line per step", async (t) => {
   const { dataDir, apiPort } = t.context;
-  const launcher = (t.context.running.launcher = await startLauncher(dataDir, apiPort));
+  const launcher = (t.context.running.launcher = await startLauncher({ dataDir, apiPort }));
   const steps = [
     "made new bus credentials in",
     "starting nats-server on 127.0.0.1",
@@ -219,7 +153,7 @@ test.serial("launcher - a restart keeps the credentials; stopping exits 0", asyn
   const { dataDir, apiPort } = t.context;
   const before = await readFile(join(dataDir, "credentials.json"), "utf8");
   t.is(await t.context.running.launcher?.stop(), 0);
-  const launcher = (t.context.running.launcher = await startLauncher(dataDir, apiPort));
+  const launcher = (t.context.running.launcher = await startLauncher({ dataDir, apiPort }));
   t.true(launcher.lines.some((l) => l.includes("using the bus credentials in")));
   t.is(await readFile(join(dataDir, "credentials.json"), "utf8"), before);
   const nc = await connectNats({ url: await setting(join(dataDir, "services.properties"), "nats.url"), name: "after-restart" });

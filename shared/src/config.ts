@@ -32,6 +32,8 @@ export const CONFIG_KEYS = {
   "nats.embedded.port": { type: "number", default: 4222, doc: "port of the embedded nats-server (0, or taken: any free port)" },
   "redis.embedded.port": { type: "number", default: 6379, doc: "port of the embedded redis-server (0, or taken: any free port)" },
   "nats.syncAlways": { type: "boolean", default: true, doc: "embedded JetStream flushes every write (sync_interval: always)" },
+  "nats.embedded.nodes": { type: "number", default: 1, doc: "nats-servers npm start runs: 1, or 3 for a local JetStream cluster (client ports nats.embedded.port and the next two)" },
+  "nats.replicas": { type: "number", default: 0, doc: "replicas of every JetStream stream, KV bucket and object store; 0: 1 on a lone nats-server, 3 in a cluster of three or more (existing ones are migrated when the bus is prepared)" },
   "log.level": { type: "string", default: "info", doc: "debug, info, warn or error" },
   "metrics.enabled": { type: "boolean", default: true, doc: "each process serves Prometheus metrics at /metrics on a port of its own" },
   "metrics.host": { type: "string", default: "127.0.0.1", doc: "bind address of every process's metrics port (0.0.0.0 for a Prometheus on another host)" },
@@ -43,6 +45,14 @@ export const CONFIG_KEYS = {
   "metrics.metrics.port": { type: "number", default: 9469, doc: "metrics port of the metrics service" },
   "metrics.auth.port": { type: "number", default: 9470, doc: "metrics port of the auth service" },
   "metrics.provisioner.port": { type: "number", default: 9471, doc: "metrics port of a provisioner" },
+  "instances.gateway": { type: "number", default: 1, doc: "gateway instances npm start runs (they share server.port)" },
+  "instances.tenancy": { type: "number", default: 1, doc: "tenancy instances npm start runs" },
+  "instances.clusters": { type: "number", default: 1, doc: "clusters instances npm start runs" },
+  "instances.solver": { type: "number", default: 1, doc: "solver instances npm start runs" },
+  "instances.plugins": { type: "number", default: 1, doc: "plugins instances npm start runs" },
+  "instances.metrics": { type: "number", default: 1, doc: "metrics instances npm start runs" },
+  "instances.auth": { type: "number", default: 1, doc: "auth instances npm start runs" },
+  "instances.provisioner": { type: "number", default: 1, doc: "local provisioners npm start runs (with provisioner.local.enabled)" },
   "tenancy.superadmin.workers": { type: "number", default: 0, doc: "workers of the superadmin tenant when it is first created" },
   "tenancy.takeoverAfterMs": { type: "number", default: 30000, doc: "age after which any tenancy instance finishes an interrupted import or tenant deletion" },
   "provisioner.local.enabled": { type: "boolean", default: true, doc: "npm start also runs one local provisioner" },
@@ -91,6 +101,15 @@ export type MetricsProcess = (typeof METRICS_PROCESSES)[number];
 
 /** The key of a process's metrics port: `gateway` -> `metrics.gateway.port`. */
 export const metricsPortKey = (process: MetricsProcess) => `metrics.${process}.port` as const satisfies ConfigKey;
+
+/** The key of how many instances of a process `npm start` runs: `clusters` -> `instances.clusters`. */
+export const instancesKey = (process: MetricsProcess) => `instances.${process}` as const satisfies ConfigKey;
+
+/**
+ * The environment variable that tells a process which of its service's instances it is (`0`, `1`, ... under the
+ * launcher; any label, such as a systemd instance name); a process with it logs it in every line (`instance`).
+ */
+export const INSTANCE_ENV = "CORRAL_INSTANCE";
 
 /** Prefix whose keys are passed through untyped (custom authentication handlers). */
 export const HANDLER_PREFIX = "security.authentication.handler.";
