@@ -1,16 +1,20 @@
-import { Objm } from "@nats-io/obj";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ensureStreams, openBucket } from "@corral/shared";
+import { ensureStreams, migrateStoreReplicas, openBucket, openObjectStore, type ReplicaChange } from "@corral/shared";
+import { createServiceStores } from "./service-stores.js";
 import { PROVISIONER_READS_BUCKETS, PROVISIONER_READS_OBJECT_STORES } from "./bus-permissions.js";
 
 /**
- * What the launcher creates before anything else connects (idempotent; existing streams and buckets are kept as
- * they are), with the services' credentials: the task, result and event streams, so a provisioner that starts
- * before the clusters service does not wait for the task stream, and {@link createProvisionerStores}.
+ * What the launcher creates before anything else connects (idempotent), with the services' credentials: the task,
+ * result and event streams, so a provisioner that starts before the clusters service does not wait for the task
+ * stream, and {@link createProvisionerStores}; new ones get the connection's replica count (`nats.replicas`), and
+ * existing Corral streams, buckets and object stores whose count differs are migrated to it (migrateStoreReplicas).
+ * Resolves with those migrations.
  */
-export async function prepareBus(nc: NatsConnection): Promise<void> {
+export async function prepareBus(nc: NatsConnection): Promise<ReplicaChange[]> {
   await ensureStreams(nc);
   await createProvisionerStores(nc);
+  await createServiceStores(nc);
+  return migrateStoreReplicas(nc);
 }
 
 /**
@@ -19,6 +23,5 @@ export async function prepareBus(nc: NatsConnection): Promise<void> {
  */
 export async function createProvisionerStores(nc: NatsConnection): Promise<void> {
   await Promise.all(PROVISIONER_READS_BUCKETS.map((name) => openBucket(nc, name)));
-  const objm = new Objm(nc);
-  await Promise.all(PROVISIONER_READS_OBJECT_STORES.map((name) => objm.create(name)));
+  await Promise.all(PROVISIONER_READS_OBJECT_STORES.map((name) => openObjectStore(nc, name)));
 }

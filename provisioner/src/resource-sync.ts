@@ -1,8 +1,8 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstream } from "@nats-io/jetstream";
-import { Objm, type ObjectStore } from "@nats-io/obj";
+import type { ObjectStore } from "@nats-io/obj";
 import { objectStores } from "@corral/contracts";
-import { openActiveSetReader, type ActiveSetReader, type Logger } from "@corral/shared";
+import { openActiveSetReader, openObjectStore, type ActiveSetReader, type Logger } from "@corral/shared";
 import { downloadObject } from "./resource-fetch.js";
 import { installResources, type DesiredResource, type ResourceKind } from "./resource-install.js";
 import { backoffMs, sleep } from "./retry.js";
@@ -83,7 +83,7 @@ export function createResourceSync(options: ResourceSyncOptions): ResourceSync {
   let pollTimer: NodeJS.Timeout | undefined;
 
   const reader = async () => (activeSets ??= await openActiveSetReader(nc));
-  const objects = async () => (store ??= await new Objm(nc).create(objectStores.pluginResources));
+  const objects = async () => (store ??= await openObjectStore(nc, objectStores.pluginResources));
 
   const installOnce = async (tenant: string, state: TenantState): Promise<void> => {
     const payload = (await (await reader()).get(tenant)) as ActiveSetPayload | undefined;

@@ -4,6 +4,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { decode, encode, CorralError, bucketSettings, kvStream, kvSubjectPrefix } from "@corral/contracts";
 import { BoundedCache } from "./bounded-cache.js";
 import { jsRequests } from "./js-requests.js";
+import { storeReplicas } from "./replicas.js";
 
 export type { KV } from "@nats-io/kv";
 
@@ -27,9 +28,12 @@ function addressOf(kv: KV): BucketAddress {
   return address;
 }
 
-/** Opens a KV bucket, creating it when absent (idempotent across instances), with its `bucketSettings`. */
+/**
+ * Opens a KV bucket, creating it when absent (idempotent across instances), with its `bucketSettings` and the
+ * connection's replica count (replicas.ts).
+ */
 export async function openBucket(nc: NatsConnection, name: string, options: Partial<KvOptions> = {}): Promise<KV> {
-  const kv = await new Kvm(nc).create(name, { history: 1, ...bucketSettings[name], ...options });
+  const kv = await new Kvm(nc).create(name, { history: 1, replicas: storeReplicas(nc), ...bucketSettings[name], ...options });
   openedBuckets.set(kv, { nc, stream: kvStream(name), prefix: kvSubjectPrefix(name) });
   return kv;
 }

@@ -1,5 +1,6 @@
 import { connect, createInbox, type NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "./log.js";
+import { setStoreReplicas } from "./replicas.js";
 import { splitServerList } from "@corral/contracts";
 
 export interface ConnectOptions {
@@ -16,6 +17,8 @@ export interface ConnectOptions {
    * @default "_INBOX"
    */
   inboxPrefix?: string;
+  /** `nats.replicas` for the streams, buckets and object stores this connection creates (replicas.ts). @default 0, automatic */
+  replicas?: number;
 }
 
 
@@ -52,6 +55,7 @@ export async function connectNats(options: ConnectOptions): Promise<NatsConnecti
     noAsyncTraces: true,
   });
   if (options.inboxPrefix) inboxPrefixes.set(nc, options.inboxPrefix);
+  if (options.replicas !== undefined) setStoreReplicas(nc, options.replicas);
   const log = options.log;
   if (log) {
     void (async () => {

@@ -42,6 +42,7 @@ export async function runServiceProcess(options: ServiceProcessOptions): Promise
       name: options.connectionName ?? `corral-${options.name}`,
       log,
       ...(options.inboxPrefix ? { inboxPrefix: options.inboxPrefix } : {}),
+      replicas: config.get("nats.replicas"),
     });
     const metrics = config.get("metrics.enabled") ? createMetricsRegistry() : undefined;
     const service = await options.start({ config, log, nc, ...(metrics ? { metrics } : {}) });

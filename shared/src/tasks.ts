@@ -11,6 +11,7 @@ import {
   taskConsumerName,
   taskSubject,
 } from "@corral/contracts";
+import { storeReplicas } from "./replicas.js";
 
 /**
  * The task protocol between the clusters service and provisioners (DESIGN.md "Provisioners").
@@ -132,10 +133,13 @@ const STREAM_RETENTION: Record<StreamName, { retention: RetentionPolicy; max_age
   [streams.events]: { retention: RetentionPolicy.Limits, max_age: ns(30 * 24 * 3600_000) },
 };
 
-/** Creates (or keeps) the three streams; every service that needs them calls this, idempotently. */
+/**
+ * Creates (or keeps) the three streams, with the connection's replica count (replicas.ts) unless told another;
+ * every service that needs them calls this, idempotently.
+ */
 export async function ensureStreams(nc: NatsConnection, options: { replicas?: number } = {}): Promise<void> {
   const jsm = await jetstreamManager(nc);
-  const replicas = options.replicas ?? 1;
+  const replicas = options.replicas ?? storeReplicas(nc);
   const ensure = async (config: Parameters<typeof jsm.streams.add>[0] & { name: string }) => {
     try {
       await jsm.streams.info(config.name);

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { HttpResponse } from "uWebSockets.js";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { Objm, type ObjectStore } from "@nats-io/obj";
 import { objectStores } from "@corral/contracts";
+import { openObjectStore, type ObjectStore } from "@corral/shared";
 import { BodyTooLargeError, type Exchange } from "./http.js";
 
 /** Streams raw request bodies into the uploads object store, with backpressure, never holding them whole. */
@@ -13,7 +13,7 @@ export interface UploadSink {
 }
 
 export async function openUploadSink(nc: NatsConnection): Promise<UploadSink> {
-  const store: ObjectStore = await new Objm(nc).create(objectStores.uploads);
+  const store: ObjectStore = await openObjectStore(nc, objectStores.uploads);
   return {
     async receive(res, exchange, maxBytes) {
       const object = `upload-${randomUUID()}`;

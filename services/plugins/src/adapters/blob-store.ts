@@ -1,8 +1,8 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstream, type JetStreamClient } from "@nats-io/jetstream";
-import { Objm, type ObjectStore } from "@nats-io/obj";
+import type { ObjectStore } from "@nats-io/obj";
 import { BadRequestError, objectStores } from "@corral/contracts";
-import { readObjectChunks } from "@corral/shared";
+import { openObjectStore, readObjectChunks } from "@corral/shared";
 
 /** Sees every byte of an object while it is copied; throwing aborts the copy. */
 export interface ByteInspector {
@@ -85,10 +85,9 @@ class JsBlobStore implements BlobStore {
 }
 
 export async function openBlobStore(nc: NatsConnection): Promise<BlobStore> {
-  const objm = new Objm(nc);
   const [uploads, resources] = await Promise.all([
-    objm.create(objectStores.uploads),
-    objm.create(objectStores.pluginResources),
+    openObjectStore(nc, objectStores.uploads),
+    openObjectStore(nc, objectStores.pluginResources),
   ]);
   return new JsBlobStore(jetstream(nc), uploads, resources);
 }

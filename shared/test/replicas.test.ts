@@ -1,0 +1,93 @@
+import anyTest, { type TestFn } from "ava";
+import { jetstreamManager } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { buckets, kvStream, objectStores, objectStoreStream, streams } from "@corral/contracts";
+import { startNats } from "@corral/deploy";
+import { eventually } from "../../test/helpers/eventually.js";
+import { startNatsCluster, type NatsClusterHandle } from "../../test/helpers/nats-cluster.js";
+import { connectNats } from "../src/nats.js";
+import { ensureStreams } from "../src/tasks.js";
+import { openBucket, readValue, putValue } from "../src/kv.js";
+import { openObjectStore } from "../src/object-stores.js";
+import { migrateStoreReplicas, natsServerCount, storeReplicas } from "../src/replicas.js";
+
+const test = anyTest as TestFn<{ cluster: NatsClusterHandle }>;
+
+test.before(async (t) => {
+  t.context.cluster = await startNatsCluster({ nodes: 3 });
+});
+test.after.always(async (t) => {
+  await t.context.cluster?.stop();
+});
+
+async function withConnection<T>(url: string, replicas: number | undefined, use: (nc: NatsConnection) => Promise<T>): Promise<T> {
+  const nc = await connectNats({ url, name: "replicas-test", ...(replicas === undefined ? {} : { replicas }) });
+  try {
+    return await use(nc);
+  } finally {
+    await nc.close();
+  }
+}
+
+async function replicasOf(nc: NatsConnection, stream: string): Promise<number> {
+  return (await (await jetstreamManager(nc)).streams.info(stream)).config.num_replicas;
+}
+
+test.serial("replicas - a lone server gets 1, a three-node cluster 3, on streams, buckets and object stores", async (t) => {
+  const lone = await startNats({ jetstream: true, syncAlways: false });
+  try {
+    await withConnection(lone.url, undefined, async (nc) => {
+      t.is(natsServerCount(nc), 1);
+      t.is(storeReplicas(nc), 1);
+      await ensureStreams(nc);
+      t.is(await replicasOf(nc, streams.tasks), 1);
+    });
+  } finally {
+    await lone.stop();
+  }
+
+  await withConnection(t.context.cluster.url, undefined, async (nc) => {
+    t.is(natsServerCount(nc), 3, "the server's INFO names all three nodes");
+    t.is(storeReplicas(nc), 3);
+    await ensureStreams(nc);
+    await openBucket(nc, buckets.plans);
+    await openObjectStore(nc, objectStores.uploads);
+    for (const stream of [streams.tasks, streams.events, kvStream(buckets.plans), objectStoreStream(objectStores.uploads)]) {
+      t.is(await replicasOf(nc, stream), 3, stream);
+    }
+  });
+});
+
+test.serial("replicas - state made at R1 in the cluster is migrated to R3 with its data; an explicit nats.replicas applies either way", async (t) => {
+  await withConnection(t.context.cluster.url, 1, async (nc) => {
+    const kv = await openBucket(nc, buckets.counters);
+    await putValue(kv, "kept", { n: 42 });
+    t.is(await replicasOf(nc, kvStream(buckets.counters)), 1);
+  });
+  await withConnection(t.context.cluster.url, undefined, async (nc) => {
+    const changes = await migrateStoreReplicas(nc);
+    t.deepEqual(
+      changes.filter((c) => c.stream === kvStream(buckets.counters)),
+      [{ stream: kvStream(buckets.counters), from: 1, to: 3 }],
+    );
+    t.is(await replicasOf(nc, kvStream(buckets.counters)), 3);
+    const jsm = await jetstreamManager(nc);
+    const peers = await eventually(
+      async () => {
+        const { cluster } = await jsm.streams.info(kvStream(buckets.counters));
+        return cluster?.replicas?.length === 2 && cluster.replicas.every((r) => r.current) && cluster;
+      },
+      { what: "a leader and two current peers holding the bucket", timeoutMs: 10_000 },
+    );
+    t.truthy(peers.leader);
+    t.deepEqual((await readValue(await openBucket(nc, buckets.counters), "kept"))?.value, { n: 42 });
+    t.deepEqual(await migrateStoreReplicas(nc), [], "nothing left to migrate");
+  });
+  // Automatic mode only raises counts; nats.replicas set explicitly also lowers them.
+  await withConnection(t.context.cluster.urls[0] ?? "", 1, async (nc) => {
+    const changes = await migrateStoreReplicas(nc);
+    t.true(changes.some((c) => c.stream === kvStream(buckets.counters) && c.to === 1), "an explicit setting is applied");
+    t.is(await replicasOf(nc, kvStream(buckets.counters)), 1);
+    t.deepEqual((await readValue(await openBucket(nc, buckets.counters), "kept"))?.value, { n: 42 });
+  });
+});
