@@ -277,7 +277,7 @@ interface JszAccount {
  * written to the consumer's store, and on a work-queue stream they remove the message).
  */
 export async function jetstreamWrites(monitorUrl: string): Promise<JetStreamWriteCounts> {
-  const jsz = (await (await fetch(`${monitorUrl}/jsz?streams=true&consumers=true`)).json()) as { account_details?: JszAccount[] };
+  const jsz = (await (await fetch(`${monitorUrl}/jsz?streams=true&consumers=true&config=true`)).json()) as { account_details?: JszAccount[] };
   const storedByStream: Record<string, number> = {};
   const ackedByConsumer: Record<string, number> = {};
   for (const account of jsz.account_details ?? []) {

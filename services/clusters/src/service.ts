@@ -74,6 +74,7 @@ export async function startClustersService(options: ClustersServiceDeps): Promis
         await served.stop();
         await results.stop();
         await reconciling;
+        await ctx.actors.effects.flushPublishedMarks();
         deps.clusters.stop();
       })();
       return stopping;

@@ -98,6 +98,7 @@ test("actor - a created cluster publishes its plan stage by stage, each task onc
   const f = await fixture(t);
   const id = await createdCluster(f, 3);
   const planId = createPlanId(id);
+  await f.core.actors.effects.flushPublishedMarks();
   let p = await plan(f.core, id, planId);
   t.is((await cluster(f.core, id)).actor.value, "pending");
   t.is(p.actor.machine, "plan@1");
@@ -114,6 +115,34 @@ test("actor - a created cluster publishes its plan stage by stage, each task onc
   t.deepEqual(c.actor.context, { action: "cluster_create", actionstatus: "complete", planId });
   t.deepEqual(c.progress, { stepstotal: total, stepscompleted: total });
   t.is(p.resultsApplied, total);
+});
+
+test("actor - a stage's publication mark rides on the write of the stage's results: one plan write per stage", async (t) => {
+  const tenant: Tenant = { name: `t${randomUUID().slice(0, 8)}`, workers: 1 };
+  const planWrites = new Map<string, number>();
+  const core = await startCore(t.context.nc, {
+    tenant,
+    afterWrite: (kind, record) => {
+      if (kind !== "plan") return;
+      const id = (record as PlanRecord).id;
+      planWrites.set(id, (planWrites.get(id) ?? 0) + 1);
+    },
+  });
+  t.teardown(() => core.stop());
+  const id = await createdCluster({ core, tenant }, 3);
+  const planId = createPlanId(id);
+  t.deepEqual((await plan(core, id, planId)).actor.context.unpublished?.stages, [0], "the mark of stage 0 is held, not written");
+  const p = await runToEnd(core, id, planId);
+  t.is(p.actor.value, "succeeded");
+  t.is(planWrites.get(planId), 1 + p.stageSizes.length, "the create, then one write per stage's results");
+  t.is(p.actor.context.unpublished, null);
+
+  // A mark no results write picks up is written alone.
+  const other = await createdCluster({ core, tenant }, 3);
+  const otherPlan = createPlanId(other);
+  await core.actors.effects.flushPublishedMarks();
+  t.is((await plan(core, other, otherPlan)).actor.context.unpublished, null);
+  t.is(planWrites.get(otherPlan), 2);
 });
 
 test("actor - a failed task is dispatched again up to MAX_ATTEMPTS, then the plan fails and the create leaves the cluster incomplete", async (t) => {

@@ -9,6 +9,7 @@ import type { DispatchMemory } from "../engine/dispatch-memory.js";
 import type { Dispatcher, KnownState } from "../engine/dispatcher.js";
 import type { ClusterActor } from "./cluster-actor.js";
 import type { PlanActor, PlanRef } from "./plan-actor.js";
+import { createPublishedMarks } from "./published-marks.js";
 
 export interface PlanEffectOptions {
   /** State the caller has just written (a new cluster): publishing needs not read it back. */
@@ -30,6 +31,8 @@ export interface Effects {
   deliverToPlan(ref: PlanRef, events: readonly PlanEvent[]): Promise<void>;
   /** Sends events to a cluster, then carries out what it decided. Answers the record when it changed. */
   deliverToCluster(clusterId: string, events: readonly ClusterEvent[]): Promise<ClusterRecord | undefined>;
+  /** Writes the publication marks still waiting for their plans' next writes (a stopping service). */
+  flushPublishedMarks(): Promise<void>;
 }
 
 export interface EffectsParts {
@@ -42,6 +45,7 @@ export interface EffectsParts {
 const refOf = (plan: PlanRecord): PlanRef => ({ clusterId: plan.clusterId, planId: plan.id });
 
 export function createEffects(deps: EngineDeps, { clusters, plans, dispatcher, memory }: EffectsParts): Effects {
+  const marks = createPublishedMarks((ref) => effects.deliverToPlan(ref, []), deps.log);
   const effects: Effects = {
     async ofPlan(plan, actions, options = {}) {
       const dispatches = actions.flatMap((a) => (a.type === "publishTasks" ? a.tasks : []));
@@ -52,7 +56,10 @@ export function createEffects(deps: EngineDeps, { clusters, plans, dispatcher, m
           ...(options.known ? { known: options.known } : {}),
           ...(options.republish ? { republish: true } : {}),
         });
-        if (events.length > 0) await effects.deliverToPlan(refOf(plan), events);
+        const [mark, ...failures] = events;
+        // A live publication's mark waits for the plan's next write; a republish (the reconciler) writes it at once.
+        if (mark?.type === "dispatch.published" && failures.length === 0 && !options.republish) marks.add(refOf(plan), mark);
+        else if (events.length > 0) await effects.deliverToPlan(refOf(plan), events);
       }
       for (const a of actions) {
         if (a.type !== "planFinished") continue;
@@ -79,7 +86,15 @@ export function createEffects(deps: EngineDeps, { clusters, plans, dispatcher, m
     },
 
     async deliverToPlan(ref, events) {
-      const sent = await plans.send(ref, events);
+      const held = marks.take(ref);
+      if (held.length === 0 && events.length === 0) return;
+      let sent: Awaited<ReturnType<PlanActor["send"]>>;
+      try {
+        sent = await plans.send(ref, held.length > 0 ? [...held, ...events] : events);
+      } catch (err) {
+        for (const mark of held) marks.add(ref, mark);
+        throw err;
+      }
       if (!sent) return;
       memory.resultsApplied(sent.record, sent.previous.resultsApplied ?? 0, sent.record.resultsApplied ?? 0);
       for (const a of sent.actions) if (a.type === "planFinished") deps.metrics.planFinished(sent.record.action, a.outcome);
@@ -93,6 +108,8 @@ export function createEffects(deps: EngineDeps, { clusters, plans, dispatcher, m
       await effects.ofCluster(sent.record, sent.actions, sent.previous);
       return sent.record;
     },
+
+    flushPublishedMarks: () => marks.flushAll(),
   };
   return effects;
 }

@@ -6,7 +6,10 @@ import type { OperationContext } from "../operations/context.js";
 import { expireCluster } from "../operations/delete-cluster.js";
 
 export interface ReconcilerOptions {
-  /** Dispatches decided this long ago and still not confirmed are published again. @default 10000 */
+  /**
+   * Dispatches decided this long ago and still not confirmed are published again; keep it well above
+   * PUBLISHED_MARK_FLUSH_MS (actor/published-marks.ts), which a live publication's mark may wait. @default 10000
+   */
   republishAfterMs?: number;
   /** Every this many runs, tenant usage is recounted from the clusters. @default 12 */
   recountEvery?: number;

@@ -12,6 +12,12 @@ import type { Effects } from "../actor/index.js";
 import type { EngineDeps } from "./deps.js";
 
 const BATCH = 256;
+/**
+ * After an idle wait, the first result waits this long for its siblings: a stage's results arrive within a few
+ * milliseconds of each other, and applied together they cost their plan one write (and one progress event)
+ * instead of one each.
+ */
+const LINGER_MS = 5;
 
 export interface ResultsConsumer {
   stop(): Promise<void>;
@@ -174,6 +180,7 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
   })().catch((err: unknown) => deps.log.error("results stream ended", { err }));
 
   const loop = (async () => {
+    let idle = false;
     while (running) {
       if (queue.length === 0) {
         await new Promise<void>((resolve) => {
@@ -181,8 +188,11 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
           setTimeout(resolve, 500);
         });
         wake = undefined;
+        idle = true;
         continue;
       }
+      if (idle && queue.length < BATCH) await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
+      idle = false;
       const batch = queue.splice(0, BATCH);
       try {
         await handleBatch(batch);
