@@ -34,8 +34,6 @@ export const CONFIG_KEYS = {
   "nats.syncAlways": { type: "boolean", default: true, doc: "embedded JetStream flushes every write (sync_interval: always)" },
   "nats.embedded.nodes": { type: "number", default: 1, doc: "nats-servers npm start runs: 1, or 3 for a local JetStream cluster (client ports nats.embedded.port and the next two)" },
   "nats.replicas": { type: "number", default: 0, doc: "replicas of every JetStream stream, KV bucket and object store; 0: 1 on a lone nats-server, 3 in a cluster of three or more (existing ones are migrated when the bus is prepared)" },
-  "nats.embedded.nodes": { type: "number", default: 1, doc: "nats-servers npm start runs: 1, or 3 for a local JetStream cluster (client ports nats.embedded.port and the next two)" },
-  "nats.replicas": { type: "number", default: 0, doc: "replicas of every JetStream stream, KV bucket and object store; 0: 1 on a lone nats-server, 3 in a cluster of three or more (existing ones are migrated when the bus is prepared)" },
   "log.level": { type: "string", default: "info", doc: "debug, info, warn or error" },
   "metrics.enabled": { type: "boolean", default: true, doc: "each process serves Prometheus metrics at /metrics on a port of its own" },
   "metrics.host": { type: "string", default: "127.0.0.1", doc: "bind address of every process's metrics port (0.0.0.0 for a Prometheus on another host)" },
