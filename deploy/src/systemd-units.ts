@@ -113,6 +113,8 @@ function processUnit(name: MetricsProcess): string {
       `Group=${user}`,
       `WorkingDirectory=${installDir}`,
       "Environment=NODE_ENV=production",
+      // Every log line names the instance (shared/src/service-process.ts).
+      "Environment=CORRAL_INSTANCE=%i",
       // Shared settings, then this service's connection settings (its NATS user; Redis for those that use it),
       // then this instance's own (a second instance on the same machine needs other metrics ports).
       `EnvironmentFile=-${configDir}/corral.env`,
