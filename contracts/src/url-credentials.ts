@@ -60,9 +60,15 @@ function decode(part: string): string {
   }
 }
 
-/** `scheme://host:port` with `user:password@` put in (percent-encoded). */
-export function withUrlCredentials(url: string, credentials: UrlCredentials): string {
-  const m = /^([a-z][a-z0-9+.-]*:\/\/)(.*)$/i.exec(url);
+/** `scheme://host:port` with `user:password@` put in (percent-encoded), in every URL of a comma-separated list. */
+export function withUrlCredentials(urls: string, credentials: UrlCredentials): string {
   const userInfo = `${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.password)}@`;
-  return m ? `${m[1]}${userInfo}${m[2]}` : `${userInfo}${url}`;
+  const withOne = (url: string): string => {
+    const m = /^([a-z][a-z0-9+.-]*:\/\/)(.*)$/i.exec(url);
+    return m ? `${m[1]}${userInfo}${m[2]}` : `${userInfo}${url}`;
+  };
+  return urls
+    .split(",")
+    .map((u) => withOne(u.trim()))
+    .join(",");
 }

@@ -17,6 +17,12 @@ export async function prepareBus(nc: NatsConnection): Promise<ReplicaChange[]> {
   return migrateStoreReplicas(nc);
 }
 
+/** One line on a migration of prepareBus: "CORRAL_TASKS: replicas 1 -> 3", or why it did not happen. */
+export function describeReplicaChange(change: ReplicaChange): string {
+  const what = `${change.stream}: replicas ${change.from} -> ${change.to}`;
+  return change.error ? `${what} refused, kept at ${change.from} (${change.error})` : what;
+}
+
 /**
  * Creates every bucket and object store a provisioner reads, as the services would. Provisioners may not create
  * streams (bus-permissions.ts), so these must exist before the first one connects.

@@ -8,7 +8,8 @@ import { natsUsers } from "./bus-permissions.js";
 import type { LauncherConfig } from "./launcher-config.js";
 import { isPortFree } from "./ports.js";
 import type { ServerHandle } from "./servers.js";
-import { startNats, startRedis } from "./servers.js";
+import { startRedis } from "./servers.js";
+import { clusterStoreDir, startEmbeddedNats } from "./embedded-nats.js";
 
 /** The NATS and Redis the launcher's services use: embedded child processes or configured URLs. */
 export interface EmbeddedServers {
@@ -25,7 +26,8 @@ export interface EmbeddedServers {
 }
 
 /**
- * Starts nats-server (JetStream, store in `<dataDir>/nats`, port 4222 when free) and redis-server
+ * Starts nats-server (JetStream, store in `<dataDir>/nats`, port 4222 when free; or a cluster of
+ * `nats.embedded.nodes`, embedded-nats.ts) and redis-server
  * (append-only file in `<dataDir>/redis`, port 6379 when free) unless their URLs are configured. Both require
  * the installation's credentials (bus-credentials.ts, made at the first start). Server logs go to
  * `<dataDir>/logs/`; nats errors are also echoed through `notice`, and so is each step, one line each.
@@ -66,12 +68,16 @@ export async function startEmbeddedServers(config: LauncherConfig, notice: (msg:
       notice(`using NATS at ${redactUrls(natsUrl)}`);
     } else {
       const { services, provisioner } = await credentials();
-      const port = await portIfFree(config.natsPort);
-      notice(`starting nats-server on 127.0.0.1:${port ?? "<any free port>"} (JetStream store ${join(config.dataDir, "nats")}; log ${join(logDir, "nats.log")})`);
-      const nats = await startNats({
-        jetstream: true,
-        storeDir: join(config.dataDir, "nats"),
-        port,
+      const port = config.natsPort ?? "<any free port>";
+      const what =
+        config.natsNodes === 1
+          ? `nats-server on 127.0.0.1:${port} (JetStream store ${join(config.dataDir, "nats")}`
+          : `${config.natsNodes} nats-servers as a JetStream cluster, from 127.0.0.1:${port} (stores ${clusterStoreDir(config.dataDir)}/node-<i>`;
+      notice(`starting ${what}; log ${join(logDir, "nats.log")}; a taken port: any free one)`);
+      const nats = await startEmbeddedNats({
+        nodes: config.natsNodes,
+        dataDir: config.dataDir,
+        port: config.natsPort,
         syncAlways: config.jetstreamSyncAlways,
         detached: true,
         users: natsUsers(await credentials()),

@@ -18,6 +18,10 @@ export interface LauncherConfig {
   serverPort: number;
   /** JetStream `sync_interval: always` (`nats.syncAlways`). @default true */
   jetstreamSyncAlways: boolean;
+  /** How many embedded nats-servers: 1, or 3 as a JetStream cluster (`nats.embedded.nodes`). @default 1 */
+  natsNodes: number;
+  /** Replicas of streams, buckets and object stores; 0: from the server count (`nats.replicas`). @default 0 */
+  natsReplicas: number;
   /** Also run local provisioners (`provisioner.local.enabled`). @default true */
   localProvisioner: boolean;
   /** How many instances of each process to run (`instances.<process>`). @default 1 each */
@@ -49,6 +53,8 @@ export function loadLauncherConfig(env: NodeJS.ProcessEnv = process.env): Launch
     redisPort: embeddedPort("redis.embedded.port"),
     serverPort: port,
     jetstreamSyncAlways: config.get("nats.syncAlways"),
+    natsNodes: natsNodes(config.get("nats.embedded.nodes")),
+    natsReplicas: config.get("nats.replicas"),
     localProvisioner: config.get("provisioner.local.enabled"),
     instances: instanceCounts(config),
   };
@@ -65,6 +71,14 @@ function instanceCounts(config: CorralConfig): Record<MetricsProcess, number> {
     counts[process] = count;
   }
   return counts;
+}
+
+/** One server, or a cluster of three: the smallest that keeps a majority when one node dies. */
+function natsNodes(value: number): number {
+  if (value !== 1 && value !== 3) {
+    throw new Error(`nats.embedded.nodes must be 1 (one nats-server) or 3 (a local JetStream cluster), got ${value}`);
+  }
+  return value;
 }
 
 function isPort(value: number): boolean {

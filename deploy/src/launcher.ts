@@ -8,7 +8,7 @@
 import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { connectNats, loadConfig } from "@corral/shared";
-import { prepareBus } from "./bus-setup.js";
+import { describeReplicaChange, prepareBus } from "./bus-setup.js";
 import { writeConnectionFiles } from "./connection-files.js";
 import { isDockerAvailable } from "./docker.js";
 import type { EmbeddedServers } from "./embedded-servers.js";
@@ -68,9 +68,11 @@ async function main(): Promise<void> {
   });
   notice(`connection settings for services and provisioners started by hand: ${files.services}, ${files.provisioner}`);
   notice("creating the JetStream streams, buckets and object stores");
-  const nc = await connectNats({ url: natsUrl, name: "corral-launcher" });
+  const nc = await connectNats({ url: natsUrl, name: "corral-launcher", replicas: config.natsReplicas });
   try {
-    await prepareBus(nc);
+    for (const change of await prepareBus(nc)) {
+      notice(describeReplicaChange(change));
+    }
   } finally {
     await nc.close();
   }
