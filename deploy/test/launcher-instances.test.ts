@@ -1,5 +1,5 @@
 /**
- * Issue 14: `npm start` with `instances.<process>=2` for every process runs and supervises two of each (two local
+ * Issue 14: `npm start` (its own nats-server and redis-server, a NATS user per service) with `instances.<process>=2` for every process runs and supervises two of each (two local
  * provisioners too). The gateways share the API port (uWebSockets.js listens with SO_REUSEPORT on Linux, so the
  * kernel spreads new connections over both); each instance has a metrics port of its own and says which instance
  * it is in every log line. After a SIGKILL of one instance of every process the system goes on creating and
@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import anyTest, { type ExecutionContext, type TestFn } from "ava";
 import { METRICS_PROCESSES, envNameOf, instancesKey, loadConfig, metricsPortKey, type MetricsProcess } from "@corral/shared";
-import { freePort, type NatsHandle, type ServerHandle } from "@corral/deploy";
+import { freePort } from "@corral/deploy";
 import { instancesOf } from "../src/instances.js";
 import { assignMetricsPorts } from "../src/metrics-ports.js";
 import { api, SUPERADMIN } from "../../test/helpers/api.js";
@@ -19,11 +19,8 @@ import { createCluster, createClusterCatalog, waitForStatus, type ClusterCatalog
 import { eventually } from "../../test/helpers/eventually.js";
 import { startLauncher, type Launcher } from "../../test/helpers/launcher.js";
 import { scrape, valueOf } from "../../test/helpers/prometheus-text.js";
-import { startNats, startRedis } from "../../test/helpers/servers.js";
 
 interface Running {
-  nats?: NatsHandle;
-  redis?: ServerHandle;
   launcher?: Launcher;
   dir?: string;
 }
@@ -35,8 +32,6 @@ test.before((t) => {
 test.after.always(async (t) => {
   const r = t.context.running;
   await r.launcher?.stop();
-  await r.redis?.stop();
-  await r.nats?.stop();
   if (r.dir) await rm(r.dir, { recursive: true, force: true });
 });
 
@@ -100,11 +95,9 @@ test("metrics ports - instance N of a process gets its port plus N blocks of one
 test("instances - two of every process: the gateways share the API port, and a SIGKILL of one of each loses nothing", async (t) => {
   t.timeout(300_000);
   const r = t.context.running;
-  r.nats = await startNats({ jetstream: true });
-  r.redis = await startRedis();
   r.dir = await mkdtemp(join(tmpdir(), "corral-instances-"));
   const apiPort = await freePort();
-  const settings: Record<string, string> = { CORRAL_NATS_URL: r.nats.url, CORRAL_REDIS_URL: r.redis.url };
+  const settings: Record<string, string> = {};
   for (const process of METRICS_PROCESSES) {
     settings[envNameOf(instancesKey(process))] = "2";
     settings[envNameOf(metricsPortKey(process))] = "0";
