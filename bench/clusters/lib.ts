@@ -10,11 +10,11 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { jetstream, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { startNats, type NatsHandle } from "@corral/deploy";
+import { startNats, startNatsCluster, type NatsHandle } from "@corral/deploy";
 import { startGateway, type Gateway } from "@corral/gateway";
 import { startTenancyService, type TenancyService } from "@corral/tenancy";
 import { buckets, decode, fromKeyToken, kvKey, type ProvisionerRecord } from "@corral/contracts";
-import { connectNats, openBucket, readValue, silentLogger } from "@corral/shared";
+import { connectNats, openBucket, readValue, silentLogger, storeReplicas } from "@corral/shared";
 import { openStoredClusterState, type ClusterRecord, type PlanRecord } from "@corral/clusters/testing";
 import {
   createProcessSet,
@@ -28,6 +28,8 @@ export type SyncMode = "lazy" | "always";
 
 export interface BenchSystemOptions {
   sync: SyncMode;
+  /** nats-servers: 1, or a loopback JetStream cluster of this many (Corral's state then at 3 replicas). @default 1 */
+  natsNodes?: number;
   /** Clusters-service child processes. */
   clustersProcesses: number;
   /** Provisioner child processes, each with this capacity (worker loops). */
@@ -40,7 +42,12 @@ export interface BenchSystemOptions {
 }
 
 export interface BenchSystem {
+  /** The (first) nats-server: its monitoring port answers for the whole system. */
   nats: NatsHandle;
+  /** Every nats-server of the system. */
+  natsNodes: NatsHandle[];
+  /** Client URL(s) of every nats-server, comma separated. */
+  natsUrl: string;
   nc: NatsConnection;
   baseUrl: string;
   procs: ProcessSet;
@@ -53,10 +60,14 @@ export interface BenchSystem {
 }
 
 export async function startBenchSystem(options: BenchSystemOptions): Promise<BenchSystem> {
-  const nats = await startNats({ jetstream: true, syncAlways: options.sync === "always" });
+  const syncAlways = options.sync === "always";
+  const natsCluster = (options.natsNodes ?? 1) > 1 ? await startNatsCluster({ nodes: options.natsNodes ?? 1, syncAlways }) : undefined;
+  const natsNodes = natsCluster ? Array.from({ length: options.natsNodes ?? 1 }, (_, i) => natsCluster.node(i)) : [await startNats({ jetstream: true, syncAlways })];
+  const nats = natsNodes[0] as NatsHandle;
+  const natsUrl = natsCluster?.url ?? nats.url;
   const connections: NatsConnection[] = [];
   const open = async (name: string) => {
-    const nc = await connectNats({ url: nats.url, name });
+    const nc = await connectNats({ url: natsUrl, name });
     connections.push(nc);
     return nc;
   };
@@ -69,7 +80,7 @@ export async function startBenchSystem(options: BenchSystemOptions): Promise<Ben
     await gateway?.stop();
     await tenancy?.stop();
     await Promise.all(connections.map((c) => c.drain().catch(() => {})));
-    await nats.stop();
+    await (natsCluster ?? nats).stop();
     await rm(workDir, { recursive: true, force: true });
   };
   try {
@@ -83,7 +94,7 @@ export async function startBenchSystem(options: BenchSystemOptions): Promise<Ben
     });
     const clusters: ServiceProcess[] = [];
     for (let i = 0; i < options.clustersProcesses; i++) {
-      clusters.push(await procs.start(() => startClustersProcess({ natsUrl: nats.url, name: `clusters-${i}`, nodeArgs: options.nodeArgs?.clusters ?? [] })));
+      clusters.push(await procs.start(() => startClustersProcess({ natsUrl, name: `clusters-${i}`, nodeArgs: options.nodeArgs?.clusters ?? [] })));
     }
     const nc = await open("bench");
     const registry = await openBucket(nc, buckets.provisioners);
@@ -93,7 +104,7 @@ export async function startBenchSystem(options: BenchSystemOptions): Promise<Ben
       provisionerIds.map((id) =>
         procs.start(() =>
           startProvisionerProcess({
-            natsUrl: nats.url,
+            natsUrl,
             id,
             capacity: options.provisionerCapacity,
             workDir: join(workDir, id),
@@ -106,6 +117,8 @@ export async function startBenchSystem(options: BenchSystemOptions): Promise<Ben
     );
     return {
       nats,
+      natsNodes,
+      natsUrl,
       nc,
       baseUrl: `http://127.0.0.1:${gateway.port}/v2`,
       procs,
@@ -224,9 +237,9 @@ export function machineCpuSeconds(): { busy: number; idle: number } {
  * CPU seconds per process of the system (nats-server, each child, this process) between two calls, plus what the
  * rest of the machine used (other work on a shared machine competes for the same cores) and what stayed idle.
  */
-export function cpuMeter(sys: Pick<BenchSystem, "nats" | "clusters" | "provisioners">, selfLabel = "bench process (tenancy, gateway, client)"): () => Record<string, number> {
+export function cpuMeter(sys: Pick<BenchSystem, "natsNodes" | "clusters" | "provisioners">, selfLabel = "bench process (tenancy, gateway, client)"): () => Record<string, number> {
   const pids: Array<[string, number]> = [
-    ["nats-server", sys.nats.pid],
+    ...sys.natsNodes.map((n, i): [string, number] => [sys.natsNodes.length > 1 ? `nats-server-${i}` : "nats-server", n.pid]),
     ...sys.clusters.map((p): [string, number] => [p.name, p.pid]),
     ...sys.provisioners.map((p): [string, number] => [p.name, p.pid]),
   ];
@@ -317,7 +330,8 @@ export function writesPerTask(before: JetStreamWriteCounts, after: JetStreamWrit
 export async function rawPublishRate(nc: NatsConnection, payload: Uint8Array, inFlight = 32, durationMs = 3_000): Promise<number> {
   const jsm = await jetstreamManager(nc);
   const name = "BENCH_RAW";
-  await jsm.streams.add({ name, subjects: ["bench.raw"], storage: StorageType.File, retention: RetentionPolicy.Limits });
+  // As many replicas as Corral's own streams on these servers.
+  await jsm.streams.add({ name, subjects: ["bench.raw"], storage: StorageType.File, retention: RetentionPolicy.Limits, num_replicas: storeReplicas(nc) });
   try {
     const js = jetstream(nc);
     let done = 0;
