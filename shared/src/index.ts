@@ -1,7 +1,7 @@
 /** @corral/shared: the runtime every service shares (NATS, KV, JetStream, service process). Explicit exports only. */
 export { batchedLines, createLogger, silentLogger, LogLevel } from "./log.js";
 export type { Logger, LoggerOptions } from "./log.js";
-export { loadConfig, envNameOf, CONFIG_KEYS, HANDLER_PREFIX, METRICS_PROCESSES, metricsPortKey } from "./config.js";
+export { loadConfig, envNameOf, CONFIG_KEYS, HANDLER_PREFIX, METRICS_PROCESSES, metricsPortKey, instancesKey, INSTANCE_ENV } from "./config.js";
 export type { CorralConfig, ConfigKey, LoadConfigOptions, MetricsProcess } from "./config.js";
 export { createMetricsRegistry, sampledGauge } from "./metrics/registry.js";
 export type { MetricsRegistry, SampledGaugeOptions } from "./metrics/registry.js";
@@ -84,3 +84,5 @@ export type { ServiceContext, ServiceProcessOptions } from "./service-process.js
 export { readObjectChunks } from "./object-reader.js";
 export { installationId } from "./installation.js";
 export { retryingOnce } from "./retrying-once.js";
+export { openRedis, redisReady, redisCall, REDIS_CALL_TIMEOUT_MS } from "./redis.js";
+export type { RedisClient, OpenRedisOptions, RedisCallOptions } from "./redis.js";

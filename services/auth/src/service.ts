@@ -1,7 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { serveEndpoints, type CorralConfig, type Logger, type MetricsRegistry } from "@corral/shared";
+import { openRedis, serveEndpoints, type CorralConfig, type Logger, type MetricsRegistry } from "@corral/shared";
 import { loginThrottle } from "./adapters/login-throttle.js";
-import { connectRedis } from "./adapters/redis.js";
 import { revocationStore } from "./adapters/revocations.js";
 import { openSigningKeys } from "./adapters/signing-keys.js";
 import { openTenantRecords } from "./adapters/tenants.js";
@@ -52,7 +51,7 @@ export async function startAuthService(deps: AuthServiceDeps): Promise<AuthServi
   try {
     const handler = await createHandler(config.handler, log);
     cleanups.push(() => handler.close?.());
-    const redis = await connectRedis(config.redisUrl, log, "corral-auth");
+    const redis = openRedis({ url: config.redisUrl, log, name: "corral-auth" });
     cleanups.push(() => redis.close());
     const keys = await openSigningKeys({ nc, log, ensureKey: true, clock });
     cleanups.push(() => keys.stop());

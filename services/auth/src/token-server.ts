@@ -1,8 +1,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
-import type { AddressInfo } from "node:net";
-import { isValidName } from "@corral/contracts";
-import type { Logger } from "@corral/shared";
+import { CorralError, isValidName } from "@corral/contracts";
+import { redisCall, type Logger } from "@corral/shared";
 import type { LoginThrottle } from "./adapters/login-throttle.js";
 import type { RevocationStore } from "./adapters/revocations.js";
 import type { SigningKeys } from "./adapters/signing-keys.js";
@@ -12,13 +11,15 @@ import type { AuthConfig } from "./config.js";
 import { isSuperadmin } from "./domain/roles.js";
 import type { TenantBinding } from "./domain/tenant-binding.js";
 import { newTokenId, signToken } from "./domain/token.js";
+import { listenOnSharedPort } from "./shared-port.js";
 import type { TokenVerifier } from "./verifier.js";
 
 /**
  * The token server (spec 5.2):
  * - `GET /token` with `Authorization: Basic` -> 200 `{access_token, token_type: "Bearer", expires_in}`;
  *   401 for missing or wrong credentials (with a Basic challenge); 429 with `Retry-After` while throttled;
- *   503 when the backend or Redis cannot answer. With a `Service-TenantID` header the token is bound to that
+ *   503 when the backend or Redis cannot answer (failed logins cannot be counted without Redis, and no login
+ *   goes unthrottled). With a `Service-TenantID` header the token is bound to that
  *   tenant (see {@link TenantBinding}): 401 when it does not exist, 400 when the name is invalid.
  * - `GET /extendedtoken`: the same, with the extended lifetime (Coopr's, 7 days by default).
  * - `DELETE /token` with `Authorization: Bearer <token>` -> revokes that token (200, empty body).
@@ -117,9 +118,11 @@ export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServ
     const { user, password } = credentials;
     const tenantName = tenantOf(req);
     const address = clientAddress(req);
-    const waitSeconds = await throttle.blockedForSeconds(user, address).catch((err: unknown) => {
-      throw unavailable("login throttling (redis)", err);
-    });
+    const waitSeconds = await redisCall(
+      "no token is issued while failed logins cannot be counted",
+      () => throttle.blockedForSeconds(user, address),
+      { log },
+    );
     if (waitSeconds > 0) {
       throw new HttpError(429, "too_many_requests", `too many failed logins; try again in ${waitSeconds} s`, {
         "Retry-After": String(waitSeconds),
@@ -132,11 +135,11 @@ export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServ
             throw unavailable("the authentication backend", err);
           });
     if (!authenticated) {
-      await throttle.recordFailure(user, address).catch((err: unknown) => log.warn("recording a failed login failed", { err }));
+      await redisCall("the failed login is not counted", () => throttle.recordFailure(user, address), { log }).catch(() => {});
       log.info("login refused", { user, address });
       throw new HttpError(401, "unauthorized", "invalid user name or password", basicChallenge);
     }
-    await throttle.recordSuccess(user).catch((err: unknown) => log.warn("clearing failed logins failed", { err }));
+    await redisCall("the user's failed logins are not cleared", () => throttle.recordSuccess(user), { log }).catch(() => {});
     // Looked up only after the password: who may not log in learns nothing about which tenants exist.
     let tenant: TenantBinding | undefined;
     if (tenantName !== undefined) {
@@ -169,6 +172,7 @@ export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServ
     const bearerChallenge = { "WWW-Authenticate": `Bearer realm="${config.realm}"` };
     if (!token) throw new HttpError(401, "unauthorized", "a Bearer token is required", bearerChallenge);
     const check = await verifier.verify(token);
+    if (!check.ok && check.unavailable) throw new HttpError(503, "service_unavailable", check.reason);
     if (!check.ok) {
       throw new HttpError(401, "invalid_token", check.reason, {
         "WWW-Authenticate": `Bearer realm="${config.realm}", error="invalid_token", error_description="${check.reason}"`,
@@ -179,9 +183,7 @@ export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServ
 
   const revokeOne = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const claims = await bearerClaims(req);
-    await revocations.revokeToken(claims, clock()).catch((err: unknown) => {
-      throw unavailable("token revocation (redis)", err);
-    });
+    await redisCall("the token cannot be revoked", () => revocations.revokeToken(claims, clock()), { log });
     log.info("token revoked", { user: claims.userId, tokenId: claims.tokenId });
     send(res, 200, undefined);
   };
@@ -191,9 +193,7 @@ export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServ
     if (claims.userId !== user && !isSuperadmin(claims.roles)) {
       throw new HttpError(403, "forbidden", "only the user or the superadmin may revoke a user's tokens");
     }
-    await revocations.revokeUser(user, clock()).catch((err: unknown) => {
-      throw unavailable("token revocation (redis)", err);
-    });
+    await redisCall("the user's tokens cannot be revoked", () => revocations.revokeUser(user, clock()), { log });
     log.info("all tokens of a user revoked", { user, by: claims.userId });
     send(res, 200, undefined);
   };
@@ -229,8 +229,8 @@ export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServ
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     req.resume(); // bodies are ignored; drain them
     route(req, res).catch((err: unknown) => {
-      if (err instanceof HttpError) {
-        send(res, err.status, { status: err.status, error: err.code, message: err.message }, err.headers);
+      if (err instanceof HttpError || err instanceof CorralError) {
+        send(res, err.status, { status: err.status, error: err.code, message: err.message }, err instanceof HttpError ? err.headers : {});
         return;
       }
       log.error("token server request failed", { err });
@@ -241,20 +241,16 @@ export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServ
   const server: Server = config.tls ? createHttpsServer(config.tls, onRequest) : createHttpServer(onRequest);
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(config.port, config.host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  // Several auth instances serve one token port (or stand by for it: shared-port.ts).
+  const shared = await listenOnSharedPort(server, config.port, config.host, log);
+  const port = shared.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   let stopping: Promise<void> | undefined;
   return {
     port,
     url: `${config.tls ? "https" : "http"}://${host}:${port}/token`,
     stop() {
+      shared.stop();
       stopping ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

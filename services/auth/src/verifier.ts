@@ -6,8 +6,8 @@ import { checkExpiry, checkSignature, tokenKeyId, type TokenCheck, type TokenCla
 
 /**
  * Verifies access tokens locally: signature against the signing keys watched from KV, expiry against the
- * clock, revocation against the in-memory revocation list watched from Redis. No request leaves the process,
- * except a one-off bucket read for a key id not seen yet. Signature checks are cached per token string
+ * clock, revocation against the in-memory revocation list watched from Redis (unavailable, 503, until it was read
+ * once). No request leaves the process, except a one-off bucket read for a key id not seen yet. Signature checks are cached per token string
  * (expiry and revocation are checked on every call).
  */
 export interface TokenVerifier {
@@ -31,6 +31,9 @@ interface Cached {
   /** The secret that verified it: a replaced or deleted key invalidates the entry. */
   secret: Buffer;
 }
+
+const REVOCATIONS_UNKNOWN =
+  "Redis is unavailable: the token revocation list has not been read yet, so no token is accepted; try again later";
 
 export async function openTokenVerifier(options: TokenVerifierOptions): Promise<TokenVerifier> {
   const clock = options.clock ?? Date.now;
@@ -68,7 +71,9 @@ export async function openTokenVerifier(options: TokenVerifierOptions): Promise<
       const now = clock();
       const timely = checkExpiry(signed.claims, signed.keyId, now);
       if (!timely.ok) return timely;
-      if (revocations.isRevoked(signed.claims, now)) return { ok: false, reason: "the token has been revoked", keyId: signed.keyId };
+      const revocation = revocations.statusOf(signed.claims, now);
+      if (revocation === "revoked") return { ok: false, reason: "the token has been revoked", keyId: signed.keyId };
+      if (revocation === "unknown") return { ok: false, reason: REVOCATIONS_UNKNOWN, keyId: signed.keyId, unavailable: true };
       return timely;
     },
     stop() {

@@ -11,7 +11,7 @@ import { bindingProblem, openTokenVerifier, roleFromToken, type TenantBinding, t
  * checked here, without a NATS round trip: the HMAC signature against keys watched from the
  * `corral_auth_keys` bucket (checks cached per token), the expiry against the clock, revocation against a
  * list watched from Redis (a revocation takes effect within milliseconds; while Redis is unreachable the last
- * known list applies). Then the token's user must be the `Service-UserID` it acts as, and the token's roles,
+ * list read applies, and before the list was read once every token is refused with a 503). Then the token's user must be the `Service-UserID` it acts as, and the token's roles,
  * not the user name, decide admin rights (see `roleFromToken` in `@corral/auth`). A token whose login named a
  * tenant acts only in that tenant, and only while it is the same tenant (same uid): not in a tenant created
  * later under the same name.
@@ -42,10 +42,13 @@ export interface TenantUids {
   freshUidOf(tenant: string): Promise<string | undefined>;
 }
 
-/** A 401 answer: status, JSON error code and message, `details.auth_uri`, and the challenge header. */
+/**
+ * A 401 answer (status, JSON error code and message, `details.auth_uri`, and the challenge header), or a 503 when
+ * the token cannot be checked now.
+ */
 export interface Denial {
-  status: 401;
-  code: "unauthorized" | "invalid_token";
+  status: 401 | 503;
+  code: "unauthorized" | "invalid_token" | "service_unavailable";
   message: string;
   details: { auth_uri: string[] };
   headers: Record<string, string>;
@@ -98,6 +101,10 @@ export async function openGatewaySecurity(options: GatewaySecurityOptions): Prom
       headers: { "www-authenticate": `Bearer realm="${realm}", error="invalid_token", error_description="${reason}"` },
     },
   });
+  const unavailable = (reason: string): Authentication => ({
+    ok: false,
+    denial: { status: 503, code: "service_unavailable", message: reason, details, headers: {} },
+  });
   return {
     async authenticate(authorization) {
       if (!authorization) return missing(`a Bearer token is required; get one at ${options.tokenUrl}`);
@@ -107,7 +114,7 @@ export async function openGatewaySecurity(options: GatewaySecurityOptions): Prom
         return missing(`only Bearer tokens are accepted (Authorization: Bearer <token>); get one at ${options.tokenUrl}`);
       }
       const check = await verifier.verify(m[2]!);
-      if (!check.ok) return invalid(check.reason);
+      if (!check.ok) return check.unavailable ? unavailable(check.reason) : invalid(check.reason);
       const claims = check.claims;
       return {
         ok: true,

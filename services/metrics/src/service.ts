@@ -1,6 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { createClient } from "redis";
-import { serveEndpoints, type Logger, type MetricsRegistry } from "@corral/shared";
+import { openRedis, redisReady, serveEndpoints, type Logger, type MetricsRegistry } from "@corral/shared";
 import { startEventFeed } from "./adapters/event-feed.js";
 import { openQueueStateReader } from "./adapters/queue-state.js";
 import { createRedisUsageStore, type RedisClient } from "./adapters/usage-store.js";
@@ -26,6 +25,8 @@ export interface MetricsServiceDeps {
   metrics?: MetricsRegistry;
 }
 
+const REDIS_WAIT_MS = 3_000;
+
 export interface MetricsService {
   /** Stops serving and feeding; closes the Redis client when the service opened it. Idempotent. */
   stop(): Promise<void>;
@@ -42,10 +43,10 @@ export async function startMetricsService(deps: MetricsServiceDeps): Promise<Met
   let client: RedisClient;
   let ownsClient = false;
   if (typeof deps.redis === "string") {
-    client = createClient({ url: deps.redis }) as RedisClient;
-    client.on("error", (err: unknown) => log.warn("redis connection error", { err }));
-    await client.connect();
+    client = openRedis({ url: deps.redis, log, name: "corral-metrics" });
     ownsClient = true;
+    // Starts without Redis too (usage answers 503 until it is back); waits a little so a normal start finds it.
+    if (!(await redisReady(client, REDIS_WAIT_MS))) log.warn("starting without Redis: node usage is unavailable until it is back");
   } else {
     client = deps.redis;
   }
@@ -68,7 +69,7 @@ export async function startMetricsService(deps: MetricsServiceDeps): Promise<Met
       service: "metrics",
       log,
       metrics: deps.metrics,
-      handlers: { ...queueHandlers(reader), ...nodeUsageHandlers(store, now), ...tenantPurgeHandlers(store, feed) },
+      handlers: { ...queueHandlers(reader), ...nodeUsageHandlers(store, now, log), ...tenantPurgeHandlers(store, feed, log) },
     });
     // The subscriptions are registered at the server once start resolves: a request right after finds them.
     await nc.flush();

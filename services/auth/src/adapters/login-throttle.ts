@@ -1,4 +1,4 @@
-import type { RedisClient } from "./redis.js";
+import type { RedisClient } from "@corral/shared";
 
 /**
  * Failed-login throttling in Redis, shared by every token server instance. Each failed login increments two

@@ -43,7 +43,8 @@ export interface SigningKey {
 /** Why a token was refused; `reason` is safe to show to the caller. */
 export type TokenCheck =
   | { ok: true; claims: TokenClaims; keyId: string }
-  | { ok: false; reason: string; keyId?: string };
+  /** `unavailable`: the token could not be checked now (503), rather than found bad (401). */
+  | { ok: false; reason: string; keyId?: string; unavailable?: true };
 
 interface WireClaims {
   sub: string;

@@ -1,4 +1,4 @@
-import { BadRequestError, UnauthorizedError } from "@corral/contracts";
+import { BadRequestError, UnauthorizedError, UnavailableError } from "@corral/contracts";
 import type { EndpointHandlers } from "@corral/shared";
 import type { TokenVerifier } from "../verifier.js";
 
@@ -12,7 +12,7 @@ export function verifyHandlers(verifier: TokenVerifier) {
       const token = request?.token;
       if (typeof token !== "string" || !token) throw new BadRequestError("token must be a non-empty string", { field: "token" });
       const check = await verifier.verify(token);
-      if (!check.ok) throw new UnauthorizedError(check.reason);
+      if (!check.ok) throw check.unavailable ? new UnavailableError(check.reason) : new UnauthorizedError(check.reason);
       const c = check.claims;
       return {
         userId: c.userId,

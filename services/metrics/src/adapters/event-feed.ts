@@ -61,7 +61,8 @@ export async function startEventFeed(options: EventFeedOptions): Promise<EventFe
     await jsm.consumers.delete(streams.events, NODE_EVENTS_CONSUMER).catch(() => false);
     return true;
   };
-  await replayIfEmpty();
+  // Without Redis the check fails; it is made again every `emptyCheckMs`, and the events wait in the stream.
+  await replayIfEmpty().catch((err: unknown) => log.warn("could not check whether the usage store is empty", { err }));
   const ensureConsumer = async () => {
     try {
       await jsm.consumers.info(streams.events, NODE_EVENTS_CONSUMER);
