@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { freePort } from "./ports.js";
 import type { CommonServerOptions, NatsHandle, NatsOptions, NatsUser } from "./servers.js";
 import { startNats } from "./servers.js";
@@ -40,7 +41,8 @@ export interface NatsClusterHandle {
 
 /**
  * Starts `nodes` nats-servers on 127.0.0.1 that route to each other as one JetStream cluster, each with its own
- * client port, route port and store, and waits until every node is healthy (knows the meta leader).
+ * client port, route port and store, and waits until every node is healthy and counts all of them in its JetStream
+ * meta group.
  */
 export async function startNatsCluster(opts: NatsClusterOptions): Promise<NatsClusterHandle> {
   if (!Number.isInteger(opts.nodes) || opts.nodes < 1) {
@@ -70,12 +72,20 @@ export async function startNatsCluster(opts: NatsClusterOptions): Promise<NatsCl
   );
   const nodes = started.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
   const failed = started.find((r): r is PromiseRejectedResult => r.status === "rejected");
-  if (failed) {
-    await Promise.all(nodes.map((n) => n.stop()));
+  const removeTempRoot = async (): Promise<void> => {
     if (tempRoot) {
       await rm(tempRoot, { recursive: true, force: true });
     }
-    throw failed.reason;
+  };
+  try {
+    if (failed) {
+      throw failed.reason;
+    }
+    await untilEveryNodeSeesAll(nodes, opts.startTimeoutMs ?? 30_000);
+  } catch (err) {
+    await Promise.all(nodes.map((n) => n.stop()));
+    await removeTempRoot();
+    throw err;
   }
 
   const urls = nodes.map((n) => n.url);
@@ -91,9 +101,7 @@ export async function startNatsCluster(opts: NatsClusterOptions): Promise<NatsCl
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
       await Promise.all(nodes.map((n) => n.stop()));
-      if (tempRoot) {
-        await rm(tempRoot, { recursive: true, force: true });
-      }
+      await removeTempRoot();
     })());
 
   return {
@@ -118,6 +126,32 @@ export async function startNatsCluster(opts: NatsClusterOptions): Promise<NatsCl
     stop,
     [Symbol.asyncDispose]: stop,
   };
+}
+
+interface Jsz {
+  server_name?: string;
+  meta_cluster?: { leader?: string; cluster_size?: number; replicas?: { current?: boolean; offline?: boolean }[] };
+}
+
+/**
+ * Healthy nodes may still be meeting each other: a replicas-3 stream cannot be placed, and clients are not yet told
+ * of every node, until each node's JetStream meta group has a leader and counts all of them.
+ */
+async function untilEveryNodeSeesAll(nodes: readonly NatsHandle[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const seesAll = async (node: NatsHandle): Promise<boolean> => {
+    const { server_name, meta_cluster: meta } = (await (await fetch(`${node.monitorUrl}/jsz`)).json()) as Jsz;
+    if (!meta?.leader || meta.cluster_size !== nodes.length) return false;
+    // Only the leader tracks its followers: all of them current and online.
+    const followers = meta.replicas ?? [];
+    return meta.leader !== server_name || (followers.length === nodes.length - 1 && followers.every((r) => r.current && !r.offline));
+  };
+  while (!(await Promise.all(nodes.map((n) => seesAll(n).catch(() => false)))).every(Boolean)) {
+    if (Date.now() > deadline) {
+      throw new Error(`the ${nodes.length} nats-servers did not all see each other in one JetStream meta group within ${timeoutMs} ms`);
+    }
+    await sleep(50);
+  }
 }
 
 /** `count` ports free a moment ago, no two the same. */

@@ -1,17 +1,9 @@
 import { Kvm } from "@nats-io/kv";
 import { connect } from "@nats-io/transport-node";
 import test from "ava";
+import { isProcessAlive as isAlive } from "@corral/deploy";
 import { eventually } from "../../test/helpers/eventually.js";
 import { startNatsCluster } from "../../test/helpers/nats-cluster.js";
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 interface Jsz {
   meta_cluster?: { cluster_size?: number };
