@@ -2,7 +2,7 @@
  * `npm start`: runs Corral on this machine. Starts the embedded nats-server and redis-server
  * (unless `CORRAL_NATS_URL` / `CORRAL_REDIS_URL` point elsewhere) with the installation's credentials,
  * creates the streams and buckets, then starts every service and the provisioner as supervised child
- * processes. Each step prints one line. Ctrl-C or SIGTERM stops the services first, then redis and nats,
+ * processes (`instances.<process>` of each, each restarted on its own). Each step prints one line. Ctrl-C or SIGTERM stops the services first, then redis and nats,
  * and exits 0.
  */
 import { connect } from "node:net";
@@ -15,6 +15,7 @@ import type { EmbeddedServers } from "./embedded-servers.js";
 import { startEmbeddedServers } from "./embedded-servers.js";
 import type { LauncherConfig } from "./launcher-config.js";
 import { loadLauncherConfig } from "./launcher-config.js";
+import { countOf, instanceEnv, instancesOf } from "./instances.js";
 import { assignMetricsPorts, metricsPortEnv, type MetricsPort } from "./metrics-ports.js";
 import { repoRoot } from "./paths.js";
 import type { Supervisor } from "./process-supervisor.js";
@@ -95,18 +96,21 @@ async function main(): Promise<void> {
   const provisionerEnv: NodeJS.ProcessEnv = { ...env, CORRAL_NATS_URL: provisionerNatsUrl };
   delete provisionerEnv["CORRAL_REDIS_URL"];
   const toStart = services.filter((s) => s.name !== "provisioner" || config.localProvisioner);
-  notice(toStart.length ? `starting ${toStart.map((s) => s.name).join(", ")}` : "no services to start yet");
+  const count = countOf(config.instances);
+  notice(toStart.length ? `starting ${toStart.map((s) => (count(s.name) > 1 ? `${s.name} x${count(s.name)}` : s.name)).join(", ")}` : "no services to start yet");
+  const instances = instancesOf(toStart, count);
   const sharedConfig = loadConfig({ env: process.env });
-  const metricsPorts = await assignMetricsPorts(sharedConfig, toStart.map((s) => s.name));
+  const metricsPorts = await assignMetricsPorts(sharedConfig, instances);
   announceMetrics(metricsPorts, sharedConfig.get("metrics.host"));
-  for (const service of toStart) {
-    const metricsPort = metricsPorts.find((m) => m.process === service.name);
+  for (const instance of instances) {
+    const metricsPort = metricsPorts.find((m) => m.name === instance.name);
+    const serviceEnv = instance.service.name === "provisioner" ? provisionerEnv : env;
     supervisor.start({
-      name: service.name,
+      name: instance.name,
       command: process.execPath,
-      args: ["--import=tsx", service.entry],
+      args: ["--import=tsx", instance.service.entry],
       cwd: repoRoot,
-      env: { ...(service.name === "provisioner" ? provisionerEnv : env), ...(metricsPort ? metricsPortEnv(metricsPort) : {}) },
+      env: { ...serviceEnv, ...instanceEnv(instance, serviceEnv, config.dataDir), ...(metricsPort ? metricsPortEnv(metricsPort) : {}) },
     });
   }
   announceApi(config, services);
@@ -119,10 +123,10 @@ function announceMetrics(ports: readonly MetricsPort[], host: string): void {
     return;
   }
   const shown = host === "0.0.0.0" || host === "::" ? "localhost" : host;
-  notice(`metrics (Prometheus, http://${shown}:<port>/metrics): ${ports.map((m) => `${m.process} ${m.port}`).join(", ")}`);
+  notice(`metrics (Prometheus, http://${shown}:<port>/metrics): ${ports.map((m) => `${m.name} ${m.port}`).join(", ")}`);
   const moved = ports.filter((m) => m.configured !== undefined);
   if (moved.length > 0) {
-    notice(`metrics ports taken or set to 0, given free ones instead: ${moved.map((m) => `${m.process} ${m.configured} -> ${m.port}`).join(", ")}`);
+    notice(`metrics ports taken or set to 0, given free ones instead: ${moved.map((m) => `${m.name} ${m.configured} -> ${m.port}`).join(", ")}`);
   }
 }
 

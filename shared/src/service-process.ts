@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { loadConfig, metricsPortKey, type CorralConfig, type MetricsProcess } from "./config.js";
+import { INSTANCE_ENV, loadConfig, metricsPortKey, type CorralConfig, type MetricsProcess } from "./config.js";
 import { createLogger, type Logger, type LogLevel } from "./log.js";
 import { createMetricsRegistry, type MetricsRegistry } from "./metrics/registry.js";
 import { startMetricsServer, type MetricsServer } from "./metrics/server.js";
@@ -35,7 +35,8 @@ export interface ServiceProcessOptions {
  */
 export async function runServiceProcess(options: ServiceProcessOptions): Promise<void> {
   const config = loadConfig({ env: options.env });
-  const log = createLogger({ service: options.name }, { level: config.get("log.level") as LogLevel });
+  const instance = instanceOf(options.env);
+  const log = createLogger({ service: options.name, ...(instance !== undefined ? { instance } : {}) }, { level: config.get("log.level") as LogLevel });
   try {
     const nc = await connectNats({
       url: config.get("nats.url"),
@@ -48,6 +49,7 @@ export async function runServiceProcess(options: ServiceProcessOptions): Promise
     const service = await options.start({ config, log, nc, ...(metrics ? { metrics } : {}) });
     const metricsServer = metrics ? await serveMetrics(options.name, metrics, config, log) : undefined;
     log.info(`${options.name} service started`, {
+      pid: process.pid,
       nats: redactUrls(config.get("nats.url")),
       metrics: metricsServer?.url ?? (metrics ? "unavailable" : "off"),
     });
@@ -81,4 +83,9 @@ async function serveMetrics(name: MetricsProcess, registry: MetricsRegistry, con
     });
     return undefined;
   }
+}
+
+/** Which instance of its service this process is (`CORRAL_INSTANCE`: the launcher's 0, 1, ...; any label will do). */
+function instanceOf(env: Record<string, string | undefined>): string | undefined {
+  return env[INSTANCE_ENV]?.trim() || undefined;
 }
