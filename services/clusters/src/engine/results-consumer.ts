@@ -100,19 +100,28 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
     return { msg, prepared };
   };
 
+  /**
+   * Every result received and not yet acked or handed back, in a batch or still queued behind one: progress acks
+   * keep them all, or a slow spell (a busy machine, fsync on every write) would have the server deliver the queued
+   * ones again, to this instance or another, and the repeats would make the spell longer.
+   */
+  const unsettled = new Set<JsMsg>();
+  const progress = setInterval(() => {
+    for (const m of unsettled) m.working();
+  }, RESULTS_ACK_WAIT_MS / 3);
+  progress.unref();
+
   const handleBatch = async (received: Received[]) => {
     const messages = received.map((r) => r.msg);
-    // Long batches keep their messages: progress acks stop them from going to another instance.
-    const progress = setInterval(() => {
-      for (const m of messages) m.working();
-    }, RESULTS_ACK_WAIT_MS / 3);
     let prepared: Prepared[];
     try {
       prepared = await Promise.all(received.map((r) => r.prepared));
       await applyBatch(prepared);
-      for (const m of messages) m.ack();
+      for (const m of messages) {
+        m.ack();
+        unsettled.delete(m);
+      }
     } finally {
-      clearInterval(progress);
       lookups = newLookups();
     }
     // The stored copy has them redacted; the raw result would otherwise keep them on the stream for days
@@ -174,6 +183,7 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
   let wake: (() => void) | undefined;
   const feeding = (async () => {
     for await (const m of stream) {
+      unsettled.add(m);
       queue.push(receive(m));
       wake?.();
     }
@@ -198,7 +208,10 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
         await handleBatch(batch);
       } catch (err) {
         deps.log.warn("results batch failed; it will be redelivered", { err });
-        for (const r of batch) r.msg.nak(1000);
+        for (const r of batch) {
+          r.msg.nak(1000);
+          unsettled.delete(r.msg);
+        }
       }
     }
   })();
@@ -208,6 +221,7 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
       running = false;
       wake?.();
       await loop;
+      clearInterval(progress);
       await stream.close().catch(() => {});
       await feeding;
     },
