@@ -12,7 +12,7 @@ import { commandLine, descendants } from "./process-cpu.js";
 export interface LaunchedCorral {
   /** `http://127.0.0.1:<port>/v2` */
   baseUrl: string;
-  /** The services' NATS URL, credentials included (from the data dir's services.properties). */
+  /** The admin's NATS URL, credentials included (from the data dir's admin.properties). */
   natsUrl: string;
   /** Process ids of the services (`gateway`, `tenancy`, ...), `nats-server` and `redis-server`, by name. */
   pids(): Record<string, number>;
@@ -35,10 +35,10 @@ async function answersCatalogReads(baseUrl: string): Promise<boolean> {
 }
 
 function natsUrlIn(dataDir: string): string {
-  const line = readFileSync(join(dataDir, "services.properties"), "utf8")
+  const line = readFileSync(join(dataDir, "admin.properties"), "utf8")
     .split("\n")
     .find((l) => l.startsWith("nats.url="));
-  if (!line) throw new Error(`no nats.url in ${dataDir}/services.properties`);
+  if (!line) throw new Error(`no nats.url in ${dataDir}/admin.properties`);
   return line.slice("nats.url=".length);
 }
 

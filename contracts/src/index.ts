@@ -141,6 +141,7 @@ export {
   consumers,
   taskConsumerName,
   PROVISIONER_INBOX_PREFIX,
+  inboxPrefixOf,
   SUPERADMIN_TENANT,
   ADMIN_USER,
 } from "./subjects.js";

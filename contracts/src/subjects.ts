@@ -246,8 +246,13 @@ export const consumers = {
 /** On `streams.tasks`: the one a tenant's workers share. */
 export const taskConsumerName = (tenant: string) => `tasks-${keyToken(tenant)}`;
 
+/**
+ * First token of the reply subjects of one kind of process (`gateway` -> `_INBOX_GATEWAY`): each service's and the
+ * provisioners' NATS user may listen to its own replies only, never to another's.
+ */
+export const inboxPrefixOf = (process: string) => `_INBOX_${process.toUpperCase()}`;
 /** First token of the provisioners' reply subjects (their NATS user may listen to nothing else). */
-export const PROVISIONER_INBOX_PREFIX = "_INBOX_PROVISIONER";
+export const PROVISIONER_INBOX_PREFIX = inboxPrefixOf("provisioner");
 
 export const SUPERADMIN_TENANT = "superadmin";
 export const ADMIN_USER = "admin";

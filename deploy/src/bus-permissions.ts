@@ -1,5 +1,8 @@
 import {
   buckets,
+  endpointList,
+  endpoints,
+  inboxPrefixOf,
   kvStream,
   kvSubjectPrefix,
   objectStores,
@@ -7,7 +10,10 @@ import {
   PROVISIONER_INBOX_PREFIX,
   streams,
   streamSubjects,
+  type Endpoint,
+  type StreamName,
 } from "@corral/contracts";
+import { CORRAL_SERVICES, SERVICE_ACCESS, type CorralService, type StreamUse } from "./service-access.js";
 import type { BusCredentials } from "./bus-credentials.js";
 import type { NatsUser } from "./servers.js";
 
@@ -49,6 +55,23 @@ export const PROVISIONER_READS_OBJECT_STORES = [objectStores.pluginResources] as
 export interface NatsPermissions {
   publish: { allow: string[]; deny?: string[] };
   subscribe: { allow: string[]; deny?: string[] };
+  /** May answer the requests it receives (one reply to each message's reply subject, whatever that is). */
+  allow_responses?: boolean;
+}
+
+/** JetStream API subjects that read a stream: its info, single messages and direct gets. */
+function streamReads(stream: string): string[] {
+  return [`$JS.API.STREAM.INFO.${stream}`, `$JS.API.STREAM.MSG.GET.${stream}`, `$JS.API.DIRECT.GET.${stream}`, `$JS.API.DIRECT.GET.${stream}.>`];
+}
+
+/** Consumers by name only: no LIST or NAMES, which would show other users' consumers and their deliver subjects. */
+function namedConsumers(stream: string): string[] {
+  return [
+    `$JS.API.CONSUMER.CREATE.${stream}`,
+    `$JS.API.CONSUMER.CREATE.${stream}.>`,
+    `$JS.API.CONSUMER.INFO.${stream}.>`,
+    `$JS.API.CONSUMER.MSG.NEXT.${stream}.>`,
+  ];
 }
 
 /** Subjects of the token signing keys' bucket: refused to provisioners even if an allow rule grew to cover them. */
@@ -65,19 +88,8 @@ export function authKeysSubjects(): string[] {
 
 /** The provisioner user's permissions (allow lists: anything not named is refused). */
 export function provisionerPermissions(): NatsPermissions {
-  const reads = (stream: string) => [
-    `$JS.API.STREAM.INFO.${stream}`,
-    `$JS.API.STREAM.MSG.GET.${stream}`,
-    `$JS.API.DIRECT.GET.${stream}`,
-    `$JS.API.DIRECT.GET.${stream}.>`,
-  ];
-  // Consumers by name only: no LIST or NAMES, which would show other users' consumers and their deliver subjects.
-  const consumes = (stream: string) => [
-    `$JS.API.CONSUMER.CREATE.${stream}`,
-    `$JS.API.CONSUMER.CREATE.${stream}.>`,
-    `$JS.API.CONSUMER.INFO.${stream}.>`,
-    `$JS.API.CONSUMER.MSG.NEXT.${stream}.>`,
-  ];
+  const reads = streamReads;
+  const consumes = namedConsumers;
   const storeStreams = [...PROVISIONER_READS_BUCKETS.map(kvStream), ...PROVISIONER_READS_OBJECT_STORES.map(objectStoreStream)];
   return {
     publish: {
@@ -106,10 +118,73 @@ export function provisionerPermissions(): NatsPermissions {
   };
 }
 
-/** The nats-server users of an installation: the services may do anything, provisioners what is above. */
+/** What each stream use allows (service-access.ts); reading includes ordered consumers (watches, object reads). */
+const STREAM_USES: Readonly<Record<StreamUse, (stream: string) => string[]>> = {
+  info: (s) => [`$JS.API.STREAM.INFO.${s}`],
+  read: (s) => [...streamReads(s), ...namedConsumers(s), `$JS.API.CONSUMER.DELETE.${s}.>`],
+  publish: (s) => (isStreamName(s) ? [streamSubjects[s]] : []),
+  consume: (s) => [`$JS.API.CONSUMER.DURABLE.CREATE.${s}.>`, `$JS.ACK.${s}.>`],
+  inspect: (s) => [`$JS.API.CONSUMER.LIST.${s}`, `$JS.API.CONSUMER.NAMES.${s}`],
+  purge: (s) => [`$JS.API.STREAM.PURGE.${s}`],
+  deleteMessages: (s) => [`$JS.API.STREAM.MSG.DELETE.${s}`],
+};
+
+const isStreamName = (s: string): s is StreamName => s in streamSubjects;
+
+/**
+ * A service user's permissions, from its row of SERVICE_ACCESS and the endpoint table: it subscribes to the
+ * subjects of the endpoints it serves, to its own replies (`inboxPrefixOf`) and to what it listens to; it answers
+ * requests (allow_responses), calls the endpoints it uses, and reaches the streams, buckets and stores its row
+ * names. It creates, updates and deletes no stream. Anything else is refused; the signing keys' bucket is also
+ * denied outright to every service that does not use it.
+ */
+export function servicePermissions(service: CorralService): NatsPermissions {
+  const access = SERVICE_ACCESS[service];
+  const rows = endpointList().map((r) => r.endpoint);
+  const called = access.calls === "rest" ? rows.filter((e) => e.rest) : access.calls.map((name) => endpoints[name] as Endpoint);
+  const served = rows.filter((e) => e.service === service);
+  const subjectsOf = (list: Endpoint[]) => list.flatMap((e) => (e.subject ? [e.subject] : []));
+  const uses = new Map<string, StreamUse[]>();
+  const use = (stream: string, ...what: StreamUse[]) => uses.set(stream, [...(uses.get(stream) ?? []), ...what]);
+  for (const b of access.kv.read) use(kvStream(b), "read");
+  for (const b of access.kv.write) use(kvStream(b), "read", "purge");
+  for (const o of access.objects.read) use(objectStoreStream(o), "read");
+  for (const o of access.objects.write) use(objectStoreStream(o), "read", "purge");
+  for (const [stream, what] of Object.entries(access.streams)) use(stream, ...what);
+  const usesAuthKeys = uses.has(kvStream(buckets.authKeys));
+  const publish = [
+    "$JS.API.INFO",
+    "$JS.FC.>",
+    ...subjectsOf(called),
+    ...[...uses].flatMap(([stream, what]) => [...new Set(what)].flatMap((w) => STREAM_USES[w](stream))),
+    ...access.kv.write.map((b) => `${kvSubjectPrefix(b)}>`),
+    ...access.objects.write.map((o) => `${objectStorePrefix(o)}>`),
+  ];
+  const subscribe = [`${inboxPrefixOf(service)}.>`, ...subjectsOf(served), ...access.listens];
+  const deny = usesAuthKeys ? {} : { deny: authKeysSubjects() };
+  return {
+    publish: { allow: [...new Set(publish)], ...(access.kv.write.includes(buckets.authKeys) ? {} : { deny: authKeysWrites(usesAuthKeys) }) },
+    subscribe: { allow: [...new Set(subscribe)], ...deny },
+    ...(served.length > 0 ? { allow_responses: true } : {}),
+  };
+}
+
+/** Publishes that would touch the signing keys: all of {@link authKeysSubjects}, or only their writes for a reader. */
+function authKeysWrites(reads: boolean): string[] {
+  return reads ? [`${kvSubjectPrefix(buckets.authKeys)}>`, `$JS.API.STREAM.PURGE.${kvStream(buckets.authKeys)}`] : authKeysSubjects();
+}
+
+/** The subjects of an object store's chunks and metadata (NATS ADR-20). */
+const objectStorePrefix = (store: string) => `$O.${store}.`;
+
+/**
+ * The nats-server users of an installation: the admin may do anything (setting up streams and buckets), each
+ * service and provisioners what is above.
+ */
 export function natsUsers(credentials: BusCredentials): NatsUser[] {
   return [
-    { ...credentials.services },
+    { ...credentials.admin },
+    ...CORRAL_SERVICES.map((s) => ({ ...credentials.services[s], permissions: servicePermissions(s) })),
     { ...credentials.provisioner, permissions: provisionerPermissions() },
   ];
 }

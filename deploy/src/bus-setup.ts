@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { ensureStreams, migrateStoreReplicas, openBucket, openObjectStore, type ReplicaChange } from "@corral/shared";
+import { createServiceStores } from "./service-stores.js";
 import { PROVISIONER_READS_BUCKETS, PROVISIONER_READS_OBJECT_STORES } from "./bus-permissions.js";
 
 /**
@@ -12,6 +13,7 @@ import { PROVISIONER_READS_BUCKETS, PROVISIONER_READS_OBJECT_STORES } from "./bu
 export async function prepareBus(nc: NatsConnection): Promise<ReplicaChange[]> {
   await ensureStreams(nc);
   await createProvisionerStores(nc);
+  await createServiceStores(nc);
   return migrateStoreReplicas(nc);
 }
 

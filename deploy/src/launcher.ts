@@ -9,6 +9,7 @@ import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { connectNats, loadConfig } from "@corral/shared";
 import { describeReplicaChange, prepareBus } from "./bus-setup.js";
+import { isCorralService, mapServices } from "./service-access.js";
 import { writeConnectionFiles } from "./connection-files.js";
 import { isDockerAvailable } from "./docker.js";
 import type { EmbeddedServers } from "./embedded-servers.js";
@@ -58,16 +59,17 @@ async function main(): Promise<void> {
   const config = loadLauncherConfig();
   notice(`data dir ${config.dataDir}`);
   servers = startEmbeddedServers(config, notice);
-  const { natsUrl, provisionerNatsUrl, redisUrl, crashed } = await servers;
+  const { natsUrl, provisionerNatsUrl, serviceNatsUrls, redisUrl, crashed } = await servers;
   if (exiting) {
     return;
   }
   void crashed.then((name) => shutdown(1, `${name} died unexpectedly; stopping everything`));
   const files = await writeConnectionFiles(config.dataDir, {
-    services: { natsUrl, redisUrl },
+    services: mapServices((service) => ({ natsUrl: serviceNatsUrls[service], redisUrl })),
     provisioner: { natsUrl: provisionerNatsUrl },
+    admin: { natsUrl },
   });
-  notice(`connection settings for services and provisioners started by hand: ${files.services}, ${files.provisioner}`);
+  notice(`connection settings for services and provisioners started by hand: ${files.gateway}, ..., ${files.provisioner}`);
   notice("creating the JetStream streams, buckets and object stores");
   const nc = await connectNats({ url: natsUrl, name: "corral-launcher", replicas: config.natsReplicas });
   try {
@@ -104,7 +106,9 @@ async function main(): Promise<void> {
   announceMetrics(metricsPorts, sharedConfig.get("metrics.host"));
   for (const instance of instances) {
     const metricsPort = metricsPorts.find((m) => m.name === instance.name);
-    const serviceEnv = instance.service.name === "provisioner" ? provisionerEnv : env;
+    const name = instance.service.name;
+    // Each service logs in as its own user (bus-permissions.ts); one without a row there gets the admin's.
+    const serviceEnv = name === "provisioner" ? provisionerEnv : isCorralService(name) ? { ...env, CORRAL_NATS_URL: serviceNatsUrls[name] } : env;
     supervisor.start({
       name: instance.name,
       command: process.execPath,

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import test from "ava";
 import { CREDENTIALS_FILE, loadOrCreateBusCredentials } from "../src/bus-credentials.js";
+import { CORRAL_SERVICES } from "../src/service-access.js";
 
 async function scratchDir(t: { teardown(fn: () => Promise<void>): void }): Promise<string> {
   const parent = await mkdtemp(join(tmpdir(), "corral-credentials-"));
@@ -19,10 +20,12 @@ test("bus credentials - made at the first start in a 0700 data dir, mode 0600, a
   t.is(first.path, join(dataDir, CREDENTIALS_FILE));
   t.is(await modeOf(dataDir), 0o700);
   t.is(await modeOf(first.path), 0o600);
-  const { services, provisioner, redisPassword } = first.credentials;
-  t.not(services.user, provisioner.user);
-  for (const secret of [services.password, provisioner.password, redisPassword]) t.regex(secret, /^[0-9a-f]{48}$/);
-  t.is(new Set([services.password, provisioner.password, redisPassword]).size, 3);
+  const { admin, services, provisioner, redisPassword } = first.credentials;
+  const logins = [admin, ...CORRAL_SERVICES.map((s) => services[s]), provisioner];
+  t.is(new Set(logins.map((l) => l.user)).size, 9, "a user each: admin, seven services, provisioner");
+  const secrets = [...logins.map((l) => l.password), redisPassword];
+  for (const secret of secrets) t.regex(secret, /^[0-9a-f]{48}$/);
+  t.is(new Set(secrets).size, secrets.length);
 
   const again = await loadOrCreateBusCredentials(dataDir);
   t.false(again.created);
@@ -53,4 +56,19 @@ test("bus credentials - a damaged file is refused with what to do, not replaced"
   await writeFile(join(dataDir, CREDENTIALS_FILE), "{}");
   const err = await t.throwsAsync(loadOrCreateBusCredentials(dataDir));
   t.regex(err?.message ?? "", /not a Corral credentials file.*move it away/);
+});
+
+test("bus credentials - a file with one services user keeps its logins, that user as the admin, and gains one per service", async (t) => {
+  const dataDir = await scratchDir(t);
+  const { credentials: made } = await loadOrCreateBusCredentials(dataDir);
+  const old = { services: made.admin, provisioner: made.provisioner, redisPassword: made.redisPassword };
+  await writeFile(join(dataDir, CREDENTIALS_FILE), JSON.stringify(old), { mode: 0o600 });
+  const upgraded = await loadOrCreateBusCredentials(dataDir);
+  t.false(upgraded.created);
+  t.deepEqual(upgraded.credentials.admin, old.services);
+  t.deepEqual(upgraded.credentials.provisioner, old.provisioner);
+  t.is(upgraded.credentials.redisPassword, old.redisPassword);
+  t.deepEqual(Object.keys(upgraded.credentials.services).sort(), [...CORRAL_SERVICES].sort());
+  t.deepEqual((await loadOrCreateBusCredentials(dataDir)).credentials, upgraded.credentials, "the upgrade is written back");
+  t.is(await modeOf(upgraded.path), 0o600);
 });

@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import anyTest, { type TestFn } from "ava";
 import { connect } from "@nats-io/transport-node";
-import { buckets, PROVISIONER_INBOX_PREFIX } from "@corral/contracts";
+import { buckets, inboxPrefixOf, PROVISIONER_INBOX_PREFIX } from "@corral/contracts";
 import { connectNats, openBucket } from "@corral/shared";
-import { freePort } from "@corral/deploy";
+import { CORRAL_SERVICES, freePort } from "@corral/deploy";
 import { createCluster, createClusterCatalog, waitForStatus } from "../../test/helpers/cluster-fixture.js";
 import { startLauncher, type Launcher } from "../../test/helpers/launcher.js";
 import { createProcessSet, startServiceProcess } from "../../test/helpers/processes.js";
@@ -65,10 +65,10 @@ test.serial("launcher - a first start makes credentials, requires them on both s
   t.deepEqual([...positions].sort((a, b) => a - b), positions, "the steps come in order");
 
   t.is(await modeOf(dataDir), 0o700);
-  for (const file of ["credentials.json", "services.properties", "provisioner.properties"]) {
+  for (const file of ["credentials.json", "admin.properties", ...CORRAL_SERVICES.map((s) => `${s}.properties`), "provisioner.properties"]) {
     t.is(await modeOf(join(dataDir, file)), 0o600, file);
   }
-  const servicesFile = join(dataDir, "services.properties");
+  const servicesFile = join(dataDir, "metrics.properties");
   const natsUrl = await setting(servicesFile, "nats.url");
   const redisUrl = await setting(servicesFile, "redis.url");
 
@@ -77,7 +77,8 @@ test.serial("launcher - a first start makes credentials, requires them on both s
   t.regex(await rawRedisAnswer(Number(new URL(redisUrl).port), "GET anything"), /^-NOAUTH/, "redis-server wants the password");
 
   const credentials = JSON.parse(await readFile(join(dataDir, "credentials.json"), "utf8")) as Record<string, any>;
-  const secrets = [credentials["services"].password, credentials["provisioner"].password, credentials["redisPassword"]] as string[];
+  const logins = [credentials["admin"], ...CORRAL_SERVICES.map((s) => credentials["services"][s]), credentials["provisioner"]];
+  const secrets = [...logins.map((l) => l.password), credentials["redisPassword"]] as string[];
   const output = launcher.lines.join("\n");
   for (const secret of secrets) t.false(output.includes(secret), "no password is printed");
   t.false(/^\s+at /m.test(output) || output.includes('"stack"'), `no stack trace on a first start:\n${output}`);
@@ -85,7 +86,7 @@ test.serial("launcher - a first start makes credentials, requires them on both s
 
 test.serial("launcher - the provisioner credentials cannot read the signing keys; services and provisioner take a cluster to active", async (t) => {
   const { dataDir, apiPort } = t.context;
-  const services = await connectNats({ url: await setting(join(dataDir, "services.properties"), "nats.url"), name: "test-services" });
+  const services = await connectNats({ url: await setting(join(dataDir, "auth.properties"), "nats.url"), name: "test-auth", inboxPrefix: inboxPrefixOf("auth") });
   t.teardown(() => services.close());
   await (await openBucket(services, buckets.authKeys)).put("key1", "signing-secret");
   const provisioner = await connectNats({
@@ -135,14 +136,14 @@ test.serial("launcher - every process serves Prometheus metrics on the port the 
   t.true(valueOf(provisioner, "corral_provisioner_worker_loops") >= 1, "the local provisioner runs worker loops");
 });
 
-test.serial("launcher - a service started by hand with CORRAL_CONFIG=services.properties connects", async (t) => {
+test.serial("launcher - a service started by hand with CORRAL_CONFIG=solver.properties connects", async (t) => {
   const procs = createProcessSet();
   t.teardown(() => procs.stopAll());
   const solver = await procs.start(() =>
     startServiceProcess({
       name: "solver by hand",
       entry: "services/solver/src/index.ts",
-      env: { CORRAL_CONFIG: join(t.context.dataDir, "services.properties") },
+      env: { CORRAL_CONFIG: join(t.context.dataDir, "solver.properties") },
       readyMsg: "solver service started",
     }),
   );
@@ -156,7 +157,7 @@ test.serial("launcher - a restart keeps the credentials; stopping exits 0", asyn
   const launcher = (t.context.running.launcher = await startLauncher({ dataDir, apiPort }));
   t.true(launcher.lines.some((l) => l.includes("using the bus credentials in")));
   t.is(await readFile(join(dataDir, "credentials.json"), "utf8"), before);
-  const nc = await connectNats({ url: await setting(join(dataDir, "services.properties"), "nats.url"), name: "after-restart" });
+  const nc = await connectNats({ url: await setting(join(dataDir, "admin.properties"), "nats.url"), name: "after-restart" });
   await nc.close();
   t.is(await launcher.stop(), 0);
 });

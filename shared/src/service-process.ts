@@ -4,7 +4,7 @@ import { createLogger, type Logger, type LogLevel } from "./log.js";
 import { createMetricsRegistry, type MetricsRegistry } from "./metrics/registry.js";
 import { startMetricsServer, type MetricsServer } from "./metrics/server.js";
 import { connectNats } from "./nats.js";
-import { redactUrls } from "@corral/contracts";
+import { inboxPrefixOf, redactUrls } from "@corral/contracts";
 
 export interface ServiceContext {
   config: CorralConfig;
@@ -19,7 +19,7 @@ export interface ServiceProcessOptions {
   name: MetricsProcess;
   /** NATS connection name when it should say more than the service (a provisioner's id). @default `corral-<name>` */
   connectionName?: string;
-  /** Reply subjects' first token (`ConnectOptions.inboxPrefix`). @default "_INBOX" */
+  /** Reply subjects' first token (`ConnectOptions.inboxPrefix`). @default `inboxPrefixOf(name)`, all its NATS user may listen to */
   inboxPrefix?: string;
   /** The process environment (only entry files read `process.env`). */
   env: Record<string, string | undefined>;
@@ -42,7 +42,7 @@ export async function runServiceProcess(options: ServiceProcessOptions): Promise
       url: config.get("nats.url"),
       name: options.connectionName ?? `corral-${options.name}`,
       log,
-      ...(options.inboxPrefix ? { inboxPrefix: options.inboxPrefix } : {}),
+      inboxPrefix: options.inboxPrefix ?? inboxPrefixOf(options.name),
       replicas: config.get("nats.replicas"),
     });
     const metrics = config.get("metrics.enabled") ? createMetricsRegistry() : undefined;

@@ -11,9 +11,9 @@ import anyTest, { type ExecutionContext, type TestFn } from "ava";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RetentionPolicy, StorageType, jetstreamManager } from "@nats-io/jetstream";
+import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { encode, kvKey, streams, streamSubjects } from "@corral/contracts";
+import { encode, kvKey, streams } from "@corral/contracts";
 import { connectNats, silentLogger } from "@corral/shared";
 import { startProvisioner, type RunningProvisioner } from "@corral/provisioner";
 import { eventually } from "../helpers/eventually.js";
@@ -58,14 +58,10 @@ async function setUp(
   const procs = createProcessSet();
   const dir = await mkdtemp(join(tmpdir(), "corral-stale-"));
   if (options.duplicateWindowMs !== undefined) {
-    // Created before any clusters service: ensureStreams keeps an existing stream as it is.
-    await (await jetstreamManager(sys.nc)).streams.add({
-      name: streams.tasks,
-      subjects: [streamSubjects[streams.tasks]],
-      retention: RetentionPolicy.Workqueue,
-      storage: StorageType.File,
-      duplicate_window: options.duplicateWindowMs * 1_000_000,
-    });
+    // Set before any clusters service starts (startSystem made the stream, as the launcher does).
+    const jsm = await jetstreamManager(sys.nc);
+    const { config } = await jsm.streams.info(streams.tasks);
+    await jsm.streams.update(streams.tasks, { ...config, duplicate_window: options.duplicateWindowMs * 1_000_000 });
   }
   const log = createExecutionLog();
   const nc = await connectNats({ url: sys.nats.url, name: "stale-provisioner" });

@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { createProvisionerStores, generateBusCredentials, natsUsers, startNats, type BusCredentials, type NatsHandle } from "@corral/deploy";
-import { PROVISIONER_INBOX_PREFIX, withUrlCredentials } from "@corral/contracts";
+import { generateBusCredentials, natsUsers, prepareBus, startNats, type BusCredentials, type CorralService, type NatsHandle } from "@corral/deploy";
+import { inboxPrefixOf, PROVISIONER_INBOX_PREFIX, withUrlCredentials } from "@corral/contracts";
 import {
   connectNats,
   createMetricsRegistry,
@@ -43,8 +43,9 @@ export interface SystemSecurityOptions {
 
 export interface SystemOptions {
   /**
-   * nats-server and redis-server require credentials as under `npm start`: services log in as the services user,
-   * in-process provisioners as the provisioner user with its narrower permissions. @default true
+   * nats-server and redis-server require credentials as under `npm start`: each service logs in as its own user,
+   * in-process provisioners as the provisioner user, each allowed only what it uses; the test's own connection
+   * (`nc`, `nats.url`) is the admin user. @default true
    */
   credentials?: boolean;
   /** Turn `security.enabled` on: every gateway request needs a Bearer token. @default off */
@@ -77,13 +78,15 @@ export interface SystemOptions {
    * process of its own would serve it (`TestSystem.metricsUrls`). @default off
    */
   prometheus?: boolean;
+  /** Receives every line nats-server prints (permission violations among them). @default none */
+  natsLog?: (line: string) => void;
   /** The logger of each instance, by its name (`gateway-0`, `tenancy-0`, `clusters-0`, `auth`, ...). @default silent */
   logger?: (instance: string) => Logger;
 }
 
 /** A running Corral: its own nats-server (JetStream), services in-process, gateways on free ports. */
 export interface TestSystem {
-  /** The nats-server; `url` carries the services user's credentials (when `credentials` is on). */
+  /** The nats-server; `url` carries the admin user's credentials (when `credentials` is on). */
   nats: NatsHandle;
   /** URL a provisioner connects with (the provisioner user's credentials; `nats.url` without `credentials`). */
   provisionerNatsUrl: string;
@@ -110,8 +113,13 @@ export interface TestSystem {
 
 export async function startSystem(options: SystemOptions = {}): Promise<TestSystem> {
   const credentials = (options.credentials ?? true) ? generateBusCredentials() : undefined;
-  const server = await startNats({ jetstream: true, syncAlways: false, ...(credentials ? { users: natsUsers(credentials) } : {}) });
-  const nats: NatsHandle = { ...server, url: credentials ? withUrlCredentials(server.url, credentials.services) : server.url };
+  const server = await startNats({
+    jetstream: true,
+    syncAlways: false,
+    ...(credentials ? { users: natsUsers(credentials) } : {}),
+    ...(options.natsLog ? { onLine: options.natsLog } : {}),
+  });
+  const nats: NatsHandle = { ...server, url: credentials ? withUrlCredentials(server.url, credentials.admin) : server.url };
   const provisionerNatsUrl = credentials ? withUrlCredentials(server.url, credentials.provisioner) : server.url;
   const connections: NatsConnection[] = [];
   const metricsServers: MetricsServer[] = [];
@@ -126,8 +134,11 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
     metricsUrls[instance] = server.url;
     return { log, metrics };
   };
-  const open = async (name: string) => {
-    const nc = await connectNats({ url: nats.url, name });
+  /** A connection of the test (admin), or of an instance of `service` as that service's user. */
+  const open = async (name: string, service?: CorralService) => {
+    const login = service && credentials?.services[service];
+    const url = login ? withUrlCredentials(server.url, login) : nats.url;
+    const nc = await connectNats({ url, name, ...(service ? { inboxPrefix: inboxPrefixOf(service) } : {}) });
     connections.push(nc);
     return nc;
   };
@@ -136,16 +147,15 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
     connections.push(nc);
     return nc;
   };
-  // As the launcher does, the buckets provisioners read exist before a provisioner connects (the streams are left
-  // to the clusters service: some tests make them first, with settings of their own).
-  await createProvisionerStores(await open("prepare"));
+  // As the launcher does, every stream, bucket and store exists before a service or provisioner connects.
+  await prepareBus(await open("prepare"));
   const tenancies: TenancyService[] = [];
   for (let i = 0; i < (options.tenancies ?? 1); i++) {
-    tenancies.push(await startTenancyService({ nc: await open(`tenancy-${i}`), ...(await observed(`tenancy-${i}`)) }));
+    tenancies.push(await startTenancyService({ nc: await open(`tenancy-${i}`, "tenancy"), ...(await observed(`tenancy-${i}`)) }));
   }
   const pluginServices: PluginsService[] = [];
   for (let i = 0; i < (options.plugins ?? 1); i++) {
-    pluginServices.push(await startPluginsService({ nc: await open(`plugins-${i}`), ...(await observed(`plugins-${i}`)) }));
+    pluginServices.push(await startPluginsService({ nc: await open(`plugins-${i}`, "plugins"), ...(await observed(`plugins-${i}`)) }));
   }
   let redis: ServerHandle | undefined;
   let auth: AuthService | undefined;
@@ -165,7 +175,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
     });
     if (options.security.authService ?? true) {
       auth = await startAuthService({
-        nc: await open("auth"),
+        nc: await open("auth", "auth"),
         ...(await observed("auth")),
         config: securityConfig,
         ...(options.security.authClock ? { clock: options.security.authClock } : {}),
@@ -178,7 +188,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
     for (let i = 0; i < (options.metrics ?? 0); i++) {
       metricsServices.push(
         await startMetricsService({
-          nc: await open(`metrics-${i}`),
+          nc: await open(`metrics-${i}`, "metrics"),
           redis: redis.url,
           ...(await observed(`metrics-${i}`)),
           ...(options.metricsNow ? { now: options.metricsNow } : {}),
@@ -191,13 +201,13 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
   for (let i = 0; i < (options.gateways ?? 1); i++) {
     gateways.push(
       await startGateway({
-        nc: await open(`gateway-${i}`),
+        nc: await open(`gateway-${i}`, "gateway"),
         ...(await observed(`gateway-${i}`)),
         security:
           securityConfig && redis
             ? await (async () => {
                 const security = await openGatewaySecurity({
-                  nc: await open(`gateway-security-${i}`),
+                  nc: await open(`gateway-security-${i}`, "gateway"),
                   log: silentLogger,
                   redisUrl: redis.url,
                   tokenUrl: tokenUrl!,
@@ -216,13 +226,13 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
   }
   const solvers: SolverService[] = [];
   for (let i = 0; i < (options.solvers ?? 1); i++) {
-    solvers.push(await startSolverService({ nc: await open(`solver-${i}`), ...(await observed(`solver-${i}`)) }));
+    solvers.push(await startSolverService({ nc: await open(`solver-${i}`, "solver"), ...(await observed(`solver-${i}`)) }));
   }
   const clusterServices: ClustersService[] = [];
   for (let i = 0; i < (options.clusters ?? 0); i++) {
     clusterServices.push(
       await startClustersService({
-        nc: await open(`clusters-${i}`),
+        nc: await open(`clusters-${i}`, "clusters"),
         ...(await observed(`clusters-${i}`)),
         ...(options.reconcileIntervalMs !== undefined ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}),
       }),
