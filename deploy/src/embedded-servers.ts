@@ -7,16 +7,19 @@ import { loadOrCreateBusCredentials } from "./bus-credentials.js";
 import { natsUsers } from "./bus-permissions.js";
 import type { LauncherConfig } from "./launcher-config.js";
 import { isPortFree } from "./ports.js";
+import { mapServices, type CorralService } from "./service-access.js";
 import { startRedis } from "./servers.js";
 import { keepRedisRunning, type KeptServer } from "./redis-keeper.js";
 import { clusterStoreDir, startEmbeddedNats } from "./embedded-nats.js";
 
 /** The NATS and Redis the launcher's services use: embedded child processes or configured URLs. */
 export interface EmbeddedServers {
-  /** NATS URL of the services: with the services user's credentials when the server is embedded. */
+  /** NATS URL of the launcher's own setup: with the admin user's credentials when the server is embedded. */
   natsUrl: string;
   /** NATS URL of provisioners: with the provisioner user's credentials when embedded; else `natsUrl`. */
   provisionerNatsUrl: string;
+  /** NATS URL of each service: with its own user's credentials when embedded; else `natsUrl`. */
+  serviceNatsUrls: Record<CorralService, string>;
   /** Redis URL: with the password when the server is embedded. */
   redisUrl: string;
   /** Resolves with the server's name if an embedded nats-server dies while not being stopped (redis-server is restarted). */
@@ -64,11 +67,13 @@ export async function startEmbeddedServers(config: LauncherConfig, notice: (msg:
   try {
     let natsUrl: string;
     let provisionerNatsUrl: string;
+    let serviceNatsUrls: Record<CorralService, string>;
     if (config.natsUrl) {
       natsUrl = provisionerNatsUrl = config.natsUrl;
+      serviceNatsUrls = mapServices(() => config.natsUrl ?? "");
       notice(`using NATS at ${redactUrls(natsUrl)}`);
     } else {
-      const { services, provisioner } = await credentials();
+      const { admin, services, provisioner } = await credentials();
       const port = config.natsPort ?? "<any free port>";
       const what =
         config.natsNodes === 1
@@ -86,10 +91,11 @@ export async function startEmbeddedServers(config: LauncherConfig, notice: (msg:
         onProgress: notice,
       });
       started.push({ name: "nats-server", handle: nats });
-      natsUrl = withUrlCredentials(nats.url, services);
+      natsUrl = withUrlCredentials(nats.url, admin);
       provisionerNatsUrl = withUrlCredentials(nats.url, provisioner);
+      serviceNatsUrls = mapServices((service) => withUrlCredentials(nats.url, services[service]));
       const sync = config.jetstreamSyncAlways ? "always" : "every 2 min";
-      notice(`nats-server ready at ${nats.url} (users ${services.user} and ${provisioner.user}; JetStream sync ${sync})`);
+      notice(`nats-server ready at ${nats.url} (a user per service, ${provisioner.user} and ${admin.user}; JetStream sync ${sync})`);
     }
     let redisUrl: string;
     if (config.redisUrl) {
@@ -123,7 +129,7 @@ export async function startEmbeddedServers(config: LauncherConfig, notice: (msg:
         });
       }
     });
-    return { natsUrl, provisionerNatsUrl, redisUrl, crashed, stop: () => (stopped ??= stop()) };
+    return { natsUrl, provisionerNatsUrl, serviceNatsUrls, redisUrl, crashed, stop: () => (stopped ??= stop()) };
   } catch (err) {
     await stop();
     throw err;
