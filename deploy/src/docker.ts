@@ -92,6 +92,24 @@ export function dockerRequest(method: string, path: string, opts: DockerRequestO
   });
 }
 
+/**
+ * The error in an Engine API answer that streams JSON progress messages (image import, build): 200 even when it
+ * fails, with a message that has `error`; undefined when none has.
+ */
+export function streamError(body: string): string | undefined {
+  for (const line of body.split("\n")) {
+    try {
+      const message = JSON.parse(line) as { error?: string };
+      if (message.error) {
+        return message.error;
+      }
+    } catch {
+      // not a JSON line
+    }
+  }
+  return undefined;
+}
+
 /** Whether a Docker daemon answers `GET /_ping` on {@link dockerEndpoint}. Installs and starts nothing. */
 export async function isDockerAvailable(): Promise<boolean> {
   try {

@@ -5,7 +5,7 @@ import { createInterface } from "node:readline";
 import { debianMainSource } from "./apt.js";
 import { withDirLock } from "./dir-lock.js";
 import { ensureInstalled, which } from "./binaries.js";
-import { dockerRequest, ensureDocker } from "./docker.js";
+import { dockerRequest, ensureDocker, streamError } from "./docker.js";
 import { run } from "./exec.js";
 import { defaultStateDir } from "./paths.js";
 
@@ -258,25 +258,10 @@ async function importRootfs(root: string, suite: string): Promise<void> {
   if (tarCode !== 0) {
     throw new Error(`tar -C ${root} -c . failed (exit ${tarCode}): ${tarErrors.trim()}`);
   }
-  const failure = res.status !== 200 ? res.body : importError(res.body);
+  const failure = res.status !== 200 ? res.body : streamError(res.body);
   if (failure !== undefined) {
     throw new Error(`docker import of ${NODE_IMAGE} failed (HTTP ${res.status}): ${failure.trim()}`);
   }
-}
-
-/** The import answers 200 with a stream of JSON progress messages; a failure is one with `error`. */
-function importError(body: string): string | undefined {
-  for (const line of body.split("\n")) {
-    try {
-      const message = JSON.parse(line) as { error?: string };
-      if (message.error) {
-        return message.error;
-      }
-    } catch {
-      // not a JSON line
-    }
-  }
-  return undefined;
 }
 
 /** The image's size in bytes, or undefined when Docker does not have it. */
