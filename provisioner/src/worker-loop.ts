@@ -1,7 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import { encode, resultSubject, streams } from "@corral/contracts";
-import { jsRequests, taskMessageId, type Logger, type TaskMessage } from "@corral/shared";
+import { jsRequests, taskMessageId, TASK_ACK_WAIT_MS, type Logger, type TaskMessage } from "@corral/shared";
 import type { PluginSet } from "./plugin-set.js";
 import { retryUntil } from "./retry.js";
 import { parseTaskMessage } from "./task-message.js";
@@ -122,8 +122,10 @@ class Loop {
       log.warn(`${what} failed; retrying`, { err, attempt });
 
     // A redelivery, or a dispatch the clusters service republished after a crash (possibly after the task
-    // stream's duplicate window, so as a new message), may have run already: then its result exists.
-    if (msg.deliveryCount > 1 || task.republished === true) {
+    // stream's duplicate window, so as a new message), may have run already: then its result exists. So may a first
+    // delivery older than the ack wait: this process may have held it, unread, past that wait (SIGSTOPped, or
+    // starved of CPU) while the server redelivered it to a worker that ran it.
+    if (msg.deliveryCount > 1 || task.republished === true || deps.now() - task.submitTime > TASK_ACK_WAIT_MS) {
       const found = await retryUntil(() => this.resultExists(subject), deps.hardStop, onError("looking up the result"));
       if (!found.ok) return msg.nak();
       if (found.value) {

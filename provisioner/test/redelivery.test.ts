@@ -100,8 +100,22 @@ test("redelivery - a redelivered task whose result exists is acked without runni
   const tenant = uniqueName("t");
   const marker = join(t.context.workDir, uniqueName("ran"));
   const task = shellTask(tenant, `touch ${marker}; echo second`);
+  await publishEarlierResult(t.context.nc, task);
+  await publishTask(t.context.nc, task);
+  await deliverOnceAndNak(t.context.nc, tenant);
+
+  await assignTenant(t.context.nc, t.context.provisioner.id, tenant, 1);
+  await consumerIdle(t.context.nc, tenant);
+  t.false(await exists(marker), "the task did not run again");
+  t.is(await countResults(t.context.nc, task), 1);
+  t.is((await readResult(t.context.nc, task))?.stdout, "first\n");
+  await assignTenant(t.context.nc, t.context.provisioner.id, tenant, 0);
+});
+
+/** A successful result of the task's dispatch from another provisioner, stored before the task is delivered. */
+async function publishEarlierResult(nc: NatsConnection, task: TaskMessage): Promise<void> {
   const earlier: TaskResult = {
-    tenant,
+    tenant: task.tenant,
     clusterId: task.clusterId,
     planId: task.planId,
     taskId: task.taskId,
@@ -115,11 +129,17 @@ test("redelivery - a redelivered task whose result exists is acked without runni
     startTime: 1,
     endTime: 2,
   };
-  await jetstream(t.context.nc).publish(resultSubject(tenant, task.taskId, task.dispatch), encode(earlier), {
+  await jetstream(nc).publish(resultSubject(task.tenant, task.taskId, task.dispatch), encode(earlier), {
     msgID: taskMessageId(task.taskId, task.dispatch),
   });
+}
+
+test("redelivery - a first delivery older than the ack wait whose result exists is acked without running (its holder was paused past the wait)", async (t) => {
+  const tenant = uniqueName("t");
+  const marker = join(t.context.workDir, uniqueName("ran"));
+  const task = shellTask(tenant, `touch ${marker}; echo second`, { submitTime: Date.now() - TASK_ACK_WAIT_MS - 1_000 });
+  await publishEarlierResult(t.context.nc, task);
   await publishTask(t.context.nc, task);
-  await deliverOnceAndNak(t.context.nc, tenant);
 
   await assignTenant(t.context.nc, t.context.provisioner.id, tenant, 1);
   await consumerIdle(t.context.nc, tenant);
