@@ -27,7 +27,7 @@ test("chaos - every kind of fault while clusters go through their lifecycle: not
     tenant: "chaos",
     clusters: Number(process.env["CHAOS_CLUSTERS"] ?? 20),
     concurrency: 8,
-    durationMs: Number(process.env["CHAOS_DURATION_MS"] ?? 100_000),
+    durationMs: Number(process.env["CHAOS_DURATION_MS"] ?? 90_000),
     workers: 18,
     sim: { delay_ms: "100" },
     faults: { gapMs: [500, 2_000], downMs: [200, 1_000], pauseGapMs: [1_000, 5_000] },
@@ -42,8 +42,13 @@ test("chaos - every kind of fault while clusters go through their lifecycle: not
   t.deepEqual(verdict.wrongState, []);
   t.deepEqual(verdict.lostTasks, []);
   t.deepEqual(verdict.lostResults, []);
+  if (verdict.duplicatedSideEffects.length > 0) t.log("faults:", JSON.stringify(report.faults));
   t.deepEqual(
-    verdict.duplicatedSideEffects.map((d) => `${d.effect}: ${d.first.provisionerId}/${d.first.dispatch} then ${d.again.provisionerId}/${d.again.dispatch}`),
+    verdict.duplicatedSideEffects.map(
+      (d) =>
+        `${d.effect}: ${d.first.provisionerId} (pid ${d.first.pid}) ran dispatch ${d.first.dispatch} at ${d.first.startedAt}-${d.first.at}, ` +
+        `its result stored at ${d.stored?.storedAt}; ${d.again.provisionerId} (pid ${d.again.pid}) ran dispatch ${d.again.dispatch} at ${d.again.startedAt}`,
+    ),
     [],
   );
   t.true(verdict.sideEffects > 0 && verdict.results > 0);

@@ -27,7 +27,7 @@ export interface Verdict {
   lostResults: string[];
   /** Tasks of earlier plans whose node history no longer reaches back to them (bounded history). */
   unverifiableTasks: number;
-  duplicatedSideEffects: Array<{ effect: string; first: SideEffect; again: SideEffect }>;
+  duplicatedSideEffects: Array<{ effect: string; first: SideEffect; again: SideEffect; stored: StoredResult | undefined }>;
   /** Runs that were repeated after the earlier one was proven failed (allowed), by why. */
   provenFailedReruns: Record<"failed" | "result missing" | "result late", number>;
   sideEffects: number;
@@ -83,12 +83,17 @@ async function checkPlans(state: ClusterState, clusterId: string, verdict: Verdi
   }
 }
 
+/** A result as the stream holds it: when it was stored (ms), not only when its run ended. */
+export interface StoredResult extends TaskResult {
+  storedAt: number;
+}
+
 /** Results of the tenant by `<taskId>.<dispatch>` (the stream keeps one per dispatch: publishes are deduplicated). */
-async function readResults(nc: NatsConnection, tenant: string): Promise<Map<string, TaskResult>> {
+async function readResults(nc: NatsConnection, tenant: string): Promise<Map<string, StoredResult>> {
   const filter = tenantStreamFilters(tenant)[streams.results];
   const info = await (await jetstreamManager(nc)).streams.info(streams.results, { subjects_filter: filter });
   const expected = Object.values(info.state.subjects ?? {}).reduce((a, b) => a + b, 0);
-  const out = new Map<string, TaskResult>();
+  const out = new Map<string, StoredResult>();
   if (expected === 0) return out;
   const consumer = await jetstream(nc).consumers.get(streams.results, { filter_subjects: [filter], deliver_policy: DeliverPolicy.All });
   let seen = 0;
@@ -97,7 +102,7 @@ async function readResults(nc: NatsConnection, tenant: string): Promise<Map<stri
     let got = 0;
     for await (const m of batch) {
       const r = decode<TaskResult>(m.data);
-      out.set(`${r.taskId}.${r.dispatch}`, r);
+      out.set(`${r.taskId}.${r.dispatch}`, { ...r, storedAt: m.info.timestampNanos / 1e6 });
       got++;
     }
     if (got === 0) throw new Error(`read ${seen} of ${expected} results of ${tenant}`);
@@ -106,7 +111,7 @@ async function readResults(nc: NatsConnection, tenant: string): Promise<Map<stri
   return out;
 }
 
-function checkDuplicates(effects: readonly SideEffect[], results: ReadonlyMap<string, TaskResult>, verdict: Verdict): void {
+function checkDuplicates(effects: readonly SideEffect[], results: ReadonlyMap<string, StoredResult>, verdict: Verdict): void {
   const byEffect = new Map<string, SideEffect[]>();
   for (const e of effects) {
     const list = byEffect.get(effectKey(e)) ?? [];
@@ -119,7 +124,7 @@ function checkDuplicates(effects: readonly SideEffect[], results: ReadonlyMap<st
       if (i === 0) return;
       const earlier = runs.slice(0, i);
       const standing = earlier.find((first) => whyFailed(first, again, results) === undefined);
-      if (standing) verdict.duplicatedSideEffects.push({ effect, first: standing, again });
+      if (standing) verdict.duplicatedSideEffects.push({ effect, first: standing, again, stored: results.get(`${standing.taskId}.${standing.dispatch}`) });
       else {
         const why = whyFailed(earlier[earlier.length - 1]!, again, results);
         if (why) verdict.provenFailedReruns[why]++;
@@ -129,14 +134,14 @@ function checkDuplicates(effects: readonly SideEffect[], results: ReadonlyMap<st
 }
 
 /** Why `first` counts as a failed attempt by the time `again` started; undefined when it stood. */
-function whyFailed(first: SideEffect, again: SideEffect, results: ReadonlyMap<string, TaskResult>): keyof Verdict["provenFailedReruns"] | undefined {
+function whyFailed(first: SideEffect, again: SideEffect, results: ReadonlyMap<string, StoredResult>): keyof Verdict["provenFailedReruns"] | undefined {
   if (first.status !== 0) return "failed";
   const stored = results.get(`${first.taskId}.${first.dispatch}`);
   // Ids repeat after a restart, so the run a result came from is told by its start time as well.
   const fromFirst = stored && stored.provisionerId === first.provisionerId && stored.workerId === first.workerId && Math.abs(stored.startTime - first.startedAt) < 1_000;
   if (!stored || !fromFirst) return "result missing";
   if (stored.status !== 0) return "failed";
-  if (stored.endTime >= again.startedAt) return "result late";
+  if (stored.storedAt >= again.startedAt) return "result late";
   return undefined;
 }
 

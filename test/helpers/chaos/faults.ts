@@ -19,6 +19,8 @@ export interface Fault {
   /** ms: when it was killed or stopped, when it ran again (restarted and ready, or continued). */
   at: number;
   recoveredAt?: number;
+  /** Failed attempts to start the target again (a NATS node not healthy in time, ...). */
+  recoveryErrors?: string[];
 }
 
 export interface FaultOptions {
@@ -77,6 +79,20 @@ export function startFaultInjector(sys: ChaosSystem, options: FaultOptions = {})
     { kind: "redis", name: "redis", hit: () => sys.killRedis(), recover: () => sys.restartRedis() },
   ];
 
+  /** Starts a target again, three tries; false (the lane ends: the system stays degraded) when none worked. */
+  const recover = async (target: Target, fault: Fault): Promise<boolean> => {
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      try {
+        await target.recover();
+        fault.recoveredAt = Date.now();
+        return true;
+      } catch (err) {
+        (fault.recoveryErrors ??= []).push(String(err instanceof Error ? err.message : err).slice(0, 500));
+      }
+    }
+    return false;
+  };
+
   const killLane = (async () => {
     while (!stopped) {
       for (const target of interleavedByKind(targets, random)) {
@@ -86,8 +102,7 @@ export function startFaultInjector(sys: ChaosSystem, options: FaultOptions = {})
         faults.push(fault);
         await target.hit(fault);
         await new Promise((r) => setTimeout(r, between(options.downMs ?? [200, 2_000])));
-        await target.recover();
-        fault.recoveredAt = Date.now();
+        if (!(await recover(target, fault))) return;
       }
     }
   })();
