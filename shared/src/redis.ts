@@ -12,6 +12,9 @@ export interface OpenRedisOptions {
   name: string;
 }
 
+/** How long a service's start waits for Redis before it goes on without it (and says what is unavailable). */
+export const REDIS_START_WAIT_MS = 3_000;
+
 /** How long one Redis call may take, by default, before its caller is told Redis is unavailable. */
 export const REDIS_CALL_TIMEOUT_MS = 2_000;
 

@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { openRedis, serveEndpoints, type CorralConfig, type Logger, type MetricsRegistry } from "@corral/shared";
+import { openRedis, redisReady, REDIS_START_WAIT_MS, serveEndpoints, type CorralConfig, type Logger, type MetricsRegistry } from "@corral/shared";
 import { loginThrottle } from "./adapters/login-throttle.js";
 import { revocationStore } from "./adapters/revocations.js";
 import { openSigningKeys } from "./adapters/signing-keys.js";
@@ -53,6 +53,8 @@ export async function startAuthService(deps: AuthServiceDeps): Promise<AuthServi
     cleanups.push(() => handler.close?.());
     const redis = openRedis({ url: config.redisUrl, log, name: "corral-auth" });
     cleanups.push(() => redis.close());
+    // Starts without Redis too (logins answer 503 until it is back); waits a little so a normal start finds it.
+    if (!(await redisReady(redis, REDIS_START_WAIT_MS))) log.warn("starting without Redis: logins and revocations answer 503 until it is back");
     const keys = await openSigningKeys({ nc, log, ensureKey: true, clock });
     cleanups.push(() => keys.stop());
     const verifier = await openTokenVerifier({ nc, log, redisUrl: config.redisUrl });

@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { openRedis, redisReady, serveEndpoints, type Logger, type MetricsRegistry } from "@corral/shared";
+import { openRedis, redisReady, REDIS_START_WAIT_MS, serveEndpoints, type Logger, type MetricsRegistry } from "@corral/shared";
 import { startEventFeed } from "./adapters/event-feed.js";
 import { openQueueStateReader } from "./adapters/queue-state.js";
 import { createRedisUsageStore, type RedisClient } from "./adapters/usage-store.js";
@@ -25,8 +25,6 @@ export interface MetricsServiceDeps {
   metrics?: MetricsRegistry;
 }
 
-const REDIS_WAIT_MS = 3_000;
-
 export interface MetricsService {
   /** Stops serving and feeding; closes the Redis client when the service opened it. Idempotent. */
   stop(): Promise<void>;
@@ -46,7 +44,7 @@ export async function startMetricsService(deps: MetricsServiceDeps): Promise<Met
     client = openRedis({ url: deps.redis, log, name: "corral-metrics" });
     ownsClient = true;
     // Starts without Redis too (usage answers 503 until it is back); waits a little so a normal start finds it.
-    if (!(await redisReady(client, REDIS_WAIT_MS))) log.warn("starting without Redis: node usage is unavailable until it is back");
+    if (!(await redisReady(client, REDIS_START_WAIT_MS))) log.warn("starting without Redis: node usage is unavailable until it is back");
   } else {
     client = deps.redis;
   }

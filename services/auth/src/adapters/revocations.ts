@@ -1,5 +1,5 @@
 import type { TokenClaims } from "../domain/token.js";
-import { openRedis, redisReady, type Logger, type RedisClient } from "@corral/shared";
+import { openRedis, redisReady, REDIS_START_WAIT_MS, type Logger, type RedisClient } from "@corral/shared";
 
 /**
  * Token revocation in Redis (DESIGN.md: Redis holds token revocations):
@@ -64,7 +64,7 @@ export interface RevocationListOptions {
   log: Logger;
   /** Full re-read interval. @default 30_000 ms */
   resyncMs?: number;
-  /** How long opening waits for the first read before it returns with the list unknown. @default 3_000 ms */
+  /** How long opening waits for the first read before it returns with the list unknown. @default REDIS_START_WAIT_MS */
   firstReadWaitMs?: number;
   /** @default Date.now */
   clock?: () => number;
@@ -152,7 +152,7 @@ export async function openRevocationList(options: RevocationListOptions): Promis
   reader.on("ready", syncLogged);
   const timer = setInterval(syncLogged, options.resyncMs ?? 30_000);
   timer.unref();
-  if (await redisReady(subscriber, options.firstReadWaitMs ?? 3_000)) await syncLogged();
+  if (await redisReady(subscriber, options.firstReadWaitMs ?? REDIS_START_WAIT_MS)) await syncLogged();
 
   let stopping: Promise<void> | undefined;
   return {
