@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -18,7 +19,7 @@ export interface NatsClusterOptions extends CommonServerOptions {
   storeDir?: string;
   /** Client port of each node (a missing one: any free port). @default any free ports */
   ports?: (number | undefined)[];
-  /** The cluster's name. @default "corral" */
+  /** The cluster's name. @default `corral-<random>`: routes never join another cluster that got a port of this one's */
   name?: string;
 }
 
@@ -32,7 +33,7 @@ export interface NatsClusterHandle {
   node(i: number): NatsHandle;
   /** SIGKILLs node `i` and waits until it is gone; its store stays for {@link restartNode}. */
   killNode(i: number): Promise<void>;
-  /** Starts node `i` again on the same ports and store, once it has been killed; resolves when it is healthy again. */
+  /** Starts node `i` again on the same ports and store once it is down (killed, or died); resolves when it is healthy. */
   restartNode(i: number): Promise<void>;
   /** Stops every node (SIGTERM, then SIGKILL), removing a temporary store. Idempotent. */
   stop(): Promise<void>;
@@ -53,6 +54,7 @@ export async function startNatsCluster(opts: NatsClusterOptions): Promise<NatsCl
   const ports = await distinctFreePorts(2 * opts.nodes);
   const routePorts = ports.slice(opts.nodes);
   const { nodes: _count, ports: _ports, name, storeDir: _storeDir, ...common } = opts;
+  const clusterName = name ?? `corral-${randomBytes(4).toString("hex")}`;
   const nodeOptions = (i: number, port: number | undefined): NatsOptions => ({
     ...common,
     jetstream: true,
@@ -60,7 +62,7 @@ export async function startNatsCluster(opts: NatsClusterOptions): Promise<NatsCl
     port,
     onLine: opts.onLine && ((line) => opts.onLine?.(`[n${i}] ${line}`)),
     cluster: {
-      name: name ?? "corral",
+      name: clusterName,
       serverName: `n${i}`,
       port: routePorts[i] ?? 0,
       routePorts: routePorts.filter((_, j) => j !== i),
@@ -89,7 +91,13 @@ export async function startNatsCluster(opts: NatsClusterOptions): Promise<NatsCl
   }
 
   const urls = nodes.map((n) => n.url);
-  const killed = new Set<number>();
+  const down = new Set<number>();
+  const watch = (i: number, node: NatsHandle): void => {
+    void node.exited.then(() => {
+      if (nodes[i] === node) down.add(i);
+    });
+  };
+  nodes.forEach((node, i) => watch(i, node));
   const nodeAt = (i: number): NatsHandle => {
     const node = nodes[i];
     if (!node) {
@@ -110,18 +118,24 @@ export async function startNatsCluster(opts: NatsClusterOptions): Promise<NatsCl
     node: nodeAt,
     async killNode(i) {
       const node = nodeAt(i);
-      killed.add(i);
       process.kill(node.pid, "SIGKILL");
       await node.exited;
       await node.stop(); // removes its config directory; the store is kept
     },
     async restartNode(i) {
-      nodeAt(i);
-      if (!killed.has(i)) {
+      const old = nodeAt(i);
+      if (!down.has(i)) {
         throw new Error(`node ${i} is running: kill it before restarting it`);
       }
-      nodes[i] = await startNats(nodeOptions(i, nodeAt(i).port));
-      killed.delete(i);
+      await old.stop(); // its config directory, when it died by itself
+      const fresh = await startNats(nodeOptions(i, old.port));
+      if (stopping) {
+        await fresh.stop();
+        return;
+      }
+      nodes[i] = fresh;
+      down.delete(i);
+      watch(i, fresh);
     },
     stop,
     [Symbol.asyncDispose]: stop,
@@ -139,16 +153,19 @@ interface Jsz {
  */
 async function untilEveryNodeSeesAll(nodes: readonly NatsHandle[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  const seesAll = async (node: NatsHandle): Promise<boolean> => {
+  const seen: string[] = [];
+  const seesAll = async (node: NatsHandle, i: number): Promise<boolean> => {
     const { server_name, meta_cluster: meta } = (await (await fetch(`${node.monitorUrl}/jsz`)).json()) as Jsz;
+    seen[i] = JSON.stringify(meta);
     if (!meta?.leader || meta.cluster_size !== nodes.length) return false;
     // Only the leader tracks its followers: all of them current and online.
     const followers = meta.replicas ?? [];
     return meta.leader !== server_name || (followers.length === nodes.length - 1 && followers.every((r) => r.current && !r.offline));
   };
-  while (!(await Promise.all(nodes.map((n) => seesAll(n).catch(() => false)))).every(Boolean)) {
+  while (!(await Promise.all(nodes.map((n, i) => seesAll(n, i).catch(() => false)))).every(Boolean)) {
     if (Date.now() > deadline) {
-      throw new Error(`the ${nodes.length} nats-servers did not all see each other in one JetStream meta group within ${timeoutMs} ms`);
+      const views = seen.map((v, i) => `n${i}: ${v}`).join("; ");
+      throw new Error(`the ${nodes.length} nats-servers did not all see each other in one JetStream meta group within ${timeoutMs} ms (${views})`);
     }
     await sleep(50);
   }
