@@ -115,11 +115,11 @@ function processUnit(name: MetricsProcess): string {
       "Environment=NODE_ENV=production",
       // Every log line names the instance (shared/src/service-process.ts).
       "Environment=CORRAL_INSTANCE=%i",
-      // Shared settings, then this service's connection settings (its NATS user; Redis for those that use it),
-      // then this instance's own (a second instance on the same machine needs other metrics ports).
-      `EnvironmentFile=-${configDir}/corral.env`,
-      `EnvironmentFile=${configDir}/${name}.env`,
-      `EnvironmentFile=-${configDir}/${name}@%i.env`,
+      // Its connection settings (its NATS user and the NATS URLs; Redis for services), as `npm run deploy-config`
+      // writes them; then settings of every process (corral.env: the NATS CA), of this service, of this instance
+      // (a second instance on one machine needs other metrics ports). Variables win over the file's keys.
+      `Environment=CORRAL_CONFIG=${configDir}/${name}.properties`,
+      ...envFiles(name),
       ...(isProvisioner
         ? [
             // Each instance a work directory of its own: two on one machine must not share one.
@@ -139,6 +139,11 @@ function processUnit(name: MetricsProcess): string {
   });
 }
 
+/** Optional environment files of a process: every process's, this one's, this instance's. */
+function envFiles(name: MetricsProcess): string[] {
+  return [`EnvironmentFile=-${configDir}/corral.env`, `EnvironmentFile=-${configDir}/${name}.env`, `EnvironmentFile=-${configDir}/${name}@%i.env`];
+}
+
 function natsUnit(): string {
   return unitFile({
     Unit: [
@@ -153,9 +158,9 @@ function natsUnit(): string {
       "Type=simple",
       `User=${user}`,
       `Group=${user}`,
-      // JetStream store: store_dir in nats.conf must be this directory.
+      // JetStream store: store_dir in nats-server.conf (npm run deploy-config writes this one).
       "StateDirectory=corral/nats",
-      `ExecStart=${natsServer} -c ${configDir}/nats.conf`,
+      `ExecStart=${natsServer} -c ${configDir}/nats/nats-server.conf`,
       "ExecReload=/bin/kill -HUP $MAINPID",
       // SIGTERM makes nats-server flush JetStream and leave the cluster cleanly (lame duck is SIGUSR2).
       "KillSignal=SIGTERM",
@@ -214,8 +219,9 @@ function busSetupUnit(): string {
       `User=${user}`,
       `Group=${user}`,
       `WorkingDirectory=${installDir}`,
+      // The admin user: the only one that may create streams.
+      `Environment=CORRAL_CONFIG=${configDir}/admin.properties`,
       `EnvironmentFile=-${configDir}/corral.env`,
-      `EnvironmentFile=${configDir}/bus-setup.env`,
       `ExecStart=${node} --import=tsx deploy/bin/bus-setup.ts`,
       // NATS may still be electing a JetStream leader: try again rather than fail the boot.
       "Restart=on-failure",

@@ -98,11 +98,12 @@ test("systemd - hardened: exposure at most 2.0 (systemd-analyze security), the p
   }
 });
 
-test("systemd - each service reads its own connection settings and its instance's, and restarts always", (t) => {
+test("systemd - each service reads its own connection file (deploy-config's), its own and its instance's environment, and restarts always", (t) => {
   for (const [name, text] of systemdUnits()) {
     if (!name.includes("@.")) continue;
     const service = name.slice("corral-".length, name.indexOf("@"));
-    t.true(text.includes(`\nEnvironmentFile=${SYSTEMD_LAYOUT.configDir}/${service}.env\n`), name);
+    t.true(text.includes(`\nEnvironment=CORRAL_CONFIG=${SYSTEMD_LAYOUT.configDir}/${service}.properties\n`), name);
+    t.true(text.includes(`\nEnvironmentFile=-${SYSTEMD_LAYOUT.configDir}/${service}.env\n`), name);
     t.true(text.includes(`\nEnvironmentFile=-${SYSTEMD_LAYOUT.configDir}/${service}@%i.env\n`), name);
     t.true(text.includes("\nRestart=always\n"), name);
     t.true(text.includes("\nPartOf=corral.target\n") && text.includes("\nWantedBy=corral.target\n"), name);
