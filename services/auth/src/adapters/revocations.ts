@@ -107,8 +107,8 @@ export async function openRevocationList(options: RevocationListOptions): Promis
     await multi.exec();
     log.warn("Redis had lost token revocations: written back", { tokens: lostTokens.length, users: lostUsers.length });
   };
-  const reload = async (): Promise<void> => {
-    const now = clock();
+  /** Reads the whole list; answers what Redis holds, for {@link restore}. */
+  const reload = async (now: number) => {
     const [ids, revokedUsers] = await Promise.all([
       reader.zRangeByScoreWithScores(REVOKED_TOKENS_KEY, now, "+inf"),
       reader.hGetAll(REVOKED_USERS_KEY),
@@ -116,7 +116,7 @@ export async function openRevocationList(options: RevocationListOptions): Promis
     for (const { value, score } of ids) tokens.set(value, score);
     for (const [userId, before] of Object.entries(revokedUsers)) apply({ kind: "user", userId, beforeMs: Number(before) });
     for (const [id, exp] of tokens) if (exp <= now) tokens.delete(id);
-    await restore(new Set(ids.map((e) => e.value)), revokedUsers, now);
+    return { inRedisTokens: new Set(ids.map((e) => e.value)), inRedisUsers: revokedUsers };
   };
   let subscribed: Promise<unknown> | undefined;
   const subscribe = () =>
@@ -136,8 +136,10 @@ export async function openRevocationList(options: RevocationListOptions): Promis
   // subscribes again by itself after a reconnect.
   const sync = async (): Promise<void> => {
     await subscribe();
-    await reload();
+    const now = clock();
+    const inRedis = await reload(now);
     loaded = true;
+    await restore(inRedis.inRedisTokens, inRedis.inRedisUsers, now);
   };
   let outage = false;
   const syncLogged = () =>
@@ -152,7 +154,9 @@ export async function openRevocationList(options: RevocationListOptions): Promis
   reader.on("ready", syncLogged);
   const timer = setInterval(syncLogged, options.resyncMs ?? 30_000);
   timer.unref();
-  if (await redisReady(subscriber, options.firstReadWaitMs ?? REDIS_START_WAIT_MS)) await syncLogged();
+  const waitMs = options.firstReadWaitMs ?? REDIS_START_WAIT_MS;
+  const ready = await Promise.all([redisReady(subscriber, waitMs), redisReady(reader, waitMs)]);
+  if (ready.every(Boolean)) await syncLogged();
 
   let stopping: Promise<void> | undefined;
   return {
