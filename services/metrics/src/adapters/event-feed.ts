@@ -87,6 +87,8 @@ export async function startEventFeed(options: EventFeedOptions): Promise<EventFe
     return jetstream(nc).consumers.get(streams.events, NODE_EVENTS_CONSUMER);
   };
 
+  /** Logs a Redis outage once, not once per redelivered batch. */
+  let recordingFails = false;
   const handle = async (messages: JsMsg[]) => {
     const events: NodeEvent[] = [];
     for (const m of messages) {
@@ -102,10 +104,13 @@ export async function startEventFeed(options: EventFeedOptions): Promise<EventFe
     try {
       await store.apply(events);
     } catch (err) {
-      log.warn("recording node events failed; they will be redelivered", { err });
+      if (!recordingFails) log.warn("recording node events failed; they are redelivered until it works", { err });
+      recordingFails = true;
       for (const m of messages) m.nak(1000);
       return;
     }
+    if (recordingFails) log.info("recording node events works again");
+    recordingFails = false;
     for (const m of messages) m.ack();
   };
 
