@@ -1,12 +1,18 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import { encode, resultSubject, streams } from "@corral/contracts";
-import { jsRequests, taskMessageId, TASK_ACK_WAIT_MS, type Logger, type TaskMessage } from "@corral/shared";
+import { jsRequests, taskMessageId, type Logger, type TaskMessage } from "@corral/shared";
 import type { PluginSet } from "./plugin-set.js";
 import { retryUntil } from "./retry.js";
 import { parseTaskMessage } from "./task-message.js";
 import type { TaskDelivery, TaskFeed } from "./task-feed.js";
 import { runTask } from "./task-runner.js";
+
+/**
+ * A delivery this soon after its dispatch runs without looking for an earlier result first: it cannot have run
+ * elsewhere yet in a way its delivery count would not show (a consumer leader election takes longer).
+ */
+const FRESH_DELIVERY_MS = 1_000;
 
 export interface WorkerLoopDeps {
   nc: NatsConnection;
@@ -122,10 +128,11 @@ class Loop {
       log.warn(`${what} failed; retrying`, { err, attempt });
 
     // A redelivery, or a dispatch the clusters service republished after a crash (possibly after the task
-    // stream's duplicate window, so as a new message), may have run already: then its result exists. So may a first
-    // delivery older than the ack wait: this process may have held it, unread, past that wait (SIGSTOPped, or
-    // starved of CPU) while the server redelivered it to a worker that ran it.
-    if (msg.deliveryCount > 1 || task.republished === true || deps.now() - task.submitTime > TASK_ACK_WAIT_MS) {
+    // stream's duplicate window, so as a new message), may have run already: then its result exists. So may a
+    // delivery that is not fresh although its count says first: a consumer whose leader moved to another NATS node
+    // before the acks reached the others delivers again from 1, and a process stopped or starved past the ack wait
+    // still holds deliveries the server has meanwhile given to another worker.
+    if (msg.deliveryCount > 1 || task.republished === true || deps.now() - task.submitTime > FRESH_DELIVERY_MS) {
       const found = await retryUntil(() => this.resultExists(subject), deps.hardStop, onError("looking up the result"));
       if (!found.ok) return msg.nak();
       if (found.value) {
