@@ -13,14 +13,12 @@ const CONTAINER = {
   natsStore: "/var/lib/corral/nats",
 } as const;
 const WRITER = "the config step of deploy/docker/compose.yaml";
-/** The bus setup's connection file: the admin user, which creates the streams and buckets. */
-export const BUS_SETUP_FILE = "bus-setup.properties";
 
 /**
  * Writes the compose file's configuration into `dir` (its `config` volume, /etc/corral in every container): the
  * installation's credentials (made at the first run, kept after), `nats.conf` (JetStream, every process's NATS user
  * with its permissions), `redis-password.conf` (deploy/redis/redis.conf includes it) and each process's connection
- * file (`gateway.properties`, ..., `provisioner.properties`, `bus-setup.properties`), all mode 0600.
+ * file (`gateway.properties`, ..., `provisioner.properties`, `admin.properties`: the bus setup's), all mode 0600.
  */
 export async function writeDockerConfig(dir: string): Promise<string[]> {
   const { credentials } = await loadOrCreateBusCredentials(dir);
@@ -35,7 +33,7 @@ export async function writeDockerConfig(dir: string): Promise<string[]> {
       properties(`the ${service} service`, WRITER, { natsUrl: natsUrlOf(credentials.services[service]), redisUrl }),
     ]),
     [connectionFileOf("provisioner"), properties("a provisioner", WRITER, { natsUrl: natsUrlOf(credentials.provisioner) })],
-    [BUS_SETUP_FILE, properties("the bus setup (the admin user)", WRITER, { natsUrl: natsUrlOf(credentials.admin) })],
+    [connectionFileOf("admin"), properties("the admin (bus setup: deploy/bin/bus-setup.ts)", WRITER, { natsUrl: natsUrlOf(credentials.admin) })],
   ];
   for (const [name, text] of files) {
     await writePrivately(join(dir, name), text);

@@ -119,6 +119,8 @@ function processUnit(name: MetricsProcess): string {
       // writes them; then settings of every process (corral.env: the NATS CA), of this service, of this instance
       // (a second instance on one machine needs other metrics ports). Variables win over the file's keys.
       `Environment=CORRAL_CONFIG=${configDir}/${name}.properties`,
+      // Every log line says which instance wrote it ("instance":"2").
+      "Environment=CORRAL_INSTANCE=%i",
       ...envFiles(name),
       ...(isProvisioner
         ? [
