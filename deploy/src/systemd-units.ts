@@ -60,6 +60,7 @@ const NO_SANDBOXES = [
 ];
 
 const RESTART = ["Restart=always", "RestartSec=2"];
+const RUN_AS = [`User=${user}`, `Group=${user}`];
 
 /** The file name and content of every unit in deploy/systemd/. */
 export function systemdUnits(): Map<string, string> {
@@ -97,20 +98,11 @@ function processUnit(name: MetricsProcess): string {
   const entry = isProvisioner ? "provisioner/src/index.ts" : `services/${name}/src/index.ts`;
   const what = isProvisioner ? "provisioner" : `${name} service`;
   return unitFile({
-    Unit: [
-      `Description=Corral ${what}, instance %i`,
-      `Documentation=file://${installDir}/README.md`,
-      "Wants=network-online.target",
-      // Ordering only: on a machine without its own NATS or Redis these name nothing and are ignored.
-      "After=network-online.target corral-nats.service corral-redis.service corral-bus-setup.service",
-      "PartOf=corral.target",
-      // Restart=always for good: never give up after a burst of failed starts (NATS away for a minute).
-      "StartLimitIntervalSec=0",
-    ],
+    // Ordering only: on a machine without its own NATS or Redis these name nothing and are ignored.
+    Unit: unitHead(`Corral ${what}, instance %i`, `file://${installDir}/README.md`, ["corral-nats.service", "corral-redis.service", "corral-bus-setup.service"]),
     Service: [
       "Type=simple",
-      `User=${user}`,
-      `Group=${user}`,
+      ...RUN_AS,
       `WorkingDirectory=${installDir}`,
       "Environment=NODE_ENV=production",
       // Every log line names the instance (shared/src/service-process.ts).
@@ -119,8 +111,6 @@ function processUnit(name: MetricsProcess): string {
       // writes them; then settings of every process (corral.env: the NATS CA), of this service, of this instance
       // (a second instance on one machine needs other metrics ports). Variables win over the file's keys.
       `Environment=CORRAL_CONFIG=${configDir}/${name}.properties`,
-      // Every log line says which instance wrote it ("instance":"2").
-      "Environment=CORRAL_INSTANCE=%i",
       ...envFiles(name),
       ...(isProvisioner
         ? [
@@ -146,25 +136,28 @@ function envFiles(name: MetricsProcess): string[] {
   return [`EnvironmentFile=-${configDir}/corral.env`, `EnvironmentFile=-${configDir}/${name}.env`, `EnvironmentFile=-${configDir}/${name}@%i.env`];
 }
 
-function natsUnit(): string {
+/** The [Unit] lines of every unit but the target: after the network (and `after`), part of corral.target. */
+function unitHead(description: string, documentation: string, after: readonly string[] = []): string[] {
+  return [
+    `Description=${description}`,
+    `Documentation=${documentation}`,
+    "Wants=network-online.target",
+    `After=${["network-online.target", ...after].join(" ")}`,
+    "PartOf=corral.target",
+    // Restart for good: never give up after a burst of failed starts (NATS away for a minute).
+    "StartLimitIntervalSec=0",
+  ];
+}
+
+/** nats-server or redis-server as `corral`, its data in /var/lib/<stateDirectory>. */
+function serverUnit(o: { description: string; documentation: string; stateDirectory: string; exec: string[] }): string {
   return unitFile({
-    Unit: [
-      "Description=NATS server with JetStream for Corral",
-      "Documentation=https://docs.nats.io/running-a-nats-service/configuration",
-      "Wants=network-online.target",
-      "After=network-online.target",
-      "PartOf=corral.target",
-      "StartLimitIntervalSec=0",
-    ],
+    Unit: unitHead(o.description, o.documentation),
     Service: [
       "Type=simple",
-      `User=${user}`,
-      `Group=${user}`,
-      // JetStream store: store_dir in nats-server.conf (npm run deploy-config writes this one).
-      "StateDirectory=corral/nats",
-      `ExecStart=${natsServer} -c ${configDir}/nats/nats-server.conf`,
-      "ExecReload=/bin/kill -HUP $MAINPID",
-      // SIGTERM makes nats-server flush JetStream and leave the cluster cleanly (lame duck is SIGUSR2).
+      ...RUN_AS,
+      `StateDirectory=${o.stateDirectory}`,
+      ...o.exec,
       "KillSignal=SIGTERM",
       "TimeoutStopSec=60",
       "LimitNOFILE=65536",
@@ -176,50 +169,35 @@ function natsUnit(): string {
   });
 }
 
+function natsUnit(): string {
+  return serverUnit({
+    description: "NATS server with JetStream for Corral",
+    documentation: "https://docs.nats.io/running-a-nats-service/configuration",
+    // store_dir of the nats-server.conf `npm run deploy-config` writes.
+    stateDirectory: "corral/nats",
+    // SIGTERM (KillSignal) makes nats-server flush JetStream and leave the cluster cleanly.
+    exec: [`ExecStart=${natsServer} -c ${configDir}/nats/nats-server.conf`, "ExecReload=/bin/kill -HUP $MAINPID"],
+  });
+}
+
 function redisUnit(): string {
-  return unitFile({
-    Unit: [
-      "Description=Redis for Corral (append-only file, fsync every second)",
-      "Documentation=https://redis.io/docs/latest/operate/oss_and_stack/management/persistence/",
-      "Wants=network-online.target",
-      "After=network-online.target",
-      "PartOf=corral.target",
-      "StartLimitIntervalSec=0",
-    ],
-    Service: [
-      "Type=simple",
-      `User=${user}`,
-      `Group=${user}`,
-      // The data directory: `dir` in deploy/redis/redis.conf.
-      "StateDirectory=corral/redis",
-      `ExecStart=${redisServer} ${installDir}/deploy/redis/redis.conf`,
-      "KillSignal=SIGTERM",
-      "TimeoutStopSec=60",
-      "LimitNOFILE=65536",
-      ...RESTART,
-      ...HARDENING,
-      ...NO_SANDBOXES,
-    ],
-    Install: ["WantedBy=corral.target"],
+  return serverUnit({
+    description: "Redis for Corral (append-only file, fsync every second)",
+    documentation: "https://redis.io/docs/latest/operate/oss_and_stack/management/persistence/",
+    // `dir` in deploy/redis/redis.conf.
+    stateDirectory: "corral/redis",
+    exec: [`ExecStart=${redisServer} ${installDir}/deploy/redis/redis.conf`],
   });
 }
 
 /** Creates the streams, buckets and object stores a provisioner needs and may not create itself (bus-setup.ts). */
 function busSetupUnit(): string {
   return unitFile({
-    Unit: [
-      "Description=Corral: create the JetStream streams, buckets and object stores",
-      `Documentation=file://${installDir}/README.md`,
-      "Wants=network-online.target",
-      "After=network-online.target corral-nats.service",
-      "PartOf=corral.target",
-      "StartLimitIntervalSec=0",
-    ],
+    Unit: unitHead("Corral: create the JetStream streams, buckets and object stores", `file://${installDir}/README.md`, ["corral-nats.service"]),
     Service: [
       "Type=oneshot",
       "RemainAfterExit=yes",
-      `User=${user}`,
-      `Group=${user}`,
+      ...RUN_AS,
       `WorkingDirectory=${installDir}`,
       // The admin user: the only one that may create streams.
       `Environment=CORRAL_CONFIG=${configDir}/admin.properties`,
