@@ -142,7 +142,7 @@ export function servicePermissions(service: CorralService): NatsPermissions {
   const access = SERVICE_ACCESS[service];
   const rows = endpointList().map((r) => r.endpoint);
   const called = access.calls === "rest" ? rows.filter((e) => e.rest) : access.calls.map((name) => endpoints[name] as Endpoint);
-  const served = rows.filter((e) => e.service === service);
+  const served = rows.filter((e) => e.service === service && e.subject);
   const subjectsOf = (list: Endpoint[]) => list.flatMap((e) => (e.subject ? [e.subject] : []));
   const uses = new Map<string, StreamUse[]>();
   const use = (stream: string, ...what: StreamUse[]) => uses.set(stream, [...(uses.get(stream) ?? []), ...what]);
