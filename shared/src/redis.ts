@@ -52,6 +52,15 @@ export function openRedis(options: OpenRedisOptions): RedisClient {
   return client;
 }
 
+/**
+ * `client.multi()`, or an error at once when the client is not connected: a MULTI ... EXEC waits for the next
+ * reconnect attempt even with the offline queue off.
+ */
+export function connectedMulti(client: RedisClient): ReturnType<RedisClient["multi"]> {
+  if (!client.isReady) throw new Error("Redis is not connected");
+  return client.multi();
+}
+
 /** Resolves true once `client` is connected, false when it is not within `timeoutMs`. */
 export function redisReady(client: RedisClient, timeoutMs: number): Promise<boolean> {
   if (client.isReady) return Promise.resolve(true);

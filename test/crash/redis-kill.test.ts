@@ -98,6 +98,7 @@ async function quick503(t: ExecutionContext, what: string, call: () => Promise<{
   t.is(r.body?.error, "service_unavailable", what);
   t.regex(String(r.body?.message), /^Redis is unavailable: /, what);
   t.true(tookMs < QUICK_MS, `${what} answered in ${tookMs} ms`);
+  t.log(`${what}: 503 in ${tookMs} ms`);
   return r.body.message as string;
 }
 

@@ -1,4 +1,4 @@
-import type { RedisClient } from "@corral/shared";
+import { connectedMulti, type RedisClient } from "@corral/shared";
 
 /**
  * Failed-login throttling in Redis, shared by every token server instance. Each failed login increments two
@@ -41,7 +41,7 @@ export function loginThrottle(redis: RedisClient, options: LoginThrottleOptions)
       return Math.ceil(waitMs / 1000);
     },
     async recordFailure(user, address) {
-      const multi = redis.multi();
+      const multi = connectedMulti(redis);
       for (const key of [userKey(user), addressKey(address)]) {
         multi.incr(key).expire(key, options.windowSeconds, "NX");
       }

@@ -1,5 +1,5 @@
 import type { TokenClaims } from "../domain/token.js";
-import { openRedis, redisReady, REDIS_START_WAIT_MS, type Logger, type RedisClient } from "@corral/shared";
+import { connectedMulti, openRedis, redisReady, REDIS_START_WAIT_MS, type Logger, type RedisClient } from "@corral/shared";
 
 /**
  * Token revocation in Redis (DESIGN.md: Redis holds token revocations):
@@ -33,8 +33,7 @@ export function revocationStore(redis: RedisClient): RevocationStore {
   const announce = (a: Announcement) => redis.publish(REVOCATIONS_CHANNEL, announcement(a));
   return {
     async revokeToken(claims, nowMs) {
-      await redis
-        .multi()
+      await connectedMulti(redis)
         .zAdd(REVOKED_TOKENS_KEY, { score: claims.expiresAtMs, value: claims.tokenId })
         .zRemRangeByScore(REVOKED_TOKENS_KEY, "-inf", nowMs)
         .exec();
@@ -97,7 +96,7 @@ export async function openRevocationList(options: RevocationListOptions): Promis
     const lostTokens = [...tokens].filter(([id, exp]) => exp > now && !inRedisTokens.has(id));
     const lostUsers = [...users].filter(([userId, before]) => !(Number(inRedisUsers[userId]) >= before));
     if (lostTokens.length === 0 && lostUsers.length === 0) return;
-    const multi = reader.multi();
+    const multi = connectedMulti(reader);
     if (lostTokens.length > 0) multi.zAdd(REVOKED_TOKENS_KEY, lostTokens.map(([value, score]) => ({ value, score })));
     if (lostUsers.length > 0) {
       multi.eval(RAISE_USER_INSTANTS, { keys: [REVOKED_USERS_KEY], arguments: lostUsers.flatMap(([u, before]) => [u, String(before)]) });
