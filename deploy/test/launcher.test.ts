@@ -84,7 +84,7 @@ test.serial("launcher - a first start makes credentials, requires them on both s
   t.false(/^\s+at /m.test(output) || output.includes('"stack"'), `no stack trace on a first start:\n${output}`);
 });
 
-test.serial("launcher - the provisioner credentials cannot read the signing keys; services and provisioner take a cluster to active", async (t) => {
+test.serial("launcher - the provisioner credentials cannot read the signing keys, the gateway's not the clusters bucket; services and provisioner take a cluster to active", async (t) => {
   const { dataDir, apiPort } = t.context;
   const services = await connectNats({ url: await setting(join(dataDir, "auth.properties"), "nats.url"), name: "test-auth", inboxPrefix: inboxPrefixOf("auth") });
   t.teardown(() => services.close());
@@ -97,6 +97,14 @@ test.serial("launcher - the provisioner credentials cannot read the signing keys
   t.teardown(() => provisioner.close());
   const err = await t.throwsAsync(openBucket(provisioner, buckets.authKeys));
   t.regex(err?.message ?? "", /Permissions Violation/);
+  const gateway = await connectNats({
+    url: await setting(join(dataDir, "gateway.properties"), "nats.url"),
+    name: "test-gateway",
+    inboxPrefix: inboxPrefixOf("gateway"),
+  });
+  t.teardown(() => gateway.close());
+  const refused = await t.throwsAsync(openBucket(gateway, buckets.clusters));
+  t.regex(refused?.message ?? "", /Permissions Violation/, "the gateway's user cannot read the clusters service's bucket");
 
   const baseUrl = `http://127.0.0.1:${apiPort}/v2`;
   const catalog = await createClusterCatalog(baseUrl, {
