@@ -1,8 +1,8 @@
 /**
  * Issue 14: the three-machine NATS configuration `npm run deploy-config` writes (deploy/src/deploy-config.ts), run on
  * loopback as three nats-servers: they form one JetStream cluster over TLS routes, require TLS of clients (a
- * client that does not trust the CA is refused), know the per-service users, and a service started with its
- * generated connection file and environment file connects.
+ * client that does not trust the CA is refused), know the per-service users, and the services and a provisioner
+ * started with their generated connection files and environment file take a cluster to active.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { connect as tcpConnect } from "node:net";
@@ -18,6 +18,7 @@ import { generateDeployConfig, parseNode, type DeployConfig } from "../src/deplo
 import { spawnServer, type ServerProcess } from "../src/server-process.js";
 import { createProcessSet, startServiceProcess } from "../../test/helpers/processes.js";
 import { eventually } from "../../test/helpers/eventually.js";
+import { createCluster, createClusterCatalog, waitForStatus } from "../../test/helpers/cluster-fixture.js";
 
 const test = anyTest as TestFn<{ dir: string; config: DeployConfig; servers: ServerProcess[] }>;
 
@@ -106,22 +107,39 @@ test.serial("deploy config - clients must use TLS and trust the CA; each service
   t.regex(await openBucket(provisioner, buckets.authKeys).then(() => "opened", (err: Error) => err.message), /Permissions Violation/);
 });
 
-test.serial("deploy config - a service started with its connection file and corral.env connects over TLS", async (t) => {
+test.serial("deploy config - the services and a provisioner, each with its connection file and corral.env, take a cluster to active over TLS", async (t) => {
+  t.timeout(120_000);
+  await prepareBus(await connectWith(t, "admin"));
   const env = Object.fromEntries(
     (await readFile(t.context.config.envFile, "utf8"))
       .split("\n")
       .filter((l) => l && !l.startsWith("#"))
       .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
   );
+  const apiPort = await freePort();
   const procs = createProcessSet();
   t.teardown(() => procs.stopAll());
-  const solver = await procs.start(() =>
-    startServiceProcess({
-      name: "solver over TLS",
-      entry: "services/solver/src/index.ts",
-      env: { ...env, CORRAL_CONFIG: t.context.config.connections.solver, CORRAL_METRICS_ENABLED: "false" },
-      readyMsg: "solver service started",
-    }),
-  );
-  t.true(solver.isAlive());
+  const start = (process: keyof DeployConfig["connections"], entry: string, extra: Record<string, string> = {}) =>
+    procs.start(() =>
+      startServiceProcess({
+        name: `${process} over TLS`,
+        entry,
+        env: { ...env, CORRAL_CONFIG: t.context.config.connections[process], CORRAL_METRICS_ENABLED: "false", ...extra },
+        readyMsg: `${process} service started`,
+      }),
+    );
+  await Promise.all([
+    start("tenancy", "services/tenancy/src/index.ts"),
+    start("plugins", "services/plugins/src/index.ts"),
+    start("solver", "services/solver/src/index.ts"),
+    start("clusters", "services/clusters/src/index.ts"),
+    start("gateway", "services/gateway/src/index.ts", { CORRAL_SERVER_HOST: "127.0.0.1", CORRAL_SERVER_PORT: String(apiPort) }),
+    start("provisioner", "provisioner/src/index.ts", { CORRAL_PROVISIONER_ID: "tls-p0", CORRAL_PROVISIONER_WORKDIR: join(t.context.dir, "work") }),
+  ]);
+  const baseUrl = `http://127.0.0.1:${apiPort}/v2`;
+  await eventually(async () => (await fetch(`${baseUrl}/status`).catch(() => undefined))?.ok === true, { what: "gateway up", timeoutMs: 30_000 });
+  const catalog = await createClusterCatalog(baseUrl, { workers: 2, services: [{ name: "base", actions: { install: "true" } }] });
+  const id = await createCluster(baseUrl, catalog, 2);
+  await waitForStatus(baseUrl, catalog, id, "active", 60_000);
+  t.pass();
 });
