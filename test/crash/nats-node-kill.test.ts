@@ -44,8 +44,10 @@ test("nats node kill - at R3 KV reads, writes and task publishes go on through t
     t.truthy(await createValue(kv, "compare-and-set", { n: 2 }), "a compare-and-set write goes through");
     await publishTask(3);
     // The JetStream API (unlike the data path) may time out until the meta group has its leader again.
-    const jsm = await jetstreamManager(nc);
-    const tasks = await eventually(() => jsm.streams.info(streams.tasks), { what: "the task stream's info", timeoutMs: RECOVERY_MS });
+    const tasks = await eventually(async () => (await jetstreamManager(nc)).streams.info(streams.tasks), {
+      what: "the task stream's info",
+      timeoutMs: RECOVERY_MS,
+    });
     t.is(tasks.state.messages, 3, "every task published is stored once");
     t.is(tasks.config.num_replicas, 3);
   } finally {
