@@ -40,6 +40,15 @@ export function corralStreamNames(): string[] {
   return [...Object.values(streams), ...Object.values(buckets).map(kvStream), ...Object.values(objectStores).map(objectStoreStream)];
 }
 
+/**
+ * The count a stream at `current` replicas is migrated to, or undefined to leave it: `wanted`, except that the
+ * automatic setting (not `explicit`) never lowers a count.
+ */
+export function replicaTarget(current: number, wanted: number, explicit: boolean): number | undefined {
+  if (current === wanted || (!explicit && current > wanted)) return undefined;
+  return wanted;
+}
+
 /** A stream whose replica count {@link migrateStoreReplicas} changed, or failed to. */
 export interface ReplicaChange {
   stream: string;
@@ -64,12 +73,13 @@ export async function migrateStoreReplicas(nc: NatsConnection): Promise<ReplicaC
   for await (const info of jsm.streams.list()) {
     const { config } = info;
     const from = config.num_replicas;
-    if (!ours.has(config.name) || from === wanted || (!explicit && from > wanted)) continue;
+    const to = replicaTarget(from, wanted, explicit);
+    if (!ours.has(config.name) || to === undefined) continue;
     try {
-      await jsm.streams.update(config.name, { ...config, num_replicas: wanted });
-      changes.push({ stream: config.name, from, to: wanted });
+      await jsm.streams.update(config.name, { ...config, num_replicas: to });
+      changes.push({ stream: config.name, from, to });
     } catch (err) {
-      changes.push({ stream: config.name, from, to: wanted, error: err instanceof Error ? err.message : String(err) });
+      changes.push({ stream: config.name, from, to, error: err instanceof Error ? err.message : String(err) });
     }
   }
   return changes;

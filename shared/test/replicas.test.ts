@@ -9,7 +9,7 @@ import { connectNats } from "../src/nats.js";
 import { ensureStreams } from "../src/tasks.js";
 import { openBucket, readValue, putValue } from "../src/kv.js";
 import { openObjectStore } from "../src/object-stores.js";
-import { migrateStoreReplicas, natsServerCount, storeReplicas } from "../src/replicas.js";
+import { migrateStoreReplicas, natsServerCount, replicaTarget, storeReplicas } from "../src/replicas.js";
 
 const test = anyTest as TestFn<{ cluster: NatsClusterHandle }>;
 
@@ -90,4 +90,11 @@ test.serial("replicas - state made at R1 in the cluster is migrated to R3 with i
     t.is(await replicasOf(nc, kvStream(buckets.counters)), 1);
     t.deepEqual((await readValue(await openBucket(nc, buckets.counters), "kept"))?.value, { n: 42 });
   });
+});
+
+test("replicas - the automatic setting only raises a stream's count; an explicit one sets it either way", (t) => {
+  t.is(replicaTarget(1, 3, false), 3);
+  t.is(replicaTarget(3, 1, false), undefined, "a cluster seen with a node down does not shrink its streams");
+  t.is(replicaTarget(3, 1, true), 1);
+  t.is(replicaTarget(3, 3, true), undefined);
 });
