@@ -75,11 +75,13 @@ export async function runWorkload(options: WorkloadOptions): Promise<WorkloadRep
       await sleep(Math.min(1_000, 100 * (i + 1)));
     }
   };
-  const planCount = async (id: string) => {
-    const r = await read<unknown[]>(`/clusters/${id}/plans`);
+  /** The cluster's plans, newest first. */
+  const plans = async (id: string) => {
+    const r = await read<Array<{ status: string }>>(`/clusters/${id}/plans`);
     if (r.status !== 200 || !Array.isArray(r.body)) throw new Error(`GET plans of ${id}: HTTP ${r.status} ${r.text}`);
-    return r.body.length;
+    return r.body;
   };
+  const planCount = async (id: string) => (await plans(id)).length;
   const findByName = async (name: string): Promise<string | undefined> => {
     const r = await read<Array<{ id: string; name: string }>>("/clusters");
     if (r.status !== 200 || !Array.isArray(r.body)) throw new Error(`GET /clusters: HTTP ${r.status} ${r.text}`);
@@ -90,6 +92,11 @@ export async function runWorkload(options: WorkloadOptions): Promise<WorkloadRep
   const submit = async (method: string, path: string, body: unknown, carriedOut: () => Promise<string | undefined>): Promise<string | undefined> => {
     for (;;) {
       const r = await call<{ id?: string }>(next(), options.caller, method, path, body);
+      if (r.answered && r.status === 409 && r.text.includes("cluster_busy")) {
+        // Still busy with the previous operation as another instance sees it: that one's answer says try again.
+        await sleep(1_000);
+        continue;
+      }
       if (r.answered) {
         if (r.status !== 200) throw new Error(`${method} ${path}: HTTP ${r.status} ${r.text}`);
         return r.body?.id;
@@ -103,12 +110,15 @@ export async function runWorkload(options: WorkloadOptions): Promise<WorkloadRep
     }
   };
 
-  const settle = async (id: string, plans: number, op: Operation): Promise<string> => {
+  /** Waits until the operation's plan (the `count`th) has ended and the cluster is no longer pending. */
+  const settle = async (id: string, count: number, op: Operation): Promise<string> => {
     const until = Date.now() + settleTimeoutMs;
     for (;;) {
       const status = await read<{ status?: string }>(`/clusters/${id}/status`);
       const s = status.body?.status;
-      if (status.status === 200 && s !== undefined && s !== "pending" && (await planCount(id)) >= plans) return s;
+      const settled = status.status === 200 && s !== undefined && s !== "pending";
+      const newest = settled ? await plans(id) : [];
+      if (settled && newest.length >= count && (newest[0]?.status === "succeeded" || newest[0]?.status === "failed")) return s;
       if (Date.now() > until) throw new Error(`cluster ${id} did not settle within ${settleTimeoutMs} ms after ${op} (status ${s ?? status.text})`);
       await sleep(500);
     }
