@@ -90,6 +90,7 @@ export async function runWorkload(options: WorkloadOptions): Promise<WorkloadRep
 
   /** Sends one call until it is answered or stored state shows it was carried out; the answer's body or undefined. */
   const submit = async (method: string, path: string, body: unknown, carriedOut: () => Promise<string | undefined>): Promise<string | undefined> => {
+    let unanswered = 0;
     for (;;) {
       const r = await call<{ id?: string }>(next(), options.caller, method, path, body);
       if (r.answered && r.status === 409 && r.text.includes("cluster_busy")) {
@@ -98,9 +99,13 @@ export async function runWorkload(options: WorkloadOptions): Promise<WorkloadRep
         continue;
       }
       if (r.answered) {
-        if (r.status !== 200) throw new Error(`${method} ${path}: HTTP ${r.status} ${r.text}`);
-        return r.body?.id;
+        if (r.status === 200) return r.body?.id;
+        // Refused after an unanswered try: that try may have been carried out after all (a delete, then "terminated").
+        const done = unanswered > 0 ? await carriedOut() : undefined;
+        if (done !== undefined) return done;
+        throw new Error(`${method} ${path}: HTTP ${r.status} ${r.text}`);
       }
+      unanswered++;
       unansweredCalls++;
       // The call may still be on its way through a service: give it a moment before looking.
       await sleep(2_000);
