@@ -9,7 +9,8 @@
  *
  * Run: node --import=tsx bench/gateway/events.ts
  * Env: BENCH_CLUSTERS (50), BENCH_TENANT_SOCKETS (50), BENCH_SOCKETS_PER_CLUSTER (5), BENCH_SSE_PER_CLUSTER (14),
- *      BENCH_CREATE_CONCURRENCY (5), BENCH_TIMEOUT_MS (300000)
+ *      BENCH_CREATE_CONCURRENCY (5), BENCH_CREATE_EVERY_MS (0: as fast as the concurrency allows; else the creates
+ *      start at most one per this many ms), BENCH_TIMEOUT_MS (300000)
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -28,6 +29,7 @@ const SOCKETS_PER_CLUSTER = env("BENCH_SOCKETS_PER_CLUSTER", 5);
 const SSE_PER_CLUSTER = env("BENCH_SSE_PER_CLUSTER", 14);
 const CREATE_CONCURRENCY = env("BENCH_CREATE_CONCURRENCY", 5);
 const TIMEOUT_MS = env("BENCH_TIMEOUT_MS", 300_000);
+const CREATE_EVERY_MS = env("BENCH_CREATE_EVERY_MS", 0);
 
 const rssMiB = (pid: number) => {
   const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
@@ -123,6 +125,8 @@ try {
     Array.from({ length: CLUSTERS }, (_, i) => i),
     CREATE_CONCURRENCY,
     async (i) => {
+      const due = started + i * CREATE_EVERY_MS - Date.now();
+      if (due > 0) await new Promise((r) => setTimeout(r, due));
       const id = await createCluster(corral.baseUrl, tenant.user, { name: `ev${i}`, clusterTemplate: "lamp", numMachines: 2 });
       ids.push(id);
       await Promise.all([
@@ -164,6 +168,7 @@ try {
       clusters: CLUSTERS,
       template: "lamp, 2 machines, sim provider, shell actions",
       createConcurrency: CREATE_CONCURRENCY,
+      createEveryMs: CREATE_EVERY_MS,
       delay: "receipt time minus resultAt of task.ended (when the worker published the result; same clock), events received live only",
       target: "p99 under 100 ms",
     },
