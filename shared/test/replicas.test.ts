@@ -7,7 +7,7 @@ import { eventually } from "../../test/helpers/eventually.js";
 import { startNatsCluster, type NatsClusterHandle } from "../../test/helpers/nats-cluster.js";
 import { connectNats } from "../src/nats.js";
 import { ensureStreams } from "../src/tasks.js";
-import { openBucket, readValue, putValue } from "../src/kv.js";
+import { deleteValue, openBucket, readValue, putValue } from "../src/kv.js";
 import { openObjectStore } from "../src/object-stores.js";
 import { migrateStoreReplicas, natsServerCount, replicaTarget, storeReplicas } from "../src/replicas.js";
 
@@ -97,4 +97,31 @@ test("replicas - the automatic setting only raises a stream's count; an explicit
   t.is(replicaTarget(3, 1, false), undefined, "a cluster seen with a node down does not shrink its streams");
   t.is(replicaTarget(3, 1, true), 1);
   t.is(replicaTarget(3, 3, true), undefined);
+});
+
+test.serial("reads on a cluster come from the stream leader: every write is read back at once from any node, deletes included", async (t) => {
+  const { urls } = t.context.cluster;
+  await withConnection(urls[0]!, undefined, async (writer) => {
+    await withConnection(urls[urls.length - 1]!, undefined, async (reader) => {
+      const name = `corral_leader_reads_${Date.now()}`;
+      const writes = await openBucket(writer, name);
+      const reads = await openBucket(reader, name);
+      // A listener on the leader's get subject sees each such request (direct gets, which any replica answers, a
+      // lagging one with what was there before, go elsewhere).
+      let leaderGets = 0;
+      writer.subscribe(`$JS.API.STREAM.MSG.GET.${kvStream(name)}`, { callback: () => void leaderGets++ });
+      await writer.flush();
+      for (let i = 0; i < 100; i++) {
+        const revision = await putValue(writes, "k", { i });
+        const read = await readValue<{ i: number }>(reads, "k");
+        t.deepEqual(read, { value: { i }, revision }, `write ${i} read back from another node`);
+      }
+      await writer.flush();
+      await eventually(() => leaderGets >= 100, { what: `a leader get per read (${leaderGets} seen)` });
+      t.true(await deleteValue(writes, "k"));
+      t.is(await readValue(reads, "k"), undefined, "a delete (KV-Operation header) is read as no value");
+      t.is(await readValue(reads, "never-written"), undefined);
+      await (await jetstreamManager(writer)).streams.delete(kvStream(name));
+    });
+  });
 });
