@@ -1,4 +1,5 @@
 import { connect, createInbox, type NatsConnection } from "@nats-io/transport-node";
+import { coalesceWrites } from "./coalesced-writes.js";
 import type { Logger } from "./log.js";
 import { setStoreReplicas } from "./replicas.js";
 import { splitServerList } from "@corral/contracts";
@@ -39,7 +40,8 @@ export function perConnection<T extends object>(create: (nc: NatsConnection) => 
 
 /**
  * Opens a NATS connection that reconnects forever. `noAsyncTraces` is on: the default builds a
- * stack trace per request, which costs about 30% of request throughput (DESIGN.md "Runtime").
+ * stack trace per request, which costs about 30% of request throughput (DESIGN.md "Runtime"). Writes are
+ * coalesced per event-loop turn (coalesced-writes.ts).
  */
 export async function connectNats(options: ConnectOptions): Promise<NatsConnection> {
   const { servers, credentials } = splitServerList(options.url);
@@ -54,6 +56,7 @@ export async function connectNats(options: ConnectOptions): Promise<NatsConnecti
     timeout: options.timeoutMs ?? 10000,
     noAsyncTraces: true,
   });
+  coalesceWrites(nc);
   if (options.inboxPrefix) inboxPrefixes.set(nc, options.inboxPrefix);
   if (options.replicas !== undefined) setStoreReplicas(nc, options.replicas);
   const log = options.log;

@@ -6,13 +6,12 @@
  */
 import { readFileSync } from "node:fs";
 import { decode, encode } from "@corral/contracts";
-import { connectNats } from "@corral/shared";
-import { FLOOR_SUBJECT, type FloorReply, type FloorRequest } from "./protocol.js";
+import { connectFloor, FLOOR_SUBJECT, type FloorReply, type FloorRequest } from "./protocol.js";
 
 const repliesFile = process.env["BENCH_FLOOR_REPLIES"];
 const replies = new Map<string, unknown>(Object.entries(repliesFile ? (JSON.parse(readFileSync(repliesFile, "utf8")) as object) : {}));
 
-const nc = await connectNats({ url: process.env["BENCH_NATS_URL"] ?? "", name: "bench-floor-echo" });
+const nc = await connectFloor(process.env["BENCH_NATS_URL"] ?? "", "bench-floor-echo");
 nc.subscribe(FLOOR_SUBJECT, {
   callback: (_err, msg) => {
     const request = decode<FloorRequest>(msg.data);

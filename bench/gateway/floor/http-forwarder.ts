@@ -6,10 +6,9 @@
  */
 import uWS from "uWebSockets.js";
 import { decode, encode } from "@corral/contracts";
-import { connectNats } from "@corral/shared";
-import { FLOOR_SUBJECT, type FloorReply, type FloorRequest } from "./protocol.js";
+import { connectFloor, FLOOR_SUBJECT, type FloorReply, type FloorRequest } from "./protocol.js";
 
-const nc = await connectNats({ url: process.env["BENCH_NATS_URL"] ?? "", name: "bench-floor-http" });
+const nc = await connectFloor(process.env["BENCH_NATS_URL"] ?? "", "bench-floor-http");
 
 const app = uWS.App().any("/*", (res, req) => {
   let aborted = false;
