@@ -1,7 +1,7 @@
 /**
  * Coalesced writes (shared/src/coalesced-writes.ts) over a real nats-server: what a connection publishes in one
  * event-loop turn goes to the socket in one write, in order, and nothing buffered is lost on close. The socket
- * writes are counted by watching `net.Socket#write` for sockets to the server's port.
+ * writes are counted by watching `net.Socket#write` for sockets to the server's port, so the tests run one at a time.
  */
 import { Socket } from "node:net";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
@@ -50,7 +50,7 @@ async function received(nc: NatsConnection, subject: string, count: number): Pro
   };
 }
 
-test("coalesced writes - 50 publishes of one turn leave in one write, in order; nats.js alone writes each", async (t) => {
+test.serial("coalesced writes - 50 publishes of one turn leave in one write, in order; nats.js alone writes each", async (t) => {
   const { nats, nc: listener } = t.context;
   const port = Number(new URL(nats.url).port);
   const coalesced = await connectNats({ url: nats.url, name: "coalescing" });
@@ -73,7 +73,7 @@ test("coalesced writes - 50 publishes of one turn leave in one write, in order; 
   t.true(plainWrites >= 25, `nats.js alone wrote ${plainWrites} times`);
 });
 
-test("coalesced writes - a publish past nats.js's buffer limit (32 KiB) is written at once", async (t) => {
+test.serial("coalesced writes - a publish past nats.js's buffer limit (32 KiB) is written at once", async (t) => {
   const { nats } = t.context;
   const port = Number(new URL(nats.url).port);
   const nc = await connectNats({ url: nats.url, name: "coalescing-large" });
@@ -85,7 +85,7 @@ test("coalesced writes - a publish past nats.js's buffer limit (32 KiB) is writt
   t.is(writes, 1, "written before the publish returned, both messages together");
 });
 
-test("coalesced writes - close() right after publishing still delivers what was buffered", async (t) => {
+test.serial("coalesced writes - close() right after publishing still delivers what was buffered", async (t) => {
   const { nats, nc: listener } = t.context;
   const inbox = await received(listener, "cw.close", 3);
   const nc = await connectNats({ url: nats.url, name: "coalescing-close" });
@@ -94,7 +94,7 @@ test("coalesced writes - close() right after publishing still delivers what was 
   t.deepEqual(await inbox.next(), ["a", "b", "c"]);
 });
 
-test("coalesced writes - requests and replies across a service still work when many are in flight", async (t) => {
+test.serial("coalesced writes - requests and replies across a service still work when many are in flight", async (t) => {
   const { nats } = t.context;
   const server = await connectNats({ url: nats.url, name: "coalescing-server" });
   const client = await connectNats({ url: nats.url, name: "coalescing-client" });
