@@ -48,6 +48,8 @@ export async function runServiceProcess(options: ServiceProcessOptions): Promise
     const metrics = config.get("metrics.enabled") ? createMetricsRegistry() : undefined;
     const service = await options.start({ config, log, nc, ...(metrics ? { metrics } : {}) });
     const metricsServer = metrics ? await serveMetrics(options.name, metrics, config, log) : undefined;
+    // "started" means its subscriptions are in place on the server (writes leave at the end of the turn).
+    await nc.flush();
     log.info(`${options.name} service started`, {
       pid: process.pid,
       nats: redactUrls(config.get("nats.url")),

@@ -1,6 +1,6 @@
 /** RecentEvents: answers a replay from memory only when it holds every event the replay needs. */
 import test from "ava";
-import type { ClusterStreamEvent } from "@corral/contracts";
+import { encode, type ClusterStreamEvent } from "@corral/contracts";
 import { RecentEvents, StreamedEvent } from "@corral/gateway/testing";
 
 const status = (id: number, clusterId: string, first: boolean) =>
@@ -46,4 +46,22 @@ test("bounds: a cluster's oldest events and whole clusters are dropped, and repl
   t.is(recent.after("a", 3), undefined, "a's event 4 was dropped with it");
   t.deepEqual(ids(recent.after("a", 4)), [7], "everything after the dropped events was received");
   t.deepEqual(ids(recent.after("b", 0)), [5, 6], "b is held from its first event");
+});
+
+test("an event made from its msgpack bytes decodes on first use; one that does not decode is never replayed", (t) => {
+  const event = status(1, "c", true).event;
+  const fromBytes = new StreamedEvent(1, encode(event));
+  t.deepEqual(JSON.parse(fromBytes.eventJson), event);
+  t.true(fromBytes.decodes());
+  const broken = new StreamedEvent(2, new Uint8Array([0x82, 0xa4, 0x74]));
+  t.false(broken.decodes());
+  t.throws(() => broken.event);
+
+  const recent = new RecentEvents(100);
+  t.false(recent.holds("c"));
+  recent.add("c", fromBytes);
+  t.true(recent.holds("c"), "later events of c are added without being read");
+  recent.add("c", broken);
+  recent.add("c", new StreamedEvent(3, encode({ ...event, previous: "pending" })));
+  t.deepEqual(ids(recent.after("c", 0)), [1, 3]);
 });

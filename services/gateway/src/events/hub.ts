@@ -1,5 +1,5 @@
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
-import { decode, liveClusterEventOf, liveClusterEventsFilter, type ClusterStreamEvent } from "@corral/contracts";
+import { liveClusterEventOf, liveClusterEventsFilter } from "@corral/contracts";
 import type { Logger } from "@corral/shared";
 import { StreamedEvent, type EventScope } from "./live-event.js";
 import { RecentEvents } from "./recent-events.js";
@@ -39,17 +39,16 @@ export function openEventHub(nc: NatsConnection, log: Logger, maxRecentEvents: n
       const scope = liveClusterEventOf(msg.subject);
       const seq = Number(msg.headers?.get("Nats-Sequence"));
       if (!scope || !Number.isSafeInteger(seq)) return;
-      let event: ClusterStreamEvent;
-      try {
-        event = decode<ClusterStreamEvent>(msg.data);
-      } catch (e) {
-        return void log.warn("undecodable cluster event", { subject: msg.subject, err: e });
-      }
-      const streamed = new StreamedEvent(seq, event);
+      // Decoded only when a client gets it now, or when it is the first of its cluster held for replays.
+      const streamed = new StreamedEvent(seq, msg.data);
       const key = keyOf(scope.tenant, scope.clusterId);
+      const tenantKey = keyOf(scope.tenant);
+      if ((listeners.has(key) || listeners.has(tenantKey) || !recent.holds(key)) && !streamed.decodes()) {
+        return void log.warn("undecodable cluster event", { subject: msg.subject, seq });
+      }
       recent.add(key, streamed);
       fanOut(key, streamed);
-      fanOut(keyOf(scope.tenant), streamed);
+      fanOut(tenantKey, streamed);
     },
   });
   let stopped = false;

@@ -1,7 +1,13 @@
-import type { ClusterStreamEvent } from "@corral/contracts";
+import { decode, type ClusterStreamEvent } from "@corral/contracts";
 
-/** One stored cluster event as the gateway hands it to clients: its stream sequence is its id. */
+/**
+ * One stored cluster event as the gateway hands it to clients: its stream sequence is its id. Made from the
+ * event or from its msgpack bytes, decoded on first use: the gateway receives every live event, and most reach
+ * no client.
+ */
 export class StreamedEvent {
+  private decoded: ClusterStreamEvent | undefined;
+  private bytes: Uint8Array | undefined;
   private json: string | undefined;
   private sse: string | undefined;
   /** Socket messages by subscription name: an event usually goes to two (its cluster's and its tenant's). */
@@ -9,8 +15,29 @@ export class StreamedEvent {
 
   constructor(
     readonly id: number,
-    readonly event: ClusterStreamEvent,
-  ) {}
+    event: ClusterStreamEvent | Uint8Array,
+  ) {
+    if (event instanceof Uint8Array) this.bytes = event;
+    else this.decoded = event;
+  }
+
+  /** The event; throws when its bytes do not decode (see {@link decodes}). */
+  get event(): ClusterStreamEvent {
+    if (this.decoded === undefined) {
+      this.decoded = decode<ClusterStreamEvent>(this.bytes as Uint8Array);
+      this.bytes = undefined;
+    }
+    return this.decoded;
+  }
+
+  /** Whether the event decodes (decoding it, once). */
+  decodes(): boolean {
+    try {
+      return typeof this.event === "object" && this.event !== null;
+    } catch {
+      return false;
+    }
+  }
 
   /** The event's JSON, made once however many clients get it. */
   get eventJson(): string {

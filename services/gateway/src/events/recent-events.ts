@@ -28,6 +28,12 @@ export class RecentEvents {
     private readonly maxPerCluster = Math.max(1, Math.min(maxEvents, 2000)),
   ) {}
 
+  /** Whether events of `key` are held already (or none are ever held): then {@link add} does not read the event. */
+  holds(key: string): boolean {
+    return this.maxEvents <= 0 || this.clusters.has(key);
+  }
+
+  /** Holds `event`, which must decode when it is the first of its cluster held (its type and `previous` are read). */
   add(key: string, event: StreamedEvent): void {
     if (this.maxEvents <= 0) return;
     this.completeFrom ??= event.id;
@@ -54,7 +60,7 @@ export class RecentEvents {
     const entry = this.clusters.get(key);
     if (!entry || this.completeFrom === undefined || entry.droppedUpTo > afterSeq) return undefined;
     if (!entry.fromBeginning && afterSeq < this.completeFrom - 1) return undefined;
-    return entry.events.filter((e) => e.id > afterSeq);
+    return entry.events.filter((e) => e.id > afterSeq && e.decodes());
   }
 
   /** Events may have been missed (the NATS connection came back): nothing held can be trusted to be complete. */
