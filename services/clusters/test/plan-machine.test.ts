@@ -1,5 +1,6 @@
 import test from "ava";
 import fc from "fast-check";
+import { initialTransition } from "xstate";
 import { applyEvents, startActor, type PersistedActor } from "../src/domain/actors.js";
 import { MAX_ATTEMPTS, PLAN_MACHINE_VERSION, planMachine, type PlanContext, type PlanEvent } from "../src/domain/plan-machine.js";
 
@@ -29,6 +30,19 @@ test("plan machine - starts by publishing stage 0", (t) => {
   t.is(s.persisted.value, "running");
   t.deepEqual(s.actions, [{ type: "publishStage", params: { stage: 0 } }]);
   t.deepEqual(s.persisted.context.unpublished?.stages, [0]);
+});
+
+test("plan machine - a start decides what xstate's own initialTransition decides, for any plan shape", (t) => {
+  fc.assert(
+    fc.property(fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 5 }), fc.boolean(), (stageSizes, rollbackConfirm) => {
+      const input = { stageSizes, rollbackConfirm, at: 7 };
+      const [snapshot, executed] = initialTransition(planMachine, input);
+      const started = startActor<PlanContext>(planMachine, PLAN_MACHINE_VERSION, input);
+      t.deepEqual(started.persisted, { machine: PLAN_MACHINE_VERSION, value: snapshot.value, context: snapshot.context });
+      const expected = executed.filter((a) => !a.type.startsWith("xstate.")).map((a) => ({ type: a.type, params: a.params ?? {} }));
+      t.deepEqual(started.actions, expected);
+    }),
+  );
 });
 
 test("plan machine - an empty plan succeeds at once", (t) => {

@@ -1,6 +1,5 @@
 import {
   createActor,
-  initialTransition,
   type AnyActorScope,
   type AnyMachineSnapshot,
   type AnyStateMachine,
@@ -71,14 +70,22 @@ const persistedOf = <C>(version: string, snapshot: AnyMachineSnapshot): Persiste
 const resolve = <C>(machine: AnyStateMachine, persisted: PersistedActor<C>) =>
   machine.resolveState({ value: persisted.value, context: persisted.context as never });
 
-/** Starts an actor with xstate's pure `initialTransition`: its first persisted snapshot and the actions its start decides. */
+/**
+ * Starts an actor: its first persisted snapshot and the actions its start decides. What xstate's pure
+ * `initialTransition` does, in the {@link ReusedScope} (`initialTransition` builds its scope with `createActor`, which
+ * computes a whole initial snapshot first: two per start, a start per cluster create and per plan).
+ */
 export function startActor<C>(
   machine: AnyStateMachine,
   version: string,
   input: unknown,
 ): { persisted: PersistedActor<C>; actions: ActorAction[] } {
-  const [snapshot, actions] = initialTransition(machine, input);
-  return { persisted: persistedOf<C>(version, snapshot), actions: actionsOf(actions) };
+  const { scope, collected } = reusedScopeOf(machine);
+  collected.length = 0;
+  const snapshot = machine.getInitialSnapshot(scope, input);
+  const actions = actionsOf(collected);
+  collected.length = 0;
+  return { persisted: persistedOf<C>(version, snapshot), actions };
 }
 
 /**
