@@ -48,7 +48,26 @@ export interface TaskBuildContext {
   now: number;
 }
 
-/** Builds the message for one dispatch of one planned task. */
+interface NodeInfos {
+  byId: ReadonlyMap<string, TaskNodeInfo>;
+  /** `config.nodes` of every task of the context; undefined above {@link MAX_NODES_IN_TASK}. */
+  all: Record<string, TaskNodeInfo> | undefined;
+}
+
+/** Each context's node infos, made once: every task of a dispatch carries its own node's and (usually) all of them. */
+const nodeInfosByContext = new WeakMap<TaskBuildContext, NodeInfos>();
+
+function nodeInfosOf(ctx: TaskBuildContext): NodeInfos {
+  let infos = nodeInfosByContext.get(ctx);
+  if (!infos) {
+    const byId = new Map([...ctx.nodes.values()].map((n) => [n.id, nodeInfo(n, ctx.defs)]));
+    infos = { byId, all: ctx.nodes.size <= MAX_NODES_IN_TASK ? Object.fromEntries(byId) : undefined };
+    nodeInfosByContext.set(ctx, infos);
+  }
+  return infos;
+}
+
+/** Builds the message for one dispatch of one planned task; build the tasks of one dispatch with one context. */
 export function buildTaskMessage(
   ctx: TaskBuildContext,
   task: StoredTask,
@@ -59,8 +78,9 @@ export function buildTaskMessage(
   const node = ctx.nodes.get(task.nodeId);
   if (!node) throw new Error(`node ${task.nodeId} of cluster ${ctx.cluster.id} is missing`);
   const { cluster } = ctx;
+  const infos = nodeInfosOf(ctx);
   const config: TaskConfig = {
-    ...nodeInfo(node, ctx.defs),
+    ...(infos.byId.get(node.id) as TaskNodeInfo),
     cluster: NODE_TASKS.has(taskName) ? cluster.config : ctx.expandedConfig(node.id),
     provider: {
       name: cluster.provider.name,
@@ -74,11 +94,8 @@ export function buildTaskMessage(
     const action = ctx.defs.get(task.service)?.provisioner.actions[taskName.toLowerCase() as "install"];
     if (action) config.service = { name: task.service, action: { type: action.type, fields: action.fields } };
   }
-  if (ctx.nodes.size <= MAX_NODES_IN_TASK) {
-    config.nodes = Object.fromEntries([...ctx.nodes.values()].map((n) => [n.id, nodeInfo(n, ctx.defs)]));
-  } else {
-    config.nodesOmitted = true;
-  }
+  if (infos.all) config.nodes = infos.all;
+  else config.nodesOmitted = true;
   return {
     tenant: cluster.tenant,
     clusterId: cluster.id,

@@ -108,11 +108,12 @@ export function createDispatcher(deps: EngineDeps, memory: DispatchMemory): Disp
       const now = deps.now();
       const messages: TaskMessage[] = [];
       const failures: DispatchFailure[] = [];
+      const buildContext = { cluster, planId: plan.id, nodes, defs, credentials, expandedConfig, now };
       for (const w of work) {
         try {
           messages.push(
             buildTaskMessage(
-              { cluster, planId: plan.id, nodes, defs, credentials, expandedConfig, now },
+              buildContext,
               w.task,
               formatTaskId(plan.id, w.index),
               w.dispatch,

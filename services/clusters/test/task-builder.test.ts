@@ -1,0 +1,75 @@
+/** Task messages: each carries its own node, every node of the cluster up to MAX_NODES_IN_TASK, and its service action. */
+import test from "ava";
+import type { Service } from "@corral/contracts";
+import { buildTaskMessage, MAX_NODES_IN_TASK, type TaskBuildContext } from "../src/domain/task-builder.js";
+import type { ClusterNode, ClusterRecord } from "../src/domain/records.js";
+
+const web: Service = {
+  name: "web",
+  description: "",
+  dependencies: { conflicts: [], install: { requires: [], uses: [] }, runtime: { requires: [], uses: [] }, provides: [] },
+  provisioner: { actions: { install: { type: "shell", fields: { script: "install-web" } } } },
+} as unknown as Service;
+
+const node = (nodenum: number, services: string[]): ClusterNode => ({
+  id: `c1-${nodenum}`,
+  clusterId: "c1",
+  nodenum,
+  services,
+  properties: { hostname: `n${nodenum}.example`, ipaddresses: { access_v4: `10.0.0.${nodenum}` }, hardwaretype: "small", imagetype: "deb" },
+  results: { providerid: `vm-${nodenum}` },
+  actions: [],
+  applied: [],
+});
+
+function context(count: number): TaskBuildContext {
+  const nodes = new Map(Array.from({ length: count }, (_, i) => node(1000 + i, i === 0 ? ["web"] : [])).map((n) => [n.id, n]));
+  const cluster = {
+    id: "c1",
+    tenant: "t1",
+    config: { answer: 42 },
+    provider: { name: "p", providertype: "sim", provisioner: { region: "x" } },
+  } as unknown as ClusterRecord;
+  return {
+    cluster,
+    planId: "c1-001",
+    nodes,
+    defs: new Map([["web", web]]),
+    credentials: { token: "secret" },
+    expandedConfig: (nodeId) => ({ expandedFor: nodeId }),
+    now: 5,
+  };
+}
+
+test("task builder - the tasks of one context each carry their own node, every node, and their service's action", (t) => {
+  const ctx = context(3);
+  const create = buildTaskMessage(ctx, { taskName: "CREATE", nodeId: "c1-1001", service: "" }, "c1-001-1", 1, "CREATE");
+  const install = buildTaskMessage(ctx, { taskName: "INSTALL", nodeId: "c1-1000", service: "web" }, "c1-001-2", 2, "INSTALL");
+
+  t.is(create.config.hostname, "n1001.example");
+  t.deepEqual(create.config.services, []);
+  t.deepEqual(create.config.cluster, { answer: 42 }, "node tasks get the cluster config as it is");
+  t.deepEqual(create.config.results, { providerid: "vm-1001" });
+  t.deepEqual(create.config.provider.provisioner, { region: "x", token: "secret" });
+  t.is(create.config.service, undefined);
+
+  t.is(install.config.hostname, "n1000.example");
+  t.deepEqual(install.config.automators, ["shell"]);
+  t.deepEqual(install.config.cluster, { expandedFor: "c1-1000" }, "service tasks get it expanded for their node");
+  t.deepEqual(install.config.service, { name: "web", action: { type: "shell", fields: { script: "install-web" } } });
+  t.is(install.dispatch, 2);
+
+  for (const m of [create, install]) {
+    t.deepEqual(Object.keys(m.config.nodes ?? {}), ["c1-1000", "c1-1001", "c1-1002"]);
+    t.is(m.config.nodes?.["c1-1002"]?.ipaddresses["access_v4"], "10.0.0.1002");
+    t.is(m.config.nodesOmitted, undefined);
+  }
+});
+
+test("task builder - above MAX_NODES_IN_TASK nodes a task carries only its own node", (t) => {
+  const ctx = context(MAX_NODES_IN_TASK + 1);
+  const m = buildTaskMessage(ctx, { taskName: "CONFIRM", nodeId: "c1-1005", service: "" }, "c1-001-9", 1, "CONFIRM");
+  t.is(m.config.nodes, undefined);
+  t.true(m.config.nodesOmitted);
+  t.is(m.config.hostname, "n1005.example");
+});
