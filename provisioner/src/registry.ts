@@ -6,7 +6,7 @@ import {
   pluginTypeKey,
   type ProvisionerRecord,
 } from "@corral/contracts";
-import { openBucket, type KV, type Logger } from "@corral/shared";
+import { openBucket, readBytes, type KV, type Logger } from "@corral/shared";
 import type { Plugin } from "./plugins/types.js";
 
 export interface RegistrationDeps {
@@ -70,8 +70,7 @@ export function createRegistration(deps: RegistrationDeps): Registration {
     for (const plugin of deps.plugins) {
       const specKey = pluginTypeKey(plugin.kind, plugin.spec.name);
       if (onlyMissing) {
-        const existing = await kv.get(specKey);
-        if (existing?.operation === "PUT") continue;
+        if (await readBytes(kv, specKey)) continue;
         deps.log.warn("plugin spec missing; writing it again", { plugin: specKey });
       }
       await kv.put(specKey, encode(plugin.spec));
@@ -81,8 +80,7 @@ export function createRegistration(deps: RegistrationDeps): Registration {
   /** One heartbeat: (re-)registers when the record is gone, else refreshes it. */
   const beat = async (): Promise<void> => {
     const { provisioners, pluginTypes } = await open();
-    const current = await provisioners.get(key);
-    if (!current || current.operation !== "PUT") {
+    if (!(await readBytes(provisioners, key))) {
       if (registeredAt) deps.log.warn("provisioner record gone (expired, removed or server state lost); registering again");
       await writeSpecs(pluginTypes, false);
       registeredAt = deps.now();

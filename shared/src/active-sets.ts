@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { openBucket } from "./kv.js";
-import { fromKeyToken, kvKey, decode, buckets } from "@corral/contracts";
+import { openBucket, readValue } from "./kv.js";
+import { fromKeyToken, kvKey, buckets } from "@corral/contracts";
 
 /**
  * A tenant's live plugin resources: the plugins service's sync publishes one set per tenant (key `kvKey(tenant)`
@@ -49,8 +49,7 @@ export async function openActiveSetReader(nc: NatsConnection): Promise<ActiveSet
   const kv = await openBucket(nc, buckets.pluginActive);
   return {
     async get(tenant) {
-      const entry = await kv.get(kvKey(tenant));
-      return entry?.operation === "PUT" ? decode<unknown>(entry.value) : undefined;
+      return (await readValue<unknown>(kv, kvKey(tenant)))?.value;
     },
     async watch() {
       const entries = await kv.watch({ key: ">" });

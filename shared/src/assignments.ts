@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { openBucket } from "./kv.js";
+import { openBucket, readBytes } from "./kv.js";
 import { ASSIGNMENT_KEY, buckets } from "@corral/contracts";
 
 /**
@@ -17,8 +17,7 @@ export async function openAssignmentReader(nc: NatsConnection): Promise<Assignme
   const kv = await openBucket(nc, buckets.assignments);
   return {
     async get() {
-      const entry = await kv.get(ASSIGNMENT_KEY);
-      return entry?.operation === "PUT" ? entry.value : undefined;
+      return (await readBytes(kv, ASSIGNMENT_KEY))?.value;
     },
     async watch() {
       const entries = await kv.watch({ key: ASSIGNMENT_KEY });

@@ -30,6 +30,7 @@ export type {
 export {
   openBucket,
   isCasConflict,
+  readBytes,
   readValue,
   putValue,
   createValue,

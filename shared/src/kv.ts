@@ -70,15 +70,25 @@ export function isCasConflict(err: unknown): boolean {
   return e?.code === 10071 || e?.code === 10164 || (typeof e?.message === "string" && e.message.includes("wrong last sequence"));
 }
 
+/**
+ * Reads a key's stored bytes, undecoded; a deleted or purged key (KV-Operation DEL/PURGE) or an absent one is
+ * `undefined`. Unlike nats.js's `kv.get` (a direct get whenever the bucket allows, which a lagging replica answers
+ * with the value from before the last write), this asks the stream leader on a NATS cluster (js-requests.ts).
+ */
+export async function readBytes(kv: KV, key: string): Promise<Versioned<Uint8Array> | undefined> {
+  const entry = await readEntry(kv, key);
+  return entry?.operation === "PUT" ? { value: entry.bytes, revision: entry.revision } : undefined;
+}
+
 /** Reads and decodes a key; a deleted or absent key is `undefined`. A given cache learns what was read. */
 export async function readValue<T>(kv: KV, key: string, cache?: RevisionCache): Promise<Versioned<T> | undefined> {
-  const entry = await readEntry(kv, key);
-  if (!entry || entry.operation !== "PUT") {
+  const entry = await readBytes(kv, key);
+  if (!entry) {
     cache?.forget(key);
     return undefined;
   }
-  cache?.remember(key, entry.bytes, entry.revision);
-  return { value: decode<T>(entry.bytes), revision: entry.revision };
+  cache?.remember(key, entry.value, entry.revision);
+  return { value: decode<T>(entry.value), revision: entry.revision };
 }
 
 /** Writes a key unconditionally; a given cache learns the new revision. */

@@ -1,13 +1,15 @@
 import anyTest, { type TestFn } from "ava";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { buckets, kvStream, objectStores, objectStoreStream, streams } from "@corral/contracts";
+import { ASSIGNMENT_KEY, buckets, encode, kvKey, kvStream, objectStores, objectStoreStream, streams } from "@corral/contracts";
 import { startNats } from "@corral/deploy";
 import { eventually } from "../../test/helpers/eventually.js";
 import { startNatsCluster, type NatsClusterHandle } from "../../test/helpers/nats-cluster.js";
 import { connectNats } from "../src/nats.js";
 import { ensureStreams } from "../src/tasks.js";
-import { deleteValue, openBucket, readValue, putValue } from "../src/kv.js";
+import { deleteValue, openBucket, readBytes, readValue, putValue } from "../src/kv.js";
+import { openAssignmentReader } from "../src/assignments.js";
+import { openActiveSetReader } from "../src/active-sets.js";
 import { openObjectStore } from "../src/object-stores.js";
 import { migrateStoreReplicas, natsServerCount, replicaTarget, storeReplicas } from "../src/replicas.js";
 
@@ -124,4 +126,81 @@ test.serial("reads on a cluster come from the stream leader: every write is read
       await (await jetstreamManager(writer)).streams.delete(kvStream(name));
     });
   });
+});
+
+/** The entry with its bytes as a plain Uint8Array (reads answer Buffers), for deepEqual. */
+const plain = (entry: { value: Uint8Array; revision: number } | undefined) => entry && { ...entry, value: new Uint8Array(entry.value) };
+
+/** Counts the get requests for `stream` that reach the server: the leader's (`STREAM.MSG.GET`) and direct ones. */
+async function countGets(nc: NatsConnection, stream: string): Promise<{ leader: () => number; direct: () => number }> {
+  let leader = 0;
+  let direct = 0;
+  nc.subscribe(`$JS.API.STREAM.MSG.GET.${stream}`, { callback: () => void leader++ });
+  for (const subject of [`$JS.API.DIRECT.GET.${stream}`, `$JS.API.DIRECT.GET.${stream}.>`]) {
+    nc.subscribe(subject, { callback: () => void direct++ });
+  }
+  await nc.flush();
+  return { leader: () => leader, direct: () => direct };
+}
+
+test.serial("readBytes and the provisioner's readers (assignment, active sets) ask the leader on a cluster; deleted and purged keys read as undefined", async (t) => {
+  const { urls } = t.context.cluster;
+  await withConnection(urls[0]!, undefined, async (writer) => {
+    await withConnection(urls[urls.length - 1]!, undefined, async (reader) => {
+      const name = `corral_read_bytes_${Date.now()}`;
+      const writes = await openBucket(writer, name);
+      const reads = await openBucket(reader, name);
+      const gets = await countGets(writer, kvStream(name));
+      for (let i = 0; i < 20; i++) {
+        const bytes = encode({ i });
+        const revision = await putValue(writes, "k", { i });
+        t.deepEqual(plain(await readBytes(reads, "k")), { value: new Uint8Array(bytes), revision }, `write ${i} read back from another node`);
+      }
+      t.true(await deleteValue(writes, "k"));
+      t.is(await readBytes(reads, "k"), undefined, "a deleted key (KV-Operation DEL)");
+      await putValue(writes, "p", { p: 1 });
+      await writes.purge("p");
+      t.is(await readBytes(reads, "p"), undefined, "a purged key (KV-Operation PURGE)");
+      t.is(await readBytes(reads, "never-written"), undefined);
+      await writer.flush();
+      await eventually(() => gets.leader() >= 23, { what: `a leader get per read (${gets.leader()} seen)` });
+      t.is(gets.direct(), 0, "no direct get, which a lagging replica would answer");
+      await (await jetstreamManager(writer)).streams.delete(kvStream(name));
+
+      const assignments = await countGets(writer, kvStream(buckets.assignments));
+      const active = await countGets(writer, kvStream(buckets.pluginActive));
+      const assignmentKv = await openBucket(writer, buckets.assignments);
+      const activeKv = await openBucket(writer, buckets.pluginActive);
+      const assignmentReader = await openAssignmentReader(reader);
+      const activeReader = await openActiveSetReader(reader);
+      for (let generation = 1; generation <= 5; generation++) {
+        await putValue(assignmentKv, ASSIGNMENT_KEY, { generation });
+        await putValue(activeKv, kvKey("acme"), { tenant: "acme", generation });
+        t.deepEqual(new Uint8Array((await assignmentReader.get()) ?? []), new Uint8Array(encode({ generation })));
+        t.deepEqual(await activeReader.get("acme"), { tenant: "acme", generation });
+      }
+      await writer.flush();
+      await eventually(() => assignments.leader() >= 5 && active.leader() >= 5, { what: "leader gets of the assignment and active set" });
+      t.is(assignments.direct() + active.direct(), 0);
+    });
+  });
+});
+
+test.serial("readBytes on a lone server reads by direct get", async (t) => {
+  const lone = await startNats({ jetstream: true, syncAlways: false });
+  try {
+    await withConnection(lone.url, undefined, async (nc) => {
+      const kv = await openBucket(nc, buckets.counters);
+      const gets = await countGets(nc, kvStream(buckets.counters));
+      const revision = await putValue(kv, "k", { n: 1 });
+      t.deepEqual(plain(await readBytes(kv, "k")), { value: new Uint8Array(encode({ n: 1 })), revision });
+      t.true(await deleteValue(kv, "k"));
+      t.is(await readBytes(kv, "k"), undefined);
+      await nc.flush();
+      await eventually(() => gets.direct() >= 2, { what: `a direct get per read (${gets.direct()} seen)` });
+      t.is(gets.leader(), 0);
+    });
+  } finally {
+    await lone.stop();
+  }
 });

@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { buckets, decode } from "@corral/contracts";
-import { createValue, openBucket, type KV, type Logger } from "@corral/shared";
+import { createValue, openBucket, readBytes, type KV, type Logger } from "@corral/shared";
 import { KEY_ID_PATTERN, newSecret, type SigningKey } from "../domain/token.js";
 
 /**
@@ -55,8 +55,8 @@ export async function openSigningKeys(options: OpenSigningKeysOptions): Promise<
     }
   };
   const fetch = async (id: string): Promise<void> => {
-    const entry = await kv.get(id);
-    if (entry && entry.operation === "PUT") remember(id, entry.value);
+    const entry = await readBytes(kv, id);
+    if (entry) remember(id, entry.value);
   };
 
   if (options.ensureKey) {
