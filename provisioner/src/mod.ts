@@ -1,5 +1,7 @@
 /** @corral/provisioner: the reference provisioner and its plugin interface. Explicit exports only. */
 export { startProvisioner, defaultProvisionerId } from "./provisioner.js";
+export { runProvisionerProcess } from "./process.js";
+export type { ProvisionerProcessOptions } from "./process.js";
 export type { ProvisionerOptions, RunningProvisioner } from "./provisioner.js";
 export { bundledPlugins } from "./plugins/index.js";
 export { createSimProvider, SIM_SPEC, SIM_SECURED_SPEC } from "./plugins/sim.js";

@@ -136,6 +136,7 @@ export async function startChaosSystem(options: ChaosSystemOptions = {}): Promis
             CORRAL_PROVISIONER_ID: id,
             CORRAL_PROVISIONER_CAPACITY: String(options.provisionerCapacity ?? 8),
             CORRAL_PROVISIONER_WORKDIR: join(dir, id),
+            CORRAL_PROVISIONER_STOP_TIMEOUT_MS: "5000",
             CORRAL_CHAOS_RECORD: recordFile,
             CORRAL_CHAOS_ACTION_MS: String(options.actionMs ?? 0),
           },

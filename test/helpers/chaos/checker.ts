@@ -1,7 +1,8 @@
 /**
  * The chaos suite's verdict, from stored state (KV, the results stream) and the side-effect record:
  * - final state: every cluster settled as its last operation should leave it (and passes `clusterProblems`);
- * - lost tasks: a task of any of a cluster's plans without a complete entry in its node's history;
+ * - lost tasks: a task of any of a cluster's plans without a complete entry in its node's history, except in a
+ *   failed plan the tasks of the failed stage and after it (never run by design; the cluster's state shows the failure);
  * - lost results: a successful result in the results stream that its node's history does not show as complete;
  * - duplicated side effects: a call that ran again although an earlier successful run of the same side effect had
  *   its result stored before the later one started (the earlier attempt was not proven failed: its result was
@@ -11,7 +12,7 @@ import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { decode, streams, tenantStreamFilters } from "@corral/contracts";
 import type { TaskResult } from "@corral/shared";
-import { clusterProblems, openClusterState, type ClusterNode, type ClusterState } from "../cluster-state.js";
+import { clusterProblems, openClusterState, type ClusterNode, type ClusterState, type PlanRecord } from "../cluster-state.js";
 import { effectKey, type SideEffect } from "./side-effects.js";
 
 export interface ClusterExpectation {
@@ -27,6 +28,8 @@ export interface Verdict {
   lostResults: string[];
   /** Tasks of earlier plans whose node history no longer reaches back to them (bounded history). */
   unverifiableTasks: number;
+  /** Tasks of failed plans, from the failed stage on, that did not complete: not lost, the plan stopped there. */
+  tasksStoppedByFailure: number;
   duplicatedSideEffects: Array<{ effect: string; first: SideEffect; again: SideEffect; stored: StoredResult | undefined }>;
   /** Runs that were repeated after the earlier one was proven failed (allowed), by why. */
   provenFailedReruns: Record<"failed" | "result missing" | "result late", number>;
@@ -43,6 +46,7 @@ export async function checkChaos(nc: NatsConnection, tenant: string, clusters: r
     lostTasks: [],
     lostResults: [],
     unverifiableTasks: 0,
+    tasksStoppedByFailure: 0,
     duplicatedSideEffects: [],
     provenFailedReruns: { failed: 0, "result missing": 0, "result late": 0 },
     sideEffects: effects.length,
@@ -74,13 +78,30 @@ async function checkPlans(state: ClusterState, clusterId: string, verdict: Verdi
       verdict.lostTasks.push(`${clusterId}: plan ${planId} is not stored`);
       continue;
     }
-    for (const task of await state.planTasks(plan)) {
+    const stoppedFrom = failedStageStart(plan);
+    for (const [index, task] of (await state.planTasks(plan)).entries()) {
       if (completeTasks.has(task.taskId)) continue;
+      if (stoppedFrom !== undefined && index >= stoppedFrom) {
+        verdict.tasksStoppedByFailure++;
+        continue;
+      }
       const oldestKept = nodes.get(task.nodeId)?.actions[0]?.submitTime;
       if (oldestKept !== undefined && oldestKept > plan.createTime) verdict.unverifiableTasks++;
       else verdict.lostTasks.push(`${task.taskId} (${task.taskName} ${task.service ?? ""} on ${task.nodeId})`);
     }
   }
+}
+
+/** The index of the first task of a failed plan's failed stage; undefined for any other plan. */
+export function failedStageStart(plan: PlanRecord): number | undefined {
+  const failedIndex = plan.actor.value === "failed" ? plan.actor.context.failure?.index : undefined;
+  if (failedIndex === undefined) return undefined;
+  let start = 0;
+  for (const size of plan.stageSizes) {
+    if (failedIndex < start + size) return start;
+    start += size;
+  }
+  return start;
 }
 
 /** A result as the stream holds it: when it was stored (ms), not only when its run ended. */
@@ -155,6 +176,7 @@ export function verdictSummary(v: Verdict) {
     duplicatedSideEffects: v.duplicatedSideEffects.length,
     provenFailedReruns: v.provenFailedReruns,
     unverifiableTasks: v.unverifiableTasks,
+    tasksStoppedByFailure: v.tasksStoppedByFailure,
     sideEffectsRecorded: v.sideEffects,
     resultsStored: v.results,
   };

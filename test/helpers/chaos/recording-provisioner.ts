@@ -1,37 +1,16 @@
 /**
- * Entry of the chaos suite's provisioner processes: the reference provisioner carrying the `sim` provider and the
- * `recorder` test automator, both appending each completed call to the side-effect record.
+ * Entry of the chaos suite's provisioner processes: the reference provisioner process carrying the `sim` provider
+ * and the `recorder` test automator, both appending each completed call to the side-effect record.
  *
- * Env: CORRAL_NATS_URL, CORRAL_PROVISIONER_ID, CORRAL_PROVISIONER_CAPACITY, CORRAL_PROVISIONER_WORKDIR,
+ * Env: the provisioner's own (CORRAL_NATS_URL, CORRAL_PROVISIONER_ID, _CAPACITY, _WORKDIR, _STOP_TIMEOUT_MS, ...),
  * CORRAL_CHAOS_RECORD (the record file), CORRAL_CHAOS_ACTION_MS (how long each recorder action takes, default 0).
  */
-import { PROVISIONER_INBOX_PREFIX } from "@corral/contracts";
-import { runServiceProcess } from "@corral/shared";
-import { createSimProvider, startProvisioner } from "@corral/provisioner";
+import { createSimProvider, runProvisionerProcess } from "@corral/provisioner";
 import { createRecorderAutomator, recordingPlugins } from "./side-effects.js";
 
-const required = (name: string): string => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is required`);
-  return value;
-};
-const id = required("CORRAL_PROVISIONER_ID");
-const record = required("CORRAL_CHAOS_RECORD");
+const record = process.env["CORRAL_CHAOS_RECORD"];
+if (!record) throw new Error("CORRAL_CHAOS_RECORD is required");
 
-await runServiceProcess({
-  name: "provisioner",
-  connectionName: `corral-provisioner-${id}`,
-  inboxPrefix: PROVISIONER_INBOX_PREFIX,
-  env: process.env,
-  exit: process.exit,
-  start: ({ nc, log }) =>
-    startProvisioner({
-      nc,
-      log,
-      id,
-      capacity: Number(required("CORRAL_PROVISIONER_CAPACITY")),
-      workDir: required("CORRAL_PROVISIONER_WORKDIR"),
-      plugins: recordingPlugins([createSimProvider(), createRecorderAutomator(Number(process.env["CORRAL_CHAOS_ACTION_MS"] ?? 0))], record),
-      stopTimeoutMs: 5_000,
-    }),
+await runProvisionerProcess({
+  plugins: recordingPlugins([createSimProvider(), createRecorderAutomator(Number(process.env["CORRAL_CHAOS_ACTION_MS"] ?? 0))], record),
 });
