@@ -101,37 +101,13 @@ test("replicas - the automatic setting only raises a stream's count; an explicit
   t.is(replicaTarget(3, 3, true), undefined);
 });
 
-test.serial("reads on a cluster come from the stream leader: every write is read back at once from any node, deletes included", async (t) => {
-  const { urls } = t.context.cluster;
-  await withConnection(urls[0]!, undefined, async (writer) => {
-    await withConnection(urls[urls.length - 1]!, undefined, async (reader) => {
-      const name = `corral_leader_reads_${Date.now()}`;
-      const writes = await openBucket(writer, name);
-      const reads = await openBucket(reader, name);
-      // A listener on the leader's get subject sees each such request (direct gets, which any replica answers, a
-      // lagging one with what was there before, go elsewhere).
-      let leaderGets = 0;
-      writer.subscribe(`$JS.API.STREAM.MSG.GET.${kvStream(name)}`, { callback: () => void leaderGets++ });
-      await writer.flush();
-      for (let i = 0; i < 100; i++) {
-        const revision = await putValue(writes, "k", { i });
-        const read = await readValue<{ i: number }>(reads, "k");
-        t.deepEqual(read, { value: { i }, revision }, `write ${i} read back from another node`);
-      }
-      await writer.flush();
-      await eventually(() => leaderGets >= 100, { what: `a leader get per read (${leaderGets} seen)` });
-      t.true(await deleteValue(writes, "k"));
-      t.is(await readValue(reads, "k"), undefined, "a delete (KV-Operation header) is read as no value");
-      t.is(await readValue(reads, "never-written"), undefined);
-      await (await jetstreamManager(writer)).streams.delete(kvStream(name));
-    });
-  });
-});
-
 /** The entry with its bytes as a plain Uint8Array (reads answer Buffers), for deepEqual. */
 const plain = (entry: { value: Uint8Array; revision: number } | undefined) => entry && { ...entry, value: new Uint8Array(entry.value) };
 
-/** Counts the get requests for `stream` that reach the server: the leader's (`STREAM.MSG.GET`) and direct ones. */
+/**
+ * Counts the get requests for `stream` that reach the server: the leader's (`STREAM.MSG.GET`) and direct ones (any
+ * replica answers those, a lagging one with what was there before).
+ */
 async function countGets(nc: NatsConnection, stream: string): Promise<{ leader: () => number; direct: () => number }> {
   let leader = 0;
   let direct = 0;
@@ -143,46 +119,55 @@ async function countGets(nc: NatsConnection, stream: string): Promise<{ leader: 
   return { leader: () => leader, direct: () => direct };
 }
 
-test.serial("readBytes and the provisioner's readers (assignment, active sets) ask the leader on a cluster; deleted and purged keys read as undefined", async (t) => {
-  const { urls } = t.context.cluster;
-  await withConnection(urls[0]!, undefined, async (writer) => {
-    await withConnection(urls[urls.length - 1]!, undefined, async (reader) => {
-      const name = `corral_read_bytes_${Date.now()}`;
-      const writes = await openBucket(writer, name);
-      const reads = await openBucket(reader, name);
-      const gets = await countGets(writer, kvStream(name));
-      for (let i = 0; i < 20; i++) {
-        const bytes = encode({ i });
-        const revision = await putValue(writes, "k", { i });
-        t.deepEqual(plain(await readBytes(reads, "k")), { value: new Uint8Array(bytes), revision }, `write ${i} read back from another node`);
-      }
-      t.true(await deleteValue(writes, "k"));
-      t.is(await readBytes(reads, "k"), undefined, "a deleted key (KV-Operation DEL)");
-      await putValue(writes, "p", { p: 1 });
-      await writes.purge("p");
-      t.is(await readBytes(reads, "p"), undefined, "a purged key (KV-Operation PURGE)");
-      t.is(await readBytes(reads, "never-written"), undefined);
-      await writer.flush();
-      await eventually(() => gets.leader() >= 23, { what: `a leader get per read (${gets.leader()} seen)` });
-      t.is(gets.direct(), 0, "no direct get, which a lagging replica would answer");
-      await (await jetstreamManager(writer)).streams.delete(kvStream(name));
+/** Connections to the first and the last node of the cluster: one writes, the other reads. */
+function withTwoNodes(cluster: NatsClusterHandle, use: (writer: NatsConnection, reader: NatsConnection) => Promise<void>): Promise<void> {
+  const { urls } = cluster;
+  return withConnection(urls[0]!, undefined, (writer) => withConnection(urls[urls.length - 1]!, undefined, (reader) => use(writer, reader)));
+}
 
-      const assignments = await countGets(writer, kvStream(buckets.assignments));
-      const active = await countGets(writer, kvStream(buckets.pluginActive));
-      const assignmentKv = await openBucket(writer, buckets.assignments);
-      const activeKv = await openBucket(writer, buckets.pluginActive);
-      const assignmentReader = await openAssignmentReader(reader);
-      const activeReader = await openActiveSetReader(reader);
-      for (let generation = 1; generation <= 5; generation++) {
-        await putValue(assignmentKv, ASSIGNMENT_KEY, { generation });
-        await putValue(activeKv, kvKey("acme"), { tenant: "acme", generation });
-        t.deepEqual(new Uint8Array((await assignmentReader.get()) ?? []), new Uint8Array(encode({ generation })));
-        t.deepEqual(await activeReader.get("acme"), { tenant: "acme", generation });
-      }
-      await writer.flush();
-      await eventually(() => assignments.leader() >= 5 && active.leader() >= 5, { what: "leader gets of the assignment and active set" });
-      t.is(assignments.direct() + active.direct(), 0);
-    });
+test.serial("reads on a cluster come from the stream leader: every write is read back at once from any node, deletes and purges included", async (t) => {
+  await withTwoNodes(t.context.cluster, async (writer, reader) => {
+    const name = `corral_leader_reads_${Date.now()}`;
+    const writes = await openBucket(writer, name);
+    const reads = await openBucket(reader, name);
+    const gets = await countGets(writer, kvStream(name));
+    for (let i = 0; i < 100; i++) {
+      const revision = await putValue(writes, "k", { i });
+      const read = await readValue<{ i: number }>(reads, "k");
+      t.deepEqual(read, { value: { i }, revision }, `write ${i} read back from another node`);
+      t.deepEqual(plain(await readBytes(reads, "k")), { value: new Uint8Array(encode({ i })), revision }, `write ${i} read back undecoded`);
+    }
+    t.true(await deleteValue(writes, "k"));
+    t.is(await readValue(reads, "k"), undefined, "a delete (KV-Operation DEL) is read as no value");
+    t.is(await readBytes(reads, "k"), undefined, "a delete, undecoded");
+    await putValue(writes, "p", { p: 1 });
+    await writes.purge("p");
+    t.is(await readBytes(reads, "p"), undefined, "a purged key (KV-Operation PURGE)");
+    t.is(await readValue(reads, "never-written"), undefined);
+    await writer.flush();
+    await eventually(() => gets.leader() >= 204, { what: `a leader get per read (${gets.leader()} seen)` });
+    t.is(gets.direct(), 0, "no direct gets");
+    await (await jetstreamManager(writer)).streams.delete(kvStream(name));
+  });
+});
+
+test.serial("the provisioner's readers of the worker assignment and the active plugin sets ask the leader on a cluster", async (t) => {
+  await withTwoNodes(t.context.cluster, async (writer, reader) => {
+    const assignments = await countGets(writer, kvStream(buckets.assignments));
+    const active = await countGets(writer, kvStream(buckets.pluginActive));
+    const assignmentKv = await openBucket(writer, buckets.assignments);
+    const activeKv = await openBucket(writer, buckets.pluginActive);
+    const assignmentReader = await openAssignmentReader(reader);
+    const activeReader = await openActiveSetReader(reader);
+    for (let generation = 1; generation <= 5; generation++) {
+      await putValue(assignmentKv, ASSIGNMENT_KEY, { generation });
+      await putValue(activeKv, kvKey("acme"), { tenant: "acme", generation });
+      t.deepEqual(new Uint8Array((await assignmentReader.get()) ?? []), new Uint8Array(encode({ generation })));
+      t.deepEqual(await activeReader.get("acme"), { tenant: "acme", generation });
+    }
+    await writer.flush();
+    await eventually(() => assignments.leader() >= 5 && active.leader() >= 5, { what: "leader gets of the assignment and active set" });
+    t.is(assignments.direct() + active.direct(), 0, "no direct gets");
   });
 });
 
