@@ -134,7 +134,7 @@ function announceMetrics(ports: readonly MetricsPort[], host: string): void {
   }
 }
 
-/** Prints where the API listens, and again once the gateway accepts connections. */
+/** Prints where the API listens, and again once every service said it is ready and the gateway accepts connections. */
 function announceApi(config: LauncherConfig, services: ServiceEntry[]): void {
   const url = `http://localhost:${config.serverPort}/v2`;
   if (!services.some((s) => s.name === "gateway")) {
@@ -142,6 +142,8 @@ function announceApi(config: LauncherConfig, services: ServiceEntry[]): void {
     return;
   }
   void (async () => {
+    // Ready means every service answers, not only the gateway's port: a create right after would find no clusters service.
+    await supervisor?.allReady(120_000).catch((err: unknown) => warn(`${(err as Error).message}; the API may answer 503 until they are`));
     for (let i = 0; i < 600 && !exiting; i++) {
       if (await acceptsConnections(config.serverPort)) {
         notice(`ready: the API is up at ${url}`);

@@ -28,12 +28,19 @@ export interface SupervisorOptions {
 /** Starts children, restarts them with backoff when they die, stops them all on request. */
 export interface Supervisor {
   start(spec: ChildSpec): void;
+  /**
+   * Resolves once every child started so far has said it is ready (`{ type: "ready" }` over its IPC channel, as
+   * `runServiceProcess` sends once it serves) at least once; rejects after `timeoutMs` naming those that did not.
+   */
+  allReady(timeoutMs: number): Promise<void>;
   /** SIGTERM to every child's process group, SIGKILL after the grace period; no more restarts. Idempotent. */
   stopAll(): Promise<void>;
 }
 
 interface Supervised {
   spec: ChildSpec;
+  /** Said it was ready at least once. */
+  ready: boolean;
   child?: ChildProcess;
   exited?: Promise<void>;
   startedAt: number;
@@ -53,6 +60,7 @@ export function createSupervisor(opts: SupervisorOptions): Supervisor {
   const stableAfterMs = opts.stableAfterMs ?? 30_000;
   const all: Supervised[] = [];
   let stopping: Promise<void> | undefined;
+  const readyWaiters = new Set<() => void>();
 
   const onProcessExit = (): void => {
     for (const s of all) {
@@ -69,10 +77,16 @@ export function createSupervisor(opts: SupervisorOptions): Supervisor {
       env: s.spec.env,
       detached: true,
       // Children write to the supervisor's own stdout and stderr (as under systemd): relaying a line per request
-      // through this process cost more CPU than serving the request. Each JSON line names its service.
-      stdio: ["ignore", "inherit", "inherit"],
+      // through this process cost more CPU than serving the request. Each JSON line names its service. The IPC
+      // channel carries one message, the child's "ready" (like systemd's sd_notify), and is then closed by the child.
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
     s.child = child;
+    child.on("message", (message: unknown) => {
+      if ((message as { type?: unknown } | null)?.type !== "ready") return;
+      s.ready = true;
+      for (const check of [...readyWaiters]) check();
+    });
     s.exited = new Promise((resolve) => {
       let settled = false;
       const settle = (how: string): void => {
@@ -122,9 +136,26 @@ export function createSupervisor(opts: SupervisorOptions): Supervisor {
       if (stopping) {
         throw new Error(`cannot start ${spec.name}: the supervisor is stopping`);
       }
-      const s: Supervised = { spec, startedAt: Date.now(), quickCrashes: 0 };
+      const s: Supervised = { spec, ready: false, startedAt: Date.now(), quickCrashes: 0 };
       all.push(s);
       launch(s);
+    },
+    allReady(timeoutMs: number): Promise<void> {
+      const waitingFor = () => all.filter((s) => !s.ready).map((s) => s.spec.name);
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (waitingFor().length > 0) return;
+          readyWaiters.delete(check);
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          readyWaiters.delete(check);
+          reject(new Error(`not ready after ${formatMs(timeoutMs)}: ${waitingFor().join(", ")}`));
+        }, timeoutMs);
+        readyWaiters.add(check);
+        check();
+      });
     },
     stopAll(): Promise<void> {
       stopping ??= Promise.all(all.map(stopOne)).then(() => {

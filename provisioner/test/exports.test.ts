@@ -18,6 +18,7 @@ test("exports - @corral/provisioner exports exactly its API", async (t) => {
     "nodeDir",
     "pathSegment",
     "resourceDir",
+    "runProvisionerProcess",
     "startProvisioner",
     "tenantDir",
   ]);

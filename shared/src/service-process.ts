@@ -55,6 +55,7 @@ export async function runServiceProcess(options: ServiceProcessOptions): Promise
       nats: redactUrls(config.get("nats.url")),
       metrics: metricsServer?.url ?? (metrics ? "unavailable" : "off"),
     });
+    tellSupervisorReady();
     let stopping = false;
     const shutdown = async (signal: string) => {
       if (stopping) return;
@@ -71,6 +72,12 @@ export async function runServiceProcess(options: ServiceProcessOptions): Promise
     log.error(`${options.name} service failed to start`, { err });
     options.exit(1);
   }
+}
+
+/** A supervisor that started this process with an IPC channel (the launcher) learns that it serves; then the channel closes. */
+function tellSupervisorReady(): void {
+  if (!process.send || !process.connected) return;
+  process.send({ type: "ready" }, () => process.disconnect());
 }
 
 /** Serves the process's metrics; a port that cannot be had is logged, and the service runs on without them. */
