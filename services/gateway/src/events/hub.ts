@@ -39,8 +39,9 @@ export function openEventHub(nc: NatsConnection, log: Logger, maxRecentEvents: n
       const scope = liveClusterEventOf(msg.subject);
       const seq = Number(msg.headers?.get("Nats-Sequence"));
       if (!scope || !Number.isSafeInteger(seq)) return;
-      // Decoded only when a client gets it now, or when it is the first of its cluster held for replays.
-      const streamed = new StreamedEvent(seq, msg.data);
+      // Decoded only when a client gets it now, or when it is the first of its cluster held for replays. Copied:
+      // `msg.data` is a view into nats.js's socket read buffer, which a held event would keep alive whole.
+      const streamed = new StreamedEvent(seq, msg.data.slice());
       const key = keyOf(scope.tenant, scope.clusterId);
       const tenantKey = keyOf(scope.tenant);
       if ((listeners.has(key) || listeners.has(tenantKey) || !recent.holds(key)) && !streamed.decodes()) {
