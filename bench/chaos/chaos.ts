@@ -18,8 +18,8 @@ import { runChaos, type ChaosRunOptions, type ChaosRunReport } from "../../test/
 import { startChaosSystem } from "../../test/helpers/chaos/chaos-system.js";
 import { verdictSummary } from "../../test/helpers/chaos/checker.js";
 import { machine, round } from "../clusters/lib.js";
+import { envNumber as env } from "../env.js";
 
-const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const CLUSTERS = env("BENCH_CLUSTERS", 200);
 const MINUTES = env("BENCH_MINUTES", 8);
 const CONCURRENCY = env("BENCH_CONCURRENCY", 20);

@@ -15,8 +15,8 @@ import { decode, kvKey, streams, streamSubjects } from "@corral/contracts";
 import { api } from "../../test/helpers/api.js";
 import { createClusterCatalog } from "../../test/helpers/cluster-fixture.js";
 import { cpuMeter, machine, round, startBenchSystem, trackClusters, type BenchSystem, type SyncMode } from "./lib.js";
+import { envNumber as env } from "../env.js";
 
-const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const NODES = env("BENCH_NODES", 10_000);
 const MODES = (process.env["BENCH_SYNC"] ?? "lazy,always").split(",").map((x) => x.trim()) as SyncMode[];
 const CLUSTERS_PROCS = env("BENCH_CLUSTERS_PROCS", 1);

@@ -26,8 +26,8 @@ import {
 } from "@corral/clusters/testing";
 import { createClusterCatalog } from "../../test/helpers/cluster-fixture.js";
 import { cpuMeter, mapLimit, round, startBenchSystem, trackClusters, type SyncMode } from "./lib.js";
+import { envNumber as env } from "../env.js";
 
-const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const CLUSTERS = env("BENCH_CLUSTERS", 200);
 const NODES = env("BENCH_NODES", 5);
 const SYNC = (process.env["BENCH_SYNC"] ?? "lazy") as SyncMode;

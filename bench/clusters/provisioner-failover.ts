@@ -19,8 +19,8 @@ import { createCluster, createClusterCatalog } from "../../test/helpers/cluster-
 import { eventually } from "../../test/helpers/eventually.js";
 import { startProvisionerProcess } from "../../test/helpers/processes.js";
 import { machine, round, startBenchSystem, trackClusters, type SyncMode } from "./lib.js";
+import { envNumber as env } from "../env.js";
 
-const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 /** How long the victim holds its tasks before the kill, per round (in-progress acks every 5 s restart the wait). */
 const HOLD_MS = (process.env["BENCH_HOLD_MS"] ?? "0,3000,6000,12000").split(",").map(Number);
 const ROUNDS = HOLD_MS.length;

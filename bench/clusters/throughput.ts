@@ -31,8 +31,8 @@ import {
   writesPerTask,
   type SyncMode,
 } from "./lib.js";
+import { envNumber as env } from "../env.js";
 
-const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const CLUSTERS = env("BENCH_CLUSTERS", 200);
 const NODES = env("BENCH_NODES", 5);
 const MODES = (process.env["BENCH_MODES"] ?? "lazy,always").split(",").map((s) => s.trim()) as SyncMode[];

@@ -15,8 +15,8 @@ import { api, type Caller } from "../../test/helpers/api.js";
 import { consoleOrigin, launchBrowser, openSignedIn } from "../../test/helpers/browser.js";
 import { createClusterCatalog } from "../../test/helpers/cluster-fixture.js";
 import { machine, mapLimit, round, startBenchSystem, trackClusters, type BenchSystem } from "../clusters/lib.js";
+import { envNumber as env } from "../env.js";
 
-const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const CLUSTERS = env("BENCH_CLUSTERS", 1000);
 const NODES = env("BENCH_NODES", 10_000);
 const ROUNDS = env("BENCH_ROUNDS", 5);

@@ -21,8 +21,8 @@ import { createCluster, tenantWithSimCatalog } from "../../test/helpers/clusters
 import { openEventSocket, openSse, opened, type SocketClient, type SseClient, type SseMessage } from "../../test/helpers/event-clients.js";
 import { cpuSeconds, machine, machineCpuSeconds, mapLimit, round } from "../clusters/lib.js";
 import { launchCorral } from "./launched-corral.js";
+import { envNumber as env } from "../env.js";
 
-const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const CLUSTERS = env("BENCH_CLUSTERS", 50);
 const TENANT_SOCKETS = env("BENCH_TENANT_SOCKETS", 50);
 const SOCKETS_PER_CLUSTER = env("BENCH_SOCKETS_PER_CLUSTER", 5);

@@ -22,8 +22,8 @@ import {
 } from "@corral/provisioner";
 import { runRemote, SshPool } from "@corral/provisioner/testing";
 import { cpuWindow, latencySummary, loadSnapshot, log, machine, round, startSshFleet, totalMemoryGiB, writeResult, type SshFleet } from "./lib.js";
+import { envNumber as env } from "../env.js";
 
-const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const HOSTS = env("BENCH_HOSTS", 20);
 const ACTIONS = env("BENCH_ACTIONS", 5000);
 const CONCURRENCY = (process.env["BENCH_CONCURRENCY"] ?? "10,20,30,40,60").split(",").map(Number);

@@ -23,8 +23,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { containerRssBytes, cpuWindow, loadSnapshot, log, machine, round, startSshFleet, totalMemoryGiB, writeResult } from "./lib.js";
 import type { MemorySample, PhaseReport, PhaseRequest } from "./ssh-memory-provisioner.js";
+import { envNumber as env } from "../env.js";
 
-const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const HOSTS = env("BENCH_HOSTS", 25);
 const SESSIONS = env("BENCH_SESSIONS", 200);
 const SLEEP_S = env("BENCH_SLEEP_S", 10);
