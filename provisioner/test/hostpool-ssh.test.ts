@@ -88,7 +88,8 @@ test.before(async (t) => {
 
 test.after.always(async () => {
   await Promise.all(plugins.map((p) => p.close?.()));
-  await secondNc?.drain();
+  // Closed, not drained: testWithNats's own after.always hook, registered first, has stopped the server by now.
+  await secondNc?.close();
   await removeTestContainers();
   await network?.remove();
   if (workDir) await rm(workDir, { recursive: true, force: true });

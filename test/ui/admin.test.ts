@@ -100,6 +100,11 @@ test("queue and node-usage charts drawn from real figures", async (t) => {
 
   await page.waitForSelector("[data-chart=usage] svg");
   t.is(await page.$$eval("[data-chart=usage] svg g[data-category]", (bars) => bars.length), 12, "last hour by 5 minutes");
+  // The page reads usage once per choice: wait until the metrics service has counted the cluster's nodes.
+  await eventually(
+    async () => ((await api(sys.baseUrl, "GET", `/metrics/nodes/usage?tenant=${running.name}`, SUPERADMIN)).body?.data?.[0]?.value ?? 0) > 0,
+    { what: "the metrics service counting the running cluster's nodes", timeoutMs: 30_000 },
+  );
   await page.select("#usage-tenant", running.name);
   await waitForText(page, "[data-chart=usage] figcaption", `Node-hours of tenant ${running.name}`);
   const values = await page.$$eval("[data-chart=usage] rect[data-series=node-hours]", (bars) => bars.map((b) => Number(b.getAttribute("data-value"))));
