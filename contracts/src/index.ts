@@ -45,7 +45,7 @@ export type {
   PluginParameterSet,
   PluginSpec,
 } from "./entities.js";
-export { encode, decode } from "./codec.js";
+export { encode, decode, withEncodedEntries, type EncodedEntry } from "./codec.js";
 export { splitServerList, redactUrls, withUrlCredentials } from "./url-credentials.js";
 export type { UrlCredentials, ServerList } from "./url-credentials.js";
 export type { Identity, ApiRequest, QueryText } from "./api-request.js";

@@ -71,6 +71,7 @@ export {
   ensureResultsConsumer,
 } from "./tasks.js";
 export type { TaskNodeInfo, TaskConfig, TaskMessage, TaskOutcome, TaskResult } from "./tasks.js";
+export { encodeTaskMessage } from "./task-encoding.js";
 export { ensureLiveEventRepublish } from "./live-events.js";
 export { openClusterRecordReader, isTerminatedCluster } from "./cluster-records.js";
 export type { ClusterRecordHead, ClusterRecordReader } from "./cluster-records.js";

@@ -1,6 +1,7 @@
 /** Task messages: each carries its own node, every node of the cluster up to MAX_NODES_IN_TASK, and its service action. */
 import test from "ava";
-import type { Service } from "@corral/contracts";
+import { decode, encode, type Service } from "@corral/contracts";
+import { encodeTaskMessage } from "@corral/shared";
 import { buildTaskMessage, MAX_NODES_IN_TASK, type TaskBuildContext } from "../src/domain/task-builder.js";
 import type { ClusterNode, ClusterRecord } from "../src/domain/records.js";
 
@@ -72,4 +73,18 @@ test("task builder - above MAX_NODES_IN_TASK nodes a task carries only its own n
   t.is(m.config.nodes, undefined);
   t.true(m.config.nodesOmitted);
   t.is(m.config.hostname, "n1005.example");
+});
+
+test("task builder - encoded messages of one context decode to the messages, with or without the node list", (t) => {
+  for (const count of [3, MAX_NODES_IN_TASK + 1]) {
+    const ctx = context(count);
+    const messages = ["c1-1000", "c1-1001", "c1-1002"].map((nodeId, i) =>
+      buildTaskMessage(ctx, { taskName: "INSTALL", nodeId, service: i === 0 ? "web" : "" }, `c1-001-${i}`, 1, "INSTALL"),
+    );
+    for (const m of messages) {
+      const bytes = encodeTaskMessage(m);
+      t.deepEqual(decode(bytes), decode(encode(m)));
+      t.true(bytes.length <= encode(m).length, "the same entries (in another order, headers at their smallest)");
+    }
+  }
 });

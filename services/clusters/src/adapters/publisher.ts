@@ -1,6 +1,6 @@
 import { headers, type NatsConnection } from "@nats-io/transport-node";
 import { clusterEventSubject, encode, eventSubject, taskSubject, type ClusterStreamEvent } from "@corral/contracts";
-import { jsRequests, taskMessageId, type TaskMessage } from "@corral/shared";
+import { encodeTaskMessage, jsRequests, taskMessageId, type TaskMessage } from "@corral/shared";
 import { clusterEventMessageId, taskStartedEvent } from "../domain/stream-events.js";
 import { mapLimit } from "./buckets.js";
 
@@ -44,7 +44,7 @@ export function createPublisher(nc: NatsConnection): Publisher {
   return {
     async publishTasks(messages) {
       await mapLimit(messages, 256, (m) =>
-        js.publish(taskSubject(m.tenant), encode(m), { msgId: taskMessageId(m.taskId, m.dispatch) }),
+        js.publish(taskSubject(m.tenant), encodeTaskMessage(m), { msgId: taskMessageId(m.taskId, m.dispatch) }),
       );
       publishClusterEvents(messages.map(taskStartedEvent));
     },
