@@ -17,6 +17,7 @@ import { loadavg } from "node:os";
 import type { Msg } from "@nats-io/transport-node";
 import { streams, streamSubjects } from "@corral/contracts";
 import { createCluster, createClusterCatalog } from "../../test/helpers/cluster-fixture.js";
+import { createClusterClient } from "./create-client.js";
 import {
   cpuMeter,
   jetstreamWrites,
@@ -94,17 +95,19 @@ async function runMode(sync: SyncMode, nodes = NODES, clustersProcesses = CLUSTE
     const writes0 = await jetstreamWrites(sys.nats.monitorUrl);
     const startedAt = Date.now();
     const requested = new Map<string, number>();
+    const client = createClusterClient(sys.baseUrl, CREATE_CONCURRENCY);
     const ids = await mapLimit(
       Array.from({ length: CLUSTERS }, (_, i) => i),
       CREATE_CONCURRENCY,
       async (i) => {
         const at = Date.now();
-        const id = await createCluster(sys.baseUrl, catalog, nodes, `b${i}`);
+        const id = await client.create(catalog, nodes, `b${i}`);
         requested.set(id, at);
         return id;
       },
     );
     const answeredAt = Date.now();
+    client.close();
     const activeAt = await tracker.waitAll(ids, "active", TIMEOUT_MS);
     const cpuUsed = cpu();
     const counters1 = await serverCounters(sys);
