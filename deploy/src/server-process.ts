@@ -31,6 +31,8 @@ export interface SpawnServerOptions {
   detached?: boolean;
   /** Receives each line the server prints (stdout and stderr). */
   onLine?: (line: string) => void;
+  /** The server's environment. @default this process's */
+  env?: NodeJS.ProcessEnv;
 }
 
 const TAIL_LINES = 40;
@@ -46,6 +48,7 @@ export function spawnServer(command: string, args: readonly string[], opts: Spaw
   const child = spawn(command, args, {
     cwd: opts.cwd,
     detached: opts.detached ?? false,
+    env: opts.env ?? process.env,
     stdio: ["ignore", "pipe", "pipe"],
   });
   const tail: string[] = [];

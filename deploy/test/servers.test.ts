@@ -8,6 +8,7 @@ import test from "ava";
 import { createClient } from "redis";
 import { rawRedisAnswer } from "../../test/helpers/raw-redis.js";
 import { startNats, startRedis } from "../../test/helpers/servers.js";
+import { NATS_SERVER_GOGC, natsServerEnv } from "../src/servers.js";
 
 function isAlive(pid: number): boolean {
   try {
@@ -38,10 +39,17 @@ test("servers - nats with JetStream answers a request, and stop() leaves no proc
     }
     const varz = (await (await fetch(`${nats.monitorUrl}/varz`)).json()) as { jetstream?: { config?: { sync_always?: boolean } } };
     t.true(varz.jetstream?.config?.sync_always, "JetStream runs with sync_interval: always by default");
+    const environment = (await readFile(`/proc/${nats.pid}/environ`, "utf8")).split("\0");
+    t.true(environment.includes(`GOGC=${NATS_SERVER_GOGC}`), "nats-server collects garbage less often than Go's default");
   } finally {
     await Promise.all([nats.stop(), nats.stop()]);
   }
   t.false(isAlive(nats.pid), "nats-server is gone after stop()");
+});
+
+test("servers - an operator's GOGC for nats-server is kept", (t) => {
+  t.is(natsServerEnv({ PATH: "/bin" })["GOGC"], NATS_SERVER_GOGC);
+  t.is(natsServerEnv({ GOGC: "150" })["GOGC"], "150");
 });
 
 test("servers - redis answers SET and GET, and stop() leaves no process", async (t) => {
