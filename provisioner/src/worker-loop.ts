@@ -166,7 +166,9 @@ class Loop {
       return msg.nak();
     }
     // Thousands of tasks a second are possible: successes only at debug level.
-    (result.status === 0 ? log.debug : log.info)("task done", { status: result.status, ms: result.endTime - result.startTime });
+    const done = { status: result.status, ms: result.endTime - result.startTime };
+    if (result.status === 0) log.debug("task done", done);
+    else log.info("task done", done);
     this.ack(msg, log);
   }
 
