@@ -53,7 +53,10 @@ export interface LeaseChangedEvent extends ClusterEventBase {
   previousExpireTime: number;
 }
 
-/** A stage of a plan started: its tasks are dispatched next. */
+/**
+ * A stage of a plan started: every task of the stage is dispatched (attempt 1) with it; no `task.started` is
+ * published for them. The stage's tasks are in the plan (`GET /v2/clusters/{id}/plans/{planId}`).
+ */
 export interface PlanStageEvent extends ClusterEventBase {
   type: "plan.stage";
   planId: string;
@@ -99,9 +102,10 @@ export interface TaskEventFields {
 }
 
 /**
- * A task was dispatched to the tenant's task queue. Provisioners report nothing when a worker picks a task up
- * (their NATS user may publish results only), so this is the dispatch; the worker's own start time is
- * `startTime` on the task's `task.ended`.
+ * A retry or rollback step (attempt >= 2) was dispatched to the tenant's task queue; first attempts are announced
+ * by their stage's `plan.stage`. Provisioners report nothing when a worker picks a task up (their NATS user may
+ * publish results only), so this is the dispatch; the worker's own start time is `startTime` on the task's
+ * `task.ended`.
  */
 export interface TaskStartedEvent extends ClusterEventBase, TaskEventFields {
   type: "task.started";

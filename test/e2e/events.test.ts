@@ -39,7 +39,7 @@ async function extraGateway(t: T, events: Parameters<typeof startGateway>[0]["ev
   return { gateway, baseUrl: `http://127.0.0.1:${gateway.port}/v2` };
 }
 
-test("SSE of a cluster create shows its status, each stage and every task's start and end up to active, in order", async (t) => {
+test("SSE of a cluster create shows its status, each stage and every task's end up to active, in order; no task.started without a retry", async (t) => {
   const { baseUrl } = t.context.sys;
   const tenant = await tenantOf(t, "evorder");
   const id = await createCluster(baseUrl, tenant.user, lamp("ev1"));
@@ -60,28 +60,25 @@ test("SSE of a cluster create shows its status, each stage and every task's star
   t.like(kinds[finishedAt], { type: "plan.finished", outcome: "succeeded" });
   t.is(finishedAt, kinds.length - 2, "the plan finishes right before the cluster turns active");
 
-  // Stages start in order, each before any of its tasks starts, and after every task of the stage before ended.
+  // Stages start in order, each before any of its tasks ends, and after every task of the stage before ended.
+  // A stage's `plan.stage` announces its tasks' first dispatch: no task of a plan without failures has a `task.started`.
   const plan = await latestPlan(baseUrl, tenant.user, id);
   const stageOfTask = new Map(plan.stages.flatMap((stage, i) => stage.map((task) => [task.id, i] as const)));
   const stageEvents = kinds.flatMap((e, at) => (e.type === "plan.stage" ? [{ at, stage: e.stage, tasks: e.tasks }] : []));
   t.deepEqual(stageEvents.map((s) => s.stage), plan.stages.map((_, i) => i));
   t.deepEqual(stageEvents.map((s) => s.tasks), plan.stages.map((s) => s.length));
-  const started = new Map<string, number>();
+  t.deepEqual(kinds.filter((e) => e.type === "task.started"), [], "no task.started: every task ran at its first attempt");
   const ended = new Map<string, TaskEndedEvent>();
   kinds.forEach((e, at) => {
-    if (e.type !== "task.started" && e.type !== "task.ended") return;
+    if (e.type !== "task.ended") return;
     const stage = stageOfTask.get(e.taskId);
     t.not(stage, undefined, `${e.taskId} is a task of the plan`);
-    t.true(at > stageEvents[stage!]!.at, `${e.type} of ${e.taskId} comes after its stage started`);
+    t.true(at > stageEvents[stage!]!.at, `${e.taskId} ends after its stage started`);
     const next = stageEvents[stage! + 1];
-    if (next) t.true(at < next.at, `${e.type} of ${e.taskId} comes before the next stage`);
-    if (e.type === "task.started") started.set(e.taskId, at);
-    else {
-      t.true((started.get(e.taskId) ?? Infinity) < at, `${e.taskId} started before it ended`);
-      ended.set(e.taskId, e);
-    }
+    if (next) t.true(at < next.at, `${e.taskId} ends before the next stage`);
+    ended.set(e.taskId, e);
   });
-  t.deepEqual([...ended.keys()].sort(), [...stageOfTask.keys()].sort(), "every task of the plan started and ended");
+  t.deepEqual([...ended.keys()].sort(), [...stageOfTask.keys()].sort(), "every task of the plan ended");
   for (const task of plan.stages.flat()) {
     const e = ended.get(task.id)!;
     t.like(e, { ok: true, status: 0, attempt: 1, nodeId: task.nodeId, service: task.service ?? "", taskName: task.taskName });
@@ -153,8 +150,29 @@ test("a failed task's end carries its output tail; the plan's end says what fail
     t.regex(f.output?.stderr ?? "", /mysql-install-broke-here/);
   }
   t.deepEqual(failures.map((f) => f.attempt), failures.map((_, i) => i + 1), "each retry is the next attempt");
+  const retries = events.flatMap((e) => (e.type === "task.started" ? [e.attempt] : []));
+  t.deepEqual(retries, failures.slice(1).map((f) => f.attempt), "a task.started for each retry, none for the first attempt");
   t.like(events.find((e) => e.type === "plan.finished"), { outcome: "failed", failure: { taskName: "INSTALL" } });
   t.like(events.at(-1), { type: "cluster.status", status: "incomplete" });
+});
+
+test("a task that fails once is retried: the retry has a task.started with attempt 2, between the two ends; the first attempt none", async (t) => {
+  const { baseUrl } = t.context.sys;
+  // The node's working directory keeps a marker between attempts.
+  const flakyInstall = { script: 'test -f .ok-mysql-install || { touch .ok-mysql-install; echo "first attempt fails" >&2; exit 1; }' };
+  const tenant = await tenantOf(t, "evretry", { scripts: { "mysql-server": { install: flakyInstall } } });
+  const id = await createCluster(baseUrl, tenant.user, lamp("ev8"));
+  const sse = await openSse(baseUrl, tenant.user, id);
+  await sse.waitFor(() => hasSettled(sse), "the cluster settled");
+  sse.close();
+  const events = sse.events().map((e) => e.event);
+  t.like(events.at(-1), { type: "cluster.status", status: "active" });
+  const started = events.flatMap((e, at) => (e.type === "task.started" ? [{ at, e }] : []));
+  t.deepEqual(started.map(({ e }) => [e.taskName, e.service, e.attempt]), [["INSTALL", "mysql-server", 2]], "one task.started: the retry's");
+  const retry = started[0]!;
+  const ends = events.flatMap((e, at) => (e.type === "task.ended" && e.taskId === retry.e.taskId ? [{ at, e }] : []));
+  t.deepEqual(ends.map(({ e }) => [e.attempt, e.ok]), [[1, false], [2, true]]);
+  t.true(ends[0]!.at < retry.at && retry.at < ends[1]!.at, "the retry starts after the first attempt ended and before it ends");
 });
 
 test("WebSocket: a user follows its own cluster, the admin the whole tenant; a user may not follow the tenant", async (t) => {

@@ -1,7 +1,7 @@
 import { headers, type NatsConnection } from "@nats-io/transport-node";
 import { clusterEventSubject, encode, eventSubject, taskSubject, type ClusterStreamEvent } from "@corral/contracts";
 import { encodeTaskMessage, jsRequests, taskMessageId, type TaskMessage } from "@corral/shared";
-import { clusterEventMessageId, taskStartedEvent } from "../domain/stream-events.js";
+import { clusterEventMessageId, taskStartedEvents } from "../domain/stream-events.js";
 import { mapLimit } from "./buckets.js";
 
 /** Node lifecycle events for metrics (DESIGN.md "Events"). */
@@ -20,8 +20,8 @@ export interface NodeEvent {
 
 export interface Publisher {
   /**
-   * Publishes task dispatches, and a `task.started` event for each; a re-publish of the same dispatch is
-   * deduplicated by JetStream.
+   * Publishes task dispatches, and a `task.started` event for each retry or rollback step (a first dispatch is
+   * announced by its stage's `plan.stage`); a re-publish of the same dispatch is deduplicated by JetStream.
    */
   publishTasks(messages: readonly TaskMessage[]): Promise<void>;
   publishEvent(event: NodeEvent): Promise<void>;
@@ -46,7 +46,7 @@ export function createPublisher(nc: NatsConnection): Publisher {
       await mapLimit(messages, 256, (m) =>
         js.publish(taskSubject(m.tenant), encodeTaskMessage(m), { msgId: taskMessageId(m.taskId, m.dispatch) }),
       );
-      publishClusterEvents(messages.map(taskStartedEvent));
+      publishClusterEvents(taskStartedEvents(messages));
     },
     publishClusterEvents,
     async publishEvent(event) {

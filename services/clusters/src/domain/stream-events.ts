@@ -77,8 +77,16 @@ export function planFinishedEvent(plan: PlanRecord, outcome: PlanOutcome, at: nu
   return event;
 }
 
-/** One `task.started` per dispatch published. */
-export function taskStartedEvent(m: TaskMessage): TaskStartedEvent {
+/**
+ * The `task.started` events of dispatches published: retries and rollback steps only. A first dispatch (1) is
+ * announced by its stage's `plan.stage` (a stage's tasks are all dispatched with it), which saves the events
+ * stream one stored message per task.
+ */
+export function taskStartedEvents(messages: readonly TaskMessage[]): TaskStartedEvent[] {
+  return messages.filter((m) => m.dispatch > 1).map(taskStartedEvent);
+}
+
+function taskStartedEvent(m: TaskMessage): TaskStartedEvent {
   return {
     type: "task.started",
     tenant: m.tenant,
