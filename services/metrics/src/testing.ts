@@ -2,8 +2,8 @@
  * `@corral/metrics/testing`: for tests and benchmarks only, never for other services (they use the service's
  * requests). The node-event decoder, the usage access rule and the Redis usage store, run without the service.
  */
-export { parseNodeEvent } from "./domain/node-events.js";
-export type { NodeEvent } from "./domain/node-events.js";
+export { parseNodeEvents } from "./domain/node-events.js";
+export type { NodeEvent, ParsedNodeEvents } from "./domain/node-events.js";
 export { resolveUsageQuery } from "./domain/usage-query.js";
 export type { UsageScope } from "./domain/usage-query.js";
 export { createRedisUsageStore } from "./adapters/usage-store.js";

@@ -1,6 +1,7 @@
 /**
  * The metrics service on a real nats-server and redis-server, called over NATS as the gateway calls it: the
- * event feed survives a restart without replaying, and refills a Redis that lost its data from the stream.
+ * event feed reads batched and single node events, survives a restart without replaying, and refills a Redis that
+ * lost its data from the stream.
  */
 import anyTest, { type TestFn } from "ava";
 import { jetstream } from "@nats-io/jetstream";
@@ -38,11 +39,13 @@ test.serial("metrics service - node usage survives a restart and is rebuilt from
     startMetricsService({ nc, redis: t.context.redis.url, log: silentLogger, now: () => NOW * 1000, emptyCheckMs: 200 });
   let service = await start();
   const js = jetstream(nc);
-  const send = (type: string, nodeId: string, seconds: number) =>
-    js.publish(eventSubject("acme", type), encode({ type, tenant: "acme", clusterId: "c1", nodeId, ownerId: "bob", time: seconds * 1000 }));
-  await send("node.created", "n1", NOW - 100);
-  await send("node.deleted", "n1", NOW - 40);
-  await send("node.created", "n2", NOW - 10);
+  const event = (type: string, nodeId: string, seconds: number) => ({ type, tenant: "acme", clusterId: "c1", nodeId, ownerId: "bob", time: seconds * 1000 });
+  // As the clusters service publishes them: one message per results batch.
+  const sendBatch = (events: object[]) => js.publish(eventSubject("acme", "node.changes"), encode({ type: "node.changes", tenant: "acme", events }));
+  // As the stream's older history holds them: one message per event.
+  const sendSingle = (type: string, nodeId: string, seconds: number) => js.publish(eventSubject("acme", type), encode(event(type, nodeId, seconds)));
+  await sendBatch([event("node.created", "n1", NOW - 100), event("node.deleted", "n1", NOW - 40)]);
+  await sendBatch([event("node.created", "n2", NOW - 10)]);
   const usage = async () =>
     (await callEndpoint(nc, "metrics.nodeUsage", { identity: superadmin, params: {}, query: {} })).data[0]?.value;
   await eventually(async () => (await usage()) === 70, { what: "usage recorded", timeoutMs: 10_000 });
@@ -50,15 +53,15 @@ test.serial("metrics service - node usage survives a restart and is rebuilt from
   await service.stop();
   service = await start();
   t.is(await usage(), 70, "a restarted service keeps the data");
-  await send("node.deleted", "n2", NOW - 5);
-  await eventually(async () => (await usage()) === 65, { what: "later events recorded after the restart", timeoutMs: 10_000 });
+  await sendSingle("node.deleted", "n2", NOW - 5);
+  await eventually(async () => (await usage()) === 65, { what: "a later single event recorded after the restart", timeoutMs: 10_000 });
 
   const redis = createClient({ url: t.context.redis.url });
   await redis.connect();
   await redis.flushAll();
   await redis.close();
   t.is(await usage(), 0, "Redis lost everything");
-  await eventually(async () => (await usage()) === 65, { what: "usage rebuilt from the events stream", timeoutMs: 15_000 });
+  await eventually(async () => (await usage()) === 65, { what: "usage rebuilt from the events stream, batches and single events", timeoutMs: 15_000 });
   await service.stop();
 });
 

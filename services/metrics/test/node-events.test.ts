@@ -1,28 +1,48 @@
-/** Reading the node events the clusters service publishes. */
+/** Reading the node events the clusters service publishes: batches (`node.changes`) and older single events. */
 import test from "ava";
-import { parseNodeEvent } from "@corral/metrics/testing";
+import { parseNodeEvents } from "@corral/metrics/testing";
 
 const created = { type: "node.created", tenant: "acme", clusterId: "00000001", nodeId: "n-1", ownerId: "bob", time: 1_700_000_000_999 };
+const deleted = { ...created, type: "node.deleted", nodeId: "n-2", time: 1_700_000_100_000 };
+const batch = (events: unknown, tenant: unknown = "acme") => ({ type: "node.changes", tenant, events });
 
-test("node events - a created and a deleted event are read, the ms time floored to seconds", (t) => {
-  t.deepEqual(parseNodeEvent(created), {
-    kind: "created",
-    tenant: "acme",
-    clusterId: "00000001",
-    nodeId: "n-1",
-    ownerId: "bob",
-    timeSeconds: 1_700_000_000,
+test("node events - a single created or deleted event (older history) is read, the ms time floored to seconds", (t) => {
+  t.deepEqual(parseNodeEvents(created), {
+    events: [{ kind: "created", tenant: "acme", clusterId: "00000001", nodeId: "n-1", ownerId: "bob", timeSeconds: 1_700_000_000 }],
+    malformed: 0,
   });
-  t.is(parseNodeEvent({ ...created, type: "node.deleted" })?.kind, "deleted");
-  t.is(parseNodeEvent({ ...created, ownerId: undefined })?.ownerId, "");
-  t.is(parseNodeEvent({ ...created, time: -5 })?.timeSeconds, 0);
+  t.is(parseNodeEvents({ ...created, type: "node.deleted" }).events[0]?.kind, "deleted");
+  t.is(parseNodeEvents({ ...created, ownerId: undefined }).events[0]?.ownerId, "");
+  t.is(parseNodeEvents({ ...created, time: -5 }).events[0]?.timeSeconds, 0);
 });
 
-test("node events - anything else is refused, not thrown", (t) => {
+test("node events - a batch gives each of its events, in order, read as a single event is", (t) => {
+  t.deepEqual(parseNodeEvents(batch([created, deleted])), {
+    events: [...parseNodeEvents(created).events, ...parseNodeEvents(deleted).events],
+    malformed: 0,
+  });
+  t.deepEqual(parseNodeEvents(batch([])), { events: [], malformed: 0 });
+});
+
+test("node events - a batch's malformed elements are counted and its good ones kept", (t) => {
+  const parsed = parseNodeEvents(batch([{ ...created, nodeId: "" }, created, "x", { ...deleted, time: "now" }, deleted]));
+  t.deepEqual(
+    parsed.events.map((e) => `${e.kind} ${e.nodeId}`),
+    ["created n-1", "deleted n-2"],
+  );
+  t.is(parsed.malformed, 3);
+  t.deepEqual(parseNodeEvents(batch([created, { ...deleted, tenant: "beta" }])), { ...parseNodeEvents(batch([created])), malformed: 1 }, "another tenant's event in a batch");
+  for (const bad of [batch("x"), batch([created], ""), batch([created], 7), { type: "node.changes" }]) {
+    t.deepEqual(parseNodeEvents(bad), { events: [], malformed: 1 }, JSON.stringify(bad));
+  }
+});
+
+test("node events - anything else is one malformed message, not thrown", (t) => {
   for (const bad of [
     null,
     "x",
     42,
+    [created],
     { ...created, type: "cluster.status" },
     { ...created, tenant: "" },
     { ...created, clusterId: 7 },
@@ -30,6 +50,6 @@ test("node events - anything else is refused, not thrown", (t) => {
     { ...created, time: "now" },
     { ...created, time: Number.NaN },
   ]) {
-    t.is(parseNodeEvent(bad), undefined, JSON.stringify(bad));
+    t.deepEqual(parseNodeEvents(bad), { events: [], malformed: 1 }, JSON.stringify(bad));
   }
 });

@@ -1,22 +1,9 @@
 import { headers, type NatsConnection } from "@nats-io/transport-node";
 import { clusterEventSubject, encode, eventSubject, taskSubject, type ClusterStreamEvent } from "@corral/contracts";
 import { encodeTaskMessage, jsRequests, taskMessageId, type TaskMessage } from "@corral/shared";
+import { NODE_CHANGES, nodeChangesByTenant, type NodeEvent } from "../domain/node-events.js";
 import { clusterEventMessageId, taskStartedEvents } from "../domain/stream-events.js";
 import { mapLimit } from "./buckets.js";
-
-/** Node lifecycle events for metrics (DESIGN.md "Events"). */
-export interface NodeEvent {
-  type: "node.created" | "node.deleted";
-  tenant: string;
-  clusterId: string;
-  nodeId: string;
-  ownerId: string;
-  /** ms */
-  time: number;
-  /** The dispatch that created or deleted the machine: a machine re-created by a rollback is a new event. */
-  taskId: string;
-  dispatch: number;
-}
 
 export interface Publisher {
   /**
@@ -24,7 +11,11 @@ export interface Publisher {
    * announced by its stage's `plan.stage`); a re-publish of the same dispatch is deduplicated by JetStream.
    */
   publishTasks(messages: readonly TaskMessage[]): Promise<void>;
-  publishEvent(event: NodeEvent): Promise<void>;
+  /**
+   * Publishes node events for metrics as one message per tenant (`node.changes`), acknowledged; the same events
+   * published again are dropped by their message id. Nothing for an empty list.
+   */
+  publishNodeEvents(events: readonly NodeEvent[]): Promise<void>;
   /**
    * Hands cluster events to the events stream without waiting for its acknowledgement, so the task path never
    * waits for them; each carries a message id derived from what caused it, so a repeat is dropped.
@@ -49,11 +40,10 @@ export function createPublisher(nc: NatsConnection): Publisher {
       publishClusterEvents(taskStartedEvents(messages));
     },
     publishClusterEvents,
-    async publishEvent(event) {
-      // The id makes a repeated event (after a crash) a duplicate.
-      await js.publish(eventSubject(event.tenant, event.type), encode(event), {
-        msgId: `${event.type}.${event.taskId}.${event.dispatch}`,
-      });
+    async publishNodeEvents(events) {
+      await Promise.all(
+        nodeChangesByTenant(events).map(({ body, msgId }) => js.publish(eventSubject(body.tenant, NODE_CHANGES), encode(body), { msgId })),
+      );
     },
   };
 }

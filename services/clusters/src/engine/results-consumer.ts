@@ -1,8 +1,9 @@
 import { jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
-import { TaskName, decode, streams } from "@corral/contracts";
+import { decode, streams } from "@corral/contracts";
 import { RESULTS_ACK_WAIT_MS, ensureResultsConsumer, type TaskResult } from "@corral/shared";
 import { mapLimit } from "../adapters/buckets.js";
 import { taskIndexOf } from "../domain/ids.js";
+import { nodeEventOf, nodeEventTypeOf, type NodeEvent } from "../domain/node-events.js";
 import { applyResultToNode } from "../domain/node-results.js";
 import { stagePositionOf, type PlanEvent } from "../domain/plan-machine.js";
 import type { PlanRecord } from "../domain/records.js";
@@ -143,29 +144,19 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
     return secretsOf(fields, cluster ? await deps.tenancy.providerType(cluster.provider.providertype) : undefined);
   };
 
-  /** Applies a batch of prepared results: to their nodes, then to their plans. */
+  /** Applies a batch of prepared results: to their nodes, then (their node events published) to their plans. */
   const applyBatch = async (batch: Prepared[]): Promise<void> => {
     const { ownerOf } = lookups;
     const byPlan = new Map<string, { clusterId: string; planId: string; events: PlanEvent[] }>();
+    const nodeEvents: NodeEvent[] = [];
     await mapLimit(batch, 64, async ({ result: r, index, service }) => {
       if (index === undefined) return;
       await deps.nodes.modify(r.clusterId, r.nodeId, (current) => {
         const next = current ? applyResultToNode(current.value, r, service) : undefined;
         return next ? { put: next } : { keep: true };
       });
-      // Published on every delivery, not only the first: after a crash the repeat is dropped by its message id.
-      if (r.status === 0 && (r.taskName === TaskName.Create || r.taskName === TaskName.Delete)) {
-        await deps.publisher.publishEvent({
-          type: r.taskName === TaskName.Create ? "node.created" : "node.deleted",
-          tenant: r.tenant,
-          clusterId: r.clusterId,
-          nodeId: r.nodeId,
-          ownerId: await ownerOf(r.clusterId),
-          time: r.endTime,
-          taskId: r.taskId,
-          dispatch: r.dispatch,
-        });
-      }
+      const nodeEventType = nodeEventTypeOf(r);
+      if (nodeEventType) nodeEvents.push(nodeEventOf(r, nodeEventType, await ownerOf(r.clusterId)));
       const key = `${r.clusterId}/${r.planId}`;
       let group = byPlan.get(key);
       if (!group) byPlan.set(key, (group = { clusterId: r.clusterId, planId: r.planId, events: [] }));
@@ -174,6 +165,9 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
       if (r.stderr) event.message = r.stderr.slice(-500);
       group.events.push(event);
     });
+    // Published on every delivery, not only the first: after a crash the same batch again is dropped by its
+    // message id (a batch made up differently is stored again, and metrics records a repeated event only once).
+    await deps.publisher.publishNodeEvents(nodeEvents);
     await mapLimit([...byPlan.values()], 16, (g) => effects.deliverToPlan({ clusterId: g.clusterId, planId: g.planId }, g.events));
   };
 

@@ -2,12 +2,12 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
 import { consumers, decode, eventFilter, streams } from "@corral/contracts";
 import { ensureStreams, type Logger } from "@corral/shared";
-import { parseNodeEvent, type NodeEvent } from "../domain/node-events.js";
+import { parseNodeEvents, type NodeEvent, type ParsedNodeEvents } from "../domain/node-events.js";
 import type { UsageStore } from "./usage-store.js";
 
 /** Durable consumer of node events on the events stream. Every metrics instance shares it. */
 const NODE_EVENTS_CONSUMER = consumers.nodeEvents;
-/** `node.created` and `node.deleted` events of any tenant. */
+/** Node events of any tenant: `node.changes` batches, and `node.created` / `node.deleted` in older history. */
 const NODE_EVENTS_FILTER = eventFilter("node.*");
 
 export interface EventFeedOptions {
@@ -38,11 +38,21 @@ export interface EventFeed {
   stop(): Promise<void>;
 }
 
+/** A message's node events; one that is not even msgpack is one malformed part. */
+function decodeNodeEvents(m: JsMsg): ParsedNodeEvents {
+  try {
+    return parseNodeEvents(decode(m.data));
+  } catch {
+    return { events: [], malformed: 1 };
+  }
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /**
  * Feeds node events into the usage store: pull a batch, record it (idempotently), ack it. A batch that fails is
- * nak'ed and comes back; a message that is no node event is logged and acked, so it cannot block the stream.
+ * nak'ed and comes back; a message that is no node event is logged and acked, so it cannot block the stream, and
+ * so is a malformed event in a `node.changes` message (its other events are recorded).
  */
 export async function startEventFeed(options: EventFeedOptions): Promise<EventFeed> {
   const { nc, store, log } = options;
@@ -92,14 +102,9 @@ export async function startEventFeed(options: EventFeedOptions): Promise<EventFe
   const handle = async (messages: JsMsg[]) => {
     const events: NodeEvent[] = [];
     for (const m of messages) {
-      let event: NodeEvent | undefined;
-      try {
-        event = parseNodeEvent(decode(m.data));
-      } catch {
-        event = undefined;
-      }
-      if (event) events.push(event);
-      else log.warn("dropping a message that is no node event", { subject: m.subject, seq: m.seq });
+      const parsed = decodeNodeEvents(m);
+      events.push(...parsed.events);
+      if (parsed.malformed > 0) log.warn("dropping what is no node event", { subject: m.subject, seq: m.seq, malformed: parsed.malformed });
     }
     try {
       await store.apply(events);
