@@ -1,8 +1,12 @@
 /**
  * The web console in real headless Chromium against a real Corral (sim provider): sign in, create a cluster
  * through the form, watch it become active without a reload, configure it into a failure and read the failed
- * action's output, delete it; server validation errors beside their field; nothing of another tenant shows.
+ * action's output, delete it; the plan tab shows a started stage's tasks running; server validation errors beside
+ * their field; nothing of another tenant shows.
  */
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Page } from "puppeteer-core";
 import { api } from "../helpers/api.js";
 import { consoleOrigin, openSignedIn, waitForText } from "../helpers/browser.js";
@@ -98,6 +102,28 @@ test("sign in, create a cluster through the form, watch it become active, fail a
   await waitForText(page, "[data-testid=cluster-status]", "terminated", 60_000);
   const status = await api(t.context.sys.baseUrl, "GET", `/clusters/${id}/status`, tenant.user);
   t.is(status.body.status, "terminated");
+});
+
+test("the plan tab shows a started stage's tasks as running (its plan.stage announces them), then complete", async (t) => {
+  // mysql-server's install waits until the test has seen it running: no race with how fast the page opens.
+  const gate = await mkdtemp(join(tmpdir(), "corral-ui-gate-"));
+  await chmod(gate, 0o755); // actions run as the tenant's own user
+  const release = join(gate, "release");
+  t.teardown(async () => {
+    await writeFile(release, "");
+    await rm(gate, { recursive: true, force: true });
+  });
+  const held = { scripts: { "mysql-server": { install: { script: `while [ ! -e '${release}' ]; do sleep 0.1; done` } } } };
+  const tenant = await tenantWithSimCatalog(t.context.sys, "uirunning", { workers: 2, catalog: held });
+  const id = await createCluster(t.context.sys.baseUrl, tenant.user, { name: "held", clusterTemplate: "lamp", numMachines: 1 });
+  const page = await newPage(t);
+  await openSignedIn(page, t.context.sys.baseUrl, tenant.user, `/clusters/${encodeURIComponent(id)}`);
+  await clickButton(page, "Plan");
+  await waitForText(page, ".plan-tab .stage.current .badge.state-running", "running", 60_000);
+  await writeFile(release, "");
+  await waitForText(page, "[data-testid=cluster-status]", "active", 60_000);
+  await page.waitForFunction(() => document.querySelector(".plan-tab .stages") !== null && document.querySelector(".plan-tab .badge.state-running") === null);
+  t.false(await page.$eval(".plan-tab", (el) => /waiting|running|failed/.test(el.textContent ?? "")), "every task complete");
 });
 
 test("a server validation error shows beside the field it names", async (t) => {

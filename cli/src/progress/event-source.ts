@@ -8,7 +8,8 @@ import type { ClusterStatusView, ClusterStreamEvent, PlanTaskView, PlanView } fr
 import { ApiError } from "../errors.js";
 import type { ApiClient } from "../http/api-client.js";
 import { readEventStream } from "../http/event-stream.js";
-import { assemblePlan, type TaskAttempts } from "./plan-progress.js";
+import { EventAttempts } from "./event-attempts.js";
+import { assemblePlan } from "./plan-progress.js";
 import { clusterPath, currentPlan, readJob } from "./poll-source.js";
 import { outcomeOf, type ProgressSnapshot } from "./progress-text.js";
 
@@ -22,10 +23,10 @@ export async function* streamProgress(client: ApiClient, clusterId: string): Asy
   let plan: PlanView | undefined = currentPlan(start);
   if (outcomeOf(status) !== "running") return "poll";
   const endedBefore = new Set(start.plans.filter((p) => p.id !== plan?.id).map((p) => p.id));
-  const attempts = new Map<string, TaskAttempts & { startedAt?: number }>();
+  const attempts = new EventAttempts();
   const snapshot = (): ProgressSnapshot => ({
     status,
-    ...(plan ? { plan: assemblePlan(plan, (task: PlanTaskView) => attempts.get(task.id)) } : {}),
+    ...(plan ? { plan: assemblePlan(plan, (task: PlanTaskView) => attempts.of(task.id)) } : {}),
   });
 
   const url = client.urlOf(`${clusterPath(clusterId)}/events`);
@@ -56,6 +57,7 @@ export async function* streamProgress(client: ApiClient, clusterId: string): Asy
             attempts.clear();
           }
           plan = { ...plan, currentStage: event.stage };
+          attempts.stageStarted(plan, event);
           break;
         case "plan.progress":
           status = { ...status, stepscompleted: event.stepscompleted, stepstotal: event.stepstotal };
@@ -64,20 +66,12 @@ export async function* streamProgress(client: ApiClient, clusterId: string): Asy
         case "plan.finished":
           if (plan) plan = { ...plan, status: event.outcome };
           break;
-        case "task.started": {
-          const known = attempts.get(event.taskId) ?? { finished: [] };
-          attempts.set(event.taskId, { ...known, startedAt: known.startedAt ?? event.at });
+        case "task.started":
+          attempts.taskStarted(event);
           break;
-        }
-        case "task.ended": {
-          const known = attempts.get(event.taskId) ?? { finished: [] };
-          // A rolled-back task also runs the rollback's other actions (DELETE, CREATE): count its own.
-          const own = plan?.stages.flat().find((t) => t.id === event.taskId)?.taskName === event.taskName;
-          const finished = own ? [...known.finished, { ok: event.ok, ...(event.ok || !event.output ? {} : { output: event.output }) }] : known.finished;
-          const startedAt = known.startedAt ?? event.startTime;
-          attempts.set(event.taskId, { finished, startedAt, durationMs: Math.max(0, event.resultAt - startedAt) });
+        case "task.ended":
+          attempts.taskEnded(plan, event);
           break;
-        }
         case "lease.changed":
           continue;
       }

@@ -1,7 +1,7 @@
 /**
  * One cluster: facts and lease, buttons for every operation (dry run first), and tabs for nodes, services,
- * config and the running plan. The event stream keeps it current: task events redraw the plan at once, status,
- * stage and lease events read the cluster again (at most one read at a time).
+ * config and the running plan. The event stream keeps it current: task and stage events redraw the plan at once,
+ * status, stage and lease events read the cluster again (at most one read at a time).
  */
 import type { ClusterDetails, ClusterStreamEvent, PlanView } from "@corral/contracts";
 import { ApiError } from "../api.js";
