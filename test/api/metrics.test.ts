@@ -91,27 +91,39 @@ test("metrics - node usage refuses: 405 for a tenant parameter from a non-supera
   assertOk(t, own, "a user asking for itself");
 });
 
-test("metrics - node usage equals hand-computed node-seconds for events written out of order and twice", async (t) => {
+test("metrics - node usage equals hand-computed node-seconds for events written out of order, twice, singly and in batches", async (t) => {
   const { sys } = t.context;
   const acme = await createTenant(sys.baseUrl, "u-acme");
   const beta = await createTenant(sys.baseUrl, "u-beta");
   const js = jetstream(sys.nc);
   const T0 = NOW - 10_000;
-  const send = async (type: "node.created" | "node.deleted", tenant: string, clusterId: string, nodeId: string, ownerId: string, seconds: number) => {
-    const event = { type, tenant, clusterId, nodeId, ownerId, time: seconds * 1000 + 999 };
-    await js.publish(eventSubject(tenant, type), encode(event));
+  type Kind = "node.created" | "node.deleted";
+  const event = (type: Kind, tenant: string, clusterId: string, nodeId: string, ownerId: string, seconds: number) => ({
+    type,
+    tenant,
+    clusterId,
+    nodeId,
+    ownerId,
+    time: seconds * 1000 + 999,
+  });
+  // One message per event, as the stream's older history holds them.
+  const send = async (...args: Parameters<typeof event>) => {
+    await js.publish(eventSubject(args[1], args[0]), encode(event(...args)));
+  };
+  // One message per results batch, as the clusters service publishes them now.
+  const sendBatch = async (tenant: string, events: Array<ReturnType<typeof event>>) => {
+    await js.publish(eventSubject(tenant, "node.changes"), encode({ type: "node.changes", tenant, events }));
   };
   // acme/bob: n1 [T0, T0+1000]; acme/bob: n2 [T0+500, open]; acme/carol: n3 [T0+2000, T0+2600]
   // beta/bob: n4 [T0+100, T0+400]
   await send("node.deleted", acme.name, "c1", "n1", "bob", T0 + 1000); // before its creation
   await send("node.created", acme.name, "c1", "n1", "bob", T0);
-  await send("node.created", acme.name, "c1", "n2", "bob", T0 + 500);
+  await sendBatch(acme.name, [event("node.created", acme.name, "c1", "n2", "bob", T0 + 500)]);
   await send("node.created", acme.name, "c1", "n2", "bob", T0 + 500); // duplicate
   await send("node.created", acme.name, "c2", "n3", "carol", T0 + 2000);
   await send("node.deleted", acme.name, "c2", "n3", "carol", T0 + 2600);
   await send("node.deleted", acme.name, "c2", "n3", "carol", T0 + 9000); // a second deletion is ignored
-  await send("node.created", beta.name, "c1", "n4", "bob", T0 + 100);
-  await send("node.deleted", beta.name, "c1", "n4", "bob", T0 + 400);
+  await sendBatch(beta.name, [event("node.created", beta.name, "c1", "n4", "bob", T0 + 100), event("node.deleted", beta.name, "c1", "n4", "bob", T0 + 400)]);
 
   const n1 = 1000;
   const n2 = NOW - (T0 + 500);

@@ -5,13 +5,12 @@
  * and the cluster becomes active; quotas refuse creates with 409 and free up after delete; a busy cluster
  * answers 409 to every other operation.
  */
-import { eventSubject } from "@corral/contracts";
 import { api, type Caller } from "../helpers/api.js";
 import { assertError, assertOk, show } from "../helpers/assertions.js";
 import {
   createActiveCluster,
   createCluster,
-  readEvents,
+  readNodeEvents,
   waitForStatus,
   type E2eTenant,
   type PlanBody,
@@ -117,7 +116,7 @@ test("events: every machine the provider creates and deletes is a node.created /
 
   const events = await eventually(
     async () => {
-      const all = await readEvents<any>(nc, eventSubject(tenant.name, "node.*"));
+      const all = await readNodeEvents(nc, tenant.name);
       const mine = all.filter((e) => e.data.nodeId === node.id);
       return mine.some((e) => e.data.type === "node.deleted") ? mine : false;
     },

@@ -4,7 +4,7 @@
  * follow the ordering rules, configure (with and without restart) and add services run, delete terminates, and
  * node created/deleted events land on the events stream.
  */
-import { keyToken } from "@corral/contracts";
+import { eventSubject } from "@corral/contracts";
 import { api, type Caller } from "../helpers/api.js";
 import { assertOk, show } from "../helpers/assertions.js";
 import {
@@ -12,7 +12,7 @@ import {
   dependencyClosure,
   fixtureDependencies,
   planOrderViolations,
-  readEvents,
+  readNodeEvents,
   stageIndex,
   taskKey,
   waitForStatus,
@@ -347,38 +347,37 @@ test("lamp: create, node events on the events stream, delete to terminated", asy
   t.deepEqual(planOrderViolations(await latestPlanChecked(t, tenant.user, id), cluster.services, deps), []);
   const nodeIds: string[] = cluster.nodes.map((n: any) => n.id).sort();
 
-  const prefix = `corral.events.${keyToken(tenant.name)}`;
-  const created = await eventually(
+  // One message per results batch.
+  const subject = eventSubject(tenant.name, "node.changes");
+  const nodeEventsOf = async (type: string) =>
+    (await readNodeEvents(nc, tenant.name)).filter((e) => e.data.clusterId === id && e.data.type === type);
+  const mine = await eventually(
     async () => {
-      const events = await readEvents<any>(nc, `${prefix}.node.created`);
-      return events.filter((e) => e.data.clusterId === id).length >= nodeIds.length ? events : false;
+      const events = await nodeEventsOf("node.created");
+      return events.length >= nodeIds.length ? events : false;
     },
     { what: "node.created events", timeoutMs: 10_000, intervalMs: 200 },
   );
-  const mine = created.filter((e) => e.data.clusterId === id);
   t.deepEqual(mine.map((e) => e.data.nodeId).sort(), nodeIds, "one node.created per node");
   for (const e of mine) {
-    t.is(e.subject, `${prefix}.node.created`);
+    t.is(e.subject, subject);
     t.like(e.data, { type: "node.created", tenant: tenant.name, clusterId: id, ownerId: "alice" });
     t.is(typeof e.data.time, "number");
   }
-  t.deepEqual(
-    (await readEvents<any>(nc, `${prefix}.node.deleted`)).filter((e) => e.data.clusterId === id),
-    [],
-    "no node.deleted before the delete",
-  );
+  t.deepEqual(await nodeEventsOf("node.deleted"), [], "no node.deleted before the delete");
 
   t.is((await api(baseUrl, "DELETE", `/clusters/${id}`, tenant.user)).status, 200);
   await waitForStatus(baseUrl, tenant.user, id, "terminated");
   const deleted = await eventually(
     async () => {
-      const events = (await readEvents<any>(nc, `${prefix}.node.deleted`)).filter((e) => e.data.clusterId === id);
+      const events = await nodeEventsOf("node.deleted");
       return events.length >= nodeIds.length ? events : false;
     },
     { what: "node.deleted events", timeoutMs: 10_000, intervalMs: 200 },
   );
   t.deepEqual(deleted.map((e) => e.data.nodeId).sort(), nodeIds, "one node.deleted per node");
   for (const e of deleted) {
+    t.is(e.subject, subject);
     t.like(e.data, { type: "node.deleted", tenant: tenant.name, clusterId: id, ownerId: "alice" });
     const createdAt = mine.find((c) => c.data.nodeId === e.data.nodeId)?.data.time ?? Infinity;
     t.true(e.data.time >= createdAt, "deleted after created");

@@ -4,10 +4,9 @@
  * (times floored to seconds), and lies within what the wall clock allows. Queue metrics drain to zero.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { eventSubject } from "@corral/contracts";
 import { api, SUPERADMIN, type Caller } from "../helpers/api.js";
 import { show } from "../helpers/assertions.js";
-import { createCluster, createWorkerTenant, importSimCatalog, readEvents, waitForStatus } from "../helpers/clusters.js";
+import { createCluster, createWorkerTenant, importSimCatalog, readNodeEvents, waitForStatus } from "../helpers/clusters.js";
 import { eventually } from "../helpers/eventually.js";
 import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
 
@@ -19,12 +18,6 @@ interface Usage {
   end: number;
   data: Array<{ time: number; value: number }>;
 }
-interface NodeEventBody {
-  clusterId: string;
-  nodeId: string;
-  ownerId: string;
-  time: number;
-}
 
 async function usage(t: T, caller: Caller, query = ""): Promise<Usage> {
   const res = await api(t.context.sys.baseUrl, "GET", `/metrics/nodes/usage${query}`, caller);
@@ -34,10 +27,9 @@ async function usage(t: T, caller: Caller, query = ""): Promise<Usage> {
 
 /** Node lifetimes in whole seconds from the published events, per owner. */
 async function lifetimes(t: T, tenant: string, clusterIds: string[]) {
-  const read = async (kind: string) =>
-    (await readEvents<NodeEventBody>(t.context.sys.nc, eventSubject(tenant, `node.${kind}`))).map((e) => e.data).filter((e) => clusterIds.includes(e.clusterId));
-  const created = await read("created");
-  const deleted = await read("deleted");
+  const events = (await readNodeEvents(t.context.sys.nc, tenant)).map((e) => e.data).filter((e) => clusterIds.includes(e.clusterId));
+  const created = events.filter((e) => e.type === "node.created");
+  const deleted = events.filter((e) => e.type === "node.deleted");
   return created.map((c) => {
     const d = deleted.find((e) => e.clusterId === c.clusterId && e.nodeId === c.nodeId);
     const createdSeconds = Math.floor(c.time / 1000);
