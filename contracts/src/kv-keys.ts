@@ -1,9 +1,13 @@
+const PLAIN_TOKEN = /^[-A-Za-z0-9]+$/;
+
 /**
  * KV keys are NATS subject tokens: only `[-/_=.A-Za-z0-9]`, with `.` separating tokens and no empty token.
  * Entity names may contain `.` and `_` (the NAME rule), so each name is escaped into one token:
  * `_` -> `_5F`, `.` -> `_2E`, and any other byte outside `[-A-Za-z0-9]` -> `_XX`. The mapping is reversible.
  */
 export function keyToken(name: string): string {
+  // Most names (ids, tenants) need no escape; keys are made on every read and write.
+  if (PLAIN_TOKEN.test(name)) return name;
   let out = "";
   for (const ch of Buffer.from(name, "utf8")) {
     const c = String.fromCharCode(ch);

@@ -255,6 +255,23 @@ test("actor - a delete that succeeds terminates the cluster, releases its usage 
   t.deepEqual(await f.core.deps.usage.get(f.tenant.name), { clusters: 0, nodes: 0 });
 });
 
+test("actor - a plan's provider fields are purged when it ends; a plan known to have none asks for no purge", async (t) => {
+  const f = await fixture(t);
+  const purged: string[] = [];
+  const purge = f.core.deps.credentials.purge.bind(f.core.deps.credentials);
+  f.core.deps.credentials.purge = async (clusterId, planId) => {
+    purged.push(planId);
+    await purge(clusterId, planId);
+  };
+  const id = await activeCluster(f, 2);
+  t.deepEqual(purged, [], "the create gave no provider fields");
+  await f.core.operations.delete(f.core.admin, id, { token: "secret" });
+  const planId = (await cluster(f.core, id)).actor.context.planId;
+  await runToEnd(f.core, id, planId);
+  t.true(purged.includes(planId));
+  t.deepEqual(await f.core.deps.credentials.get(id, planId), {});
+});
+
 test("actor - lease.extend is taken while the cluster is settled, 400 beyond its step or max, 409 while pending and once terminated", async (t) => {
   const f = await fixture(t);
   const id = await activeCluster(f, 1);

@@ -63,9 +63,11 @@ export function createEffects(deps: EngineDeps, { clusters, plans, dispatcher, m
       }
       for (const a of actions) {
         if (a.type !== "planFinished") continue;
+        // A plan this process knows ran without provider fields stored none (the store writes nothing for none).
+        const known = memory.get(plan);
         memory.forget(plan);
         // No task of the plan runs any more: its provider fields go (a crash here leaves them to the reconciler).
-        await deps.credentials.purge(plan.clusterId, plan.id);
+        if (!known || Object.keys(known.credentials).length > 0) await deps.credentials.purge(plan.clusterId, plan.id);
         deps.publisher.publishClusterEvents([planFinishedEvent(plan, a.outcome, deps.now())]);
         const event: ClusterEvent =
           a.outcome === "succeeded"
