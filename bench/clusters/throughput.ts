@@ -5,6 +5,7 @@
  * process used. Writes bench/results/clusters-throughput.json.
  *
  * Run: node --import=tsx bench/clusters/throughput.ts
+ * Each run records the machine's speed just before it (machineSpeedMicros in lib.ts), since the shared cores drift.
  * Env: BENCH_CLUSTERS (200), BENCH_NODES (5), BENCH_MODES ("lazy,always"), BENCH_CLUSTERS_PROCS (1),
  *      BENCH_NATS_NODES ("1,3": each mode on one nats-server and on a loopback three-node JetStream cluster at R3),
  *      BENCH_COMPARE_PROCS ("2": an extra lazy run with that many clusters-service processes),
@@ -22,6 +23,7 @@ import {
   cpuMeter,
   jetstreamWrites,
   machine,
+  machineSpeedMicros,
   mapLimit,
   rawPublishRate,
   readPlan,
@@ -58,6 +60,7 @@ const CPU_PROF_DIR = process.env["BENCH_CPU_PROF_DIR"];
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
 
 async function runMode(sync: SyncMode, nodes = NODES, clustersProcesses = CLUSTERS_PROCS, natsNodes = 1) {
+  const speed = machineSpeedMicros();
   const sys = await startBenchSystem({
     sync,
     natsNodes,
@@ -128,6 +131,7 @@ async function runMode(sync: SyncMode, nodes = NODES, clustersProcesses = CLUSTE
       .reduce((a, [, v]) => a + v, 0);
     const result = {
       jetstream: sync === "always" ? "sync_interval: always" : "default (lazy fsync)",
+      machineSpeedMicros: speed,
       natsServers: natsNodes,
       replicas: natsNodes >= 3 ? 3 : 1,
       clustersServiceProcesses: clustersProcesses,
@@ -158,6 +162,7 @@ async function runMode(sync: SyncMode, nodes = NODES, clustersProcesses = CLUSTE
 }
 
 type Run = Awaited<ReturnType<typeof runMode>>;
+const speedBefore = machineSpeedMicros();
 const runs: Run[] = [];
 for (const natsNodes of NATS_NODES) for (const mode of MODES) runs.push(await runMode(mode, NODES, CLUSTERS_PROCS, natsNodes));
 const compareRuns: Run[] = [];
@@ -186,6 +191,7 @@ function costModel() {
 const results = {
   date: new Date().toISOString(),
   machine: machine(),
+  machineSpeedMicros: { before: speedBefore, after: machineSpeedMicros(), what: "one core's us per msgpack and JSON round trip of a task-sized object (lower is faster): runs taken at different speeds differ by as much" },
   loadAverageAtEnd: loadavg().map((x) => round(x, 2)),
   configuration: {
     clustersServiceProcesses: CLUSTERS_PROCS,
