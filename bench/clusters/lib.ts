@@ -4,6 +4,7 @@
  * cores), cluster status tracking through a KV watch, per-process CPU accounting and the raw JetStream
  * acknowledged-publish rate.
  */
+import { execSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
@@ -388,4 +389,23 @@ export function machineSpeedMicros(): number {
     rounds.push(((performance.now() - started) * 1000) / 5_000);
   }
   return round(rounds.sort((a, b) => a - b)[2] ?? 0, 1);
+}
+
+/**
+ * Waits (at most `maxMs`) until the machine has been at least 90% idle for half a second: the kernel goes on
+ * writing back and discarding (TRIM) the store files of the run before, which otherwise lands in the next run.
+ * Answers how long it waited.
+ */
+export async function waitForQuietMachine(maxMs = 15_000): Promise<number> {
+  const started = Date.now();
+  execSync("sync");
+  while (Date.now() - started < maxMs) {
+    const before = machineCpuSeconds();
+    await new Promise((r) => setTimeout(r, 500));
+    const after = machineCpuSeconds();
+    const busy = after.busy - before.busy;
+    const total = busy + after.idle - before.idle;
+    if (total > 0 && busy / total < 0.1) break;
+  }
+  return Date.now() - started;
 }

@@ -24,6 +24,7 @@ import {
   jetstreamWrites,
   machine,
   machineSpeedMicros,
+  waitForQuietMachine,
   mapLimit,
   rawPublishRate,
   readPlan,
@@ -60,6 +61,7 @@ const CPU_PROF_DIR = process.env["BENCH_CPU_PROF_DIR"];
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
 
 async function runMode(sync: SyncMode, nodes = NODES, clustersProcesses = CLUSTERS_PROCS, natsNodes = 1) {
+  const settledMs = await waitForQuietMachine();
   const speed = machineSpeedMicros();
   const sys = await startBenchSystem({
     sync,
@@ -132,6 +134,7 @@ async function runMode(sync: SyncMode, nodes = NODES, clustersProcesses = CLUSTE
     const result = {
       jetstream: sync === "always" ? "sync_interval: always" : "default (lazy fsync)",
       machineSpeedMicros: speed,
+      settledMsBefore: settledMs,
       natsServers: natsNodes,
       replicas: natsNodes >= 3 ? 3 : 1,
       clustersServiceProcesses: clustersProcesses,
