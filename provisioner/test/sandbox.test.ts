@@ -329,7 +329,9 @@ test.serial("control: without a sandbox the same script finds A's and the provis
   // A throwaway claim file lets the unsandboxed mode run B (it lets one tenant only); removed afterwards.
   const claim = join(workDir, ".sandbox", "unsandboxed-tenant");
   t.teardown(() => rm(claim, { force: true }));
-  const shell = createShellAutomator({ sandbox: createLocalSandbox({ isolation: { mode: "unsandboxed", namespace: false } }) });
+  const shell = createShellAutomator({
+    sandbox: createLocalSandbox({ isolation: { mode: "unsandboxed", namespace: false }, unsandboxedOwnerFile: claim }),
+  });
   const out = await shell.runAction(pluginContext(shellTask(t.context.b, "x"), { workDir }), {
     name: "INSTALL",
     service: "web",
@@ -430,10 +432,14 @@ for (const [name, make] of isolations) {
   }
 }
 
-test("without any sandbox, only the first tenant may run local actions", async (t) => {
+test("without any sandbox, only the first tenant may run local actions, on any provisioner of the same user", async (t) => {
   const workDir = await mkdtemp(join(tmpdir(), "corral-prov-unsandboxed-"));
-  t.teardown(() => rm(workDir, { recursive: true, force: true }));
-  const shell = createShellAutomator({ sandbox: createLocalSandbox({ isolation: { mode: "unsandboxed", namespace: false } }) });
+  const otherWorkDir = await mkdtemp(join(tmpdir(), "corral-prov-unsandboxed-"));
+  const state = await mkdtemp(join(tmpdir(), "corral-prov-state-"));
+  t.teardown(() => Promise.all([workDir, otherWorkDir, state].map((d) => rm(d, { recursive: true, force: true }))));
+  const unsandboxed = () =>
+    createLocalSandbox({ isolation: { mode: "unsandboxed", namespace: false }, unsandboxedOwnerFile: join(state, "corral", "unsandboxed-tenant") });
+  const shell = createShellAutomator({ sandbox: unsandboxed() });
   const action = { name: "INSTALL" as const, service: "web", fields: { script: "echo ran" } };
   const first = await shell.runAction(pluginContext(shellTask("first", "x"), { workDir }), action);
   t.is(first.status, 0, first.stderr);
@@ -442,4 +448,10 @@ test("without any sandbox, only the first tenant may run local actions", async (
   t.regex(other.stderr ?? "", /cannot be sandboxed.*only the tenant that ran the first one \(first/);
   t.is((await shell.bootstrap(pluginContext(shellTask("other", "x"), { workDir }))).status, 1);
   t.is((await shell.runAction(pluginContext(shellTask("first", "x"), { workDir }), action)).stdout, "ran\n");
+  // A second provisioner of the same user, with a work directory of its own, admits no other tenant either.
+  const second = createShellAutomator({ sandbox: unsandboxed() });
+  const elsewhere = await second.runAction(pluginContext(shellTask("other", "x"), { workDir: otherWorkDir }), action);
+  t.is(elsewhere.status, 1);
+  t.regex(elsewhere.stderr ?? "", /only the tenant that ran the first one \(first/);
+  t.is((await second.runAction(pluginContext(shellTask("first", "x"), { workDir: otherWorkDir }), action)).stdout, "ran\n");
 });

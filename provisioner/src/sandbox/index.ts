@@ -1,4 +1,5 @@
 import { lstat, mkdir, readFile, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { nodeDir, pathSegment, tenantDir, tenantTmpDir } from "../paths.js";
 import { runShell, type ProcessOutcome, type RunShellOptions } from "../plugins/process.js";
@@ -57,10 +58,17 @@ export interface LocalSandboxOptions {
   isolation?: Isolation;
   /** Paths besides the work directory that actions must not see. @default privatePaths(process.env) */
   privatePaths?: readonly string[];
+  /**
+   * Without any sandbox: where the one tenant allowed local actions is recorded. Every provisioner of this user on
+   * the machine must share it, whatever its work directory: their actions all run as this user and can read each
+   * other's files. @default $XDG_STATE_HOME (or ~/.local/state) /corral/unsandboxed-tenant
+   */
+  unsandboxedOwnerFile?: string;
 }
 
 const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-const UNSANDBOXED_OWNER = "unsandboxed-tenant";
+const defaultUnsandboxedOwnerFile = () =>
+  join(process.env["XDG_STATE_HOME"] || join(homedir(), ".local", "state"), "corral", "unsandboxed-tenant");
 
 /** A sandbox for the actions of every tenant under any work directory. */
 export function createLocalSandbox(options: LocalSandboxOptions = {}): LocalSandbox {
@@ -96,10 +104,9 @@ export function createLocalSandbox(options: LocalSandboxOptions = {}): LocalSand
     return { dir, owner: { uid: id, gid: id } };
   };
 
-  const refusal = async (workDir: string, tenant: string): Promise<string | undefined> => {
-    const state = sandboxStateDir(workDir);
-    await mkdir(state, { recursive: true, mode: 0o700 });
-    const file = join(state, UNSANDBOXED_OWNER);
+  const refusal = async (tenant: string): Promise<string | undefined> => {
+    const file = options.unsandboxedOwnerFile ?? defaultUnsandboxedOwnerFile();
+    await mkdir(dirname(file), { recursive: true, mode: 0o700 });
     const segment = pathSegment(tenant);
     try {
       await writeFile(file, segment, { flag: "wx", mode: 0o600 });
@@ -121,7 +128,7 @@ export function createLocalSandbox(options: LocalSandboxOptions = {}): LocalSand
     async forActions(workDir, tenant) {
       const mode = await isolation();
       if (mode.mode === "unsandboxed") {
-        const refused = await refusal(workDir, tenant);
+        const refused = await refusal(tenant);
         if (refused) return { refused };
       }
       const { dir, owner } = await prepareTenant(workDir, tenant);
