@@ -10,11 +10,41 @@ import { PROVISIONER_READS_BUCKETS, PROVISIONER_READS_OBJECT_STORES } from "./bu
  * existing Corral streams, buckets and object stores whose count differs are migrated to it (migrateStoreReplicas).
  * Resolves with those migrations.
  */
-export async function prepareBus(nc: NatsConnection): Promise<ReplicaChange[]> {
-  await ensureStreams(nc);
-  await createProvisionerStores(nc);
-  await createServiceStores(nc);
-  return migrateStoreReplicas(nc);
+export async function prepareBus(nc: NatsConnection, options: PlacementRetryOptions = {}): Promise<ReplicaChange[]> {
+  return retryingPlacement(async () => {
+    await ensureStreams(nc);
+    await createProvisionerStores(nc);
+    await createServiceStores(nc);
+    return migrateStoreReplicas(nc);
+  }, options);
+}
+
+export interface PlacementRetryOptions {
+  /** How long placement errors are waited out. @default 30000 */
+  retryForMs?: number;
+  /** Told of each error waited out. */
+  onRetry?: (err: Error) => void;
+}
+
+/**
+ * JetStream's answers while a cluster's peers are still meeting, or one of them restarts: a replicated stream cannot
+ * be placed for a moment ("no suitable peers for placement, peer offline"), or the meta group has no leader yet.
+ * The launcher met them right after every node had reported the others (CI, under load).
+ */
+const TRANSIENT_PLACEMENT = /peer offline|temporarily unavailable/i;
+
+/** Runs `create` (idempotent) again while it fails with a transient placement error, for at most `retryForMs`. */
+export async function retryingPlacement<T>(create: () => Promise<T>, options: PlacementRetryOptions = {}): Promise<T> {
+  const deadline = Date.now() + (options.retryForMs ?? 30_000);
+  for (;;) {
+    try {
+      return await create();
+    } catch (err) {
+      if (!(err instanceof Error) || !TRANSIENT_PLACEMENT.test(err.message) || Date.now() >= deadline) throw err;
+      options.onRetry?.(err);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
 }
 
 /** One line on a migration of prepareBus: "CORRAL_TASKS: replicas 1 -> 3", or why it did not happen. */

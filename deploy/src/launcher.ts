@@ -73,7 +73,8 @@ async function main(): Promise<void> {
   notice("creating the JetStream streams, buckets and object stores");
   const nc = await connectNats({ url: natsUrl, name: "corral-launcher", replicas: config.natsReplicas });
   try {
-    for (const change of await prepareBus(nc)) {
+    const onRetry = (err: Error) => notice(`the NATS cluster cannot place the streams yet (${err.message}); retrying`);
+    for (const change of await prepareBus(nc, { onRetry })) {
       notice(describeReplicaChange(change));
     }
   } finally {
