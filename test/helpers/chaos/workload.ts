@@ -82,6 +82,13 @@ export async function runWorkload(options: WorkloadOptions): Promise<WorkloadRep
     return r.body;
   };
   const planCount = async (id: string) => (await plans(id)).length;
+  /** Where a cluster's newest plan stands, for the message of a cluster that does not settle. */
+  const whereStuck = async (id: string): Promise<string> => {
+    const newest = (await plans(id).catch(() => []))[0] as { id?: string; status?: string; currentStage?: number; stages?: unknown[][] } | undefined;
+    if (!newest) return "; no plan";
+    const stages = newest.stages ?? [];
+    return `; newest plan ${newest.id} ${newest.status} at stage ${newest.currentStage} of ${stages.length} (${stages[newest.currentStage ?? 0]?.length ?? 0} tasks in it)`;
+  };
   const findByName = async (name: string): Promise<string | undefined> => {
     const r = await read<Array<{ id: string; name: string }>>("/clusters");
     if (r.status !== 200 || !Array.isArray(r.body)) throw new Error(`GET /clusters: HTTP ${r.status} ${r.text}`);
@@ -124,7 +131,9 @@ export async function runWorkload(options: WorkloadOptions): Promise<WorkloadRep
       const settled = status.status === 200 && s !== undefined && s !== "pending";
       const newest = settled ? await plans(id) : [];
       if (settled && newest.length >= count && (newest[0]?.status === "succeeded" || newest[0]?.status === "failed")) return s;
-      if (Date.now() > until) throw new Error(`cluster ${id} did not settle within ${settleTimeoutMs} ms after ${op} (status ${s ?? status.text})`);
+      if (Date.now() > until) {
+        throw new Error(`cluster ${id} did not settle within ${settleTimeoutMs} ms after ${op} (status ${s ?? status.text}${await whereStuck(id)})`);
+      }
       await sleep(500);
     }
   };
