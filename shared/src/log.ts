@@ -190,4 +190,5 @@ class JsonLinesLogger implements Logger {
   }
 }
 
+/** A logger that drops everything (tests). */
 export const silentLogger: Logger = createLogger({}, { write: () => {} });

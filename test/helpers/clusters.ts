@@ -9,6 +9,7 @@ import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { ASSIGNMENT_KEY, buckets, decode, eventSubject, streams } from "@corral/contracts";
 import { openBucket } from "@corral/shared";
+import type { NodeChanges, NodeEvent } from "@corral/clusters/testing";
 import { api, SUPERADMIN, type ApiResponse, type Caller } from "./api.js";
 import { show } from "./assertions.js";
 import { uniqueName } from "./catalog.js";
@@ -226,25 +227,12 @@ export async function readEvents<T = unknown>(nc: NatsConnection, subject: strin
   return out;
 }
 
-/** A node event for metrics as the clusters service publishes it. */
-export interface NodeEventBody {
-  type: "node.created" | "node.deleted";
-  tenant: string;
-  clusterId: string;
-  nodeId: string;
-  ownerId: string;
-  /** ms */
-  time: number;
-  taskId: string;
-  dispatch: number;
-}
-
 /**
  * Every node event of `tenant` on the events stream, in stream order: the elements of each `node.changes` message
  * (one per results batch) and any single `node.created` / `node.deleted` message; `subject` is the message's.
  */
-export async function readNodeEvents(nc: NatsConnection, tenant: string): Promise<Array<{ subject: string; data: NodeEventBody }>> {
-  const messages = await readEvents<NodeEventBody | { type: "node.changes"; events: NodeEventBody[] }>(nc, eventSubject(tenant, "node.*"));
+export async function readNodeEvents(nc: NatsConnection, tenant: string): Promise<Array<{ subject: string; data: NodeEvent }>> {
+  const messages = await readEvents<NodeEvent | NodeChanges>(nc, eventSubject(tenant, "node.*"));
   return messages.flatMap(({ subject, data }) => (data.type === "node.changes" ? data.events : [data]).map((event) => ({ subject, data: event })));
 }
 

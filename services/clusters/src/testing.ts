@@ -6,6 +6,7 @@
 export { openStoredClusterState } from "./stored-state.js";
 export type { StoredClusterState, PlannedTask, KeysKept } from "./stored-state.js";
 export type { ClusterNode, ClusterRecord, PlanRecord, StoredTask } from "./domain/records.js";
+export type { NodeChanges, NodeEvent } from "./domain/node-events.js";
 export { createActors } from "./actor/index.js";
 export type { Actors, Effects } from "./actor/index.js";
 export { openEngineDeps } from "./engine/deps.js";
