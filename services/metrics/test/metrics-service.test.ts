@@ -1,7 +1,8 @@
 /**
  * The metrics service on a real nats-server and redis-server, called over NATS as the gateway calls it: the
  * event feed reads batched and single node events, survives a restart without replaying, and refills a Redis that
- * lost its data from the stream.
+ * lost its data from the stream; a reading within the second of an unrecorded deletion looks recorded, and the tests'
+ * wait for recorded usage (test/helpers/node-usage.ts) does not take it as recorded.
  */
 import anyTest, { type TestFn } from "ava";
 import { jetstream } from "@nats-io/jetstream";
@@ -11,6 +12,7 @@ import { encode, eventSubject, type Identity } from "@corral/contracts";
 import { callEndpoint, connectNats, silentLogger } from "@corral/shared";
 import { startMetricsService } from "@corral/metrics";
 import { eventually } from "../../../test/helpers/eventually.js";
+import { nodeLives, nodeSeconds, waitForRecordedUsage, type NodeLifeEvent, type UsageAnswer } from "../../../test/helpers/node-usage.js";
 import { startNats, startRedis, type NatsHandle, type ServerHandle } from "../../../test/helpers/servers.js";
 
 interface Context {
@@ -76,4 +78,55 @@ test.serial("metrics service - queue metrics are refused to an ordinary user eve
     { acme: { inProgress: 0, queued: 0, total: 0 } },
   );
   await service.stop();
+});
+
+// Usage read within the second of a deletion cannot prove it recorded (test/helpers/node-usage.ts): a node whose
+// deletion is not recorded yet counts until now, its deletion second, and reads as the closed node would. CI once saw
+// the e2e metrics test take such a reading as proof, and read alice's two nodes one node-second each too high a
+// second later. The service's clock stands in the second of bob's deletion.
+const CREATED = NOW - 10;
+const zetaAdmin: Identity = { userId: "admin", tenant: "zeta", role: "admin" };
+
+const change = (type: NodeLifeEvent["type"], nodeId: string, ownerId: string, seconds: number) => ({
+  type,
+  tenant: "zeta",
+  clusterId: "z1",
+  nodeId,
+  ownerId,
+  time: seconds * 1000 + 500,
+});
+// alice: n1 [CREATED, NOW - 1]; bob: n2 [CREATED, NOW]
+const creations = [change("node.created", "n1", "alice", CREATED), change("node.created", "n2", "bob", CREATED)];
+const deletions = [change("node.deleted", "n1", "alice", NOW - 1), change("node.deleted", "n2", "bob", NOW)];
+const lives = nodeLives([...creations, ...deletions]);
+const aliceLives = lives.filter((l) => l.owner === "alice");
+const bobLives = lives.filter((l) => l.owner === "bob");
+
+test.serial("metrics service - a deletion in the service's current second reads the same unrecorded; the wait for recorded usage does not accept it", async (t) => {
+  const { nc } = t.context;
+  const service = await startMetricsService({ nc, redis: t.context.redis.url, log: silentLogger, now: () => NOW * 1000 });
+  t.teardown(() => service.stop());
+  const publish = (events: Array<ReturnType<typeof change>>) =>
+    jetstream(nc).publish(eventSubject("zeta", "node.changes"), encode({ type: "node.changes", tenant: "zeta", events }));
+  const read = (query: Record<string, string>) => (): Promise<UsageAnswer> =>
+    callEndpoint(nc, "metrics.nodeUsage", { identity: zetaAdmin, params: {}, query });
+
+  await publish(creations);
+  const open = await waitForRecordedUsage(read({}), nodeLives(creations), { what: "creations recorded" });
+  t.is(open.data[0]?.value, 20, "two open nodes, 10 s each");
+
+  // The deletions are published (the lives hold them) but not recorded yet, as while the service's feed lags.
+  const notYet = { what: "deletions recorded", timeoutMs: 1000 };
+  await t.throwsAsync(waitForRecordedUsage(read({ user: "alice" }), aliceLives, notYet), { message: /timed out/ }, "alice's open node reads 10, not 9");
+  const window = { start: String(CREATED), end: String(NOW + 2) };
+  t.is(
+    (await read({ user: "bob", ...window })()).data[0]?.value,
+    nodeSeconds(bobLives, CREATED, NOW + 2),
+    "the trap: bob's unrecorded deletion is in the current second, and his open node reads as the closed one",
+  );
+  await t.throwsAsync(waitForRecordedUsage(read({ user: "bob" }), bobLives, notYet), { message: /timed out/ }, "no answer in bob's deletion second proves it");
+
+  await publish(deletions);
+  const closed = await waitForRecordedUsage(read({ user: "alice" }), aliceLives, { what: "alice's deletion recorded" });
+  t.is(closed.data[0]?.value, 9);
 });
