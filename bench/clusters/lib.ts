@@ -14,7 +14,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { startNats, startNatsCluster, type NatsHandle } from "@corral/deploy";
 import { startGateway, type Gateway } from "@corral/gateway";
 import { startTenancyService, type TenancyService } from "@corral/tenancy";
-import { buckets, decode, encode, fromKeyToken, kvKey, type ProvisionerRecord } from "@corral/contracts";
+import { buckets, decode, encode, fromKeyToken, kvKey, streams, type ProvisionerRecord } from "@corral/contracts";
 import { connectNats, openBucket, readValue, silentLogger, storeReplicas } from "@corral/shared";
 import { openStoredClusterState, type ClusterRecord, type PlanRecord } from "@corral/clusters/testing";
 import {
@@ -311,17 +311,35 @@ export async function jetstreamWrites(monitorUrl: string): Promise<JetStreamWrit
 
 /** Writes between two counts, per task: each kind, and their total. */
 export function writesPerTask(before: JetStreamWriteCounts, after: JetStreamWriteCounts, tasks: number) {
-  const delta = (a: Record<string, number>, b: Record<string, number>) =>
-    Object.fromEntries(
-      Object.entries(b)
-        .map(([k, v]) => [k, round((v - (a[k] ?? 0)) / tasks, 2)] as const)
-        .filter(([, v]) => v > 0)
-        .sort((x, y) => y[1] - x[1]),
-    );
-  const stored = delta(before.storedByStream, after.storedByStream);
-  const acks = delta(before.ackedByConsumer, after.ackedByConsumer);
+  const stored = perTask(before.storedByStream, after.storedByStream, tasks);
+  const acks = perTask(before.ackedByConsumer, after.ackedByConsumer, tasks);
   const total = round([...Object.values(stored), ...Object.values(acks)].reduce((s, v) => s + v, 0), 2);
   return { total, stored, acks };
+}
+
+/**
+ * Messages on the events stream by kind (the last two subject tokens: `task.ended`, `plan.stage`, `node.changes`, ...),
+ * over every tenant and cluster so far.
+ */
+export async function eventsByKind(nc: NatsConnection): Promise<Record<string, number>> {
+  const jsm = await jetstreamManager(nc);
+  const info = await jsm.streams.info(streams.events, { subjects_filter: ">" });
+  const counts: Record<string, number> = {};
+  for (const [subject, n] of Object.entries(info.state.subjects ?? {})) {
+    const kind = subject.split(".").slice(-2).join(".");
+    counts[kind] = (counts[kind] ?? 0) + n;
+  }
+  return counts;
+}
+
+/** Per task, each kind's growth between two counts, largest first. */
+export function perTask(before: Record<string, number>, after: Record<string, number>, tasks: number): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(after)
+      .map(([k, v]) => [k, round((v - (before[k] ?? 0)) / tasks, 2)] as const)
+      .filter(([, v]) => v > 0)
+      .sort((x, y) => y[1] - x[1]),
+  );
 }
 
 /**

@@ -21,7 +21,9 @@ import { createCluster, createClusterCatalog } from "../../test/helpers/cluster-
 import { createClusterClient } from "./create-client.js";
 import {
   cpuMeter,
+  eventsByKind,
   jetstreamWrites,
+  perTask,
   machine,
   machineSpeedMicros,
   waitForQuietMachine,
@@ -98,6 +100,7 @@ async function runMode(sync: SyncMode, nodes = NODES, clustersProcesses = CLUSTE
     const cpu = cpuMeter(sys);
     const counters0 = await serverCounters(sys);
     const writes0 = await jetstreamWrites(sys.nats.monitorUrl);
+    const events0 = await eventsByKind(sys.nc);
     const startedAt = Date.now();
     const requested = new Map<string, number>();
     const client = createClusterClient(sys.baseUrl, CREATE_CONCURRENCY);
@@ -120,6 +123,7 @@ async function runMode(sync: SyncMode, nodes = NODES, clustersProcesses = CLUSTE
     // The last results' acks and trailing events land just after the last cluster turns active.
     await new Promise((r) => setTimeout(r, 1_000));
     const writes1 = await jetstreamWrites(sys.nats.monitorUrl);
+    const events1 = await eventsByKind(sys.nc);
 
     let tasks = 0;
     for (const id of ids) {
@@ -156,6 +160,7 @@ async function runMode(sync: SyncMode, nodes = NODES, clustersProcesses = CLUSTE
         jetstreamApiCalls: round((counters1.jsApiTotal - counters0.jsApiTotal) / tasks, 2),
       },
       jetstreamWritesPerTask: writesPerTask(writes0, writes1, tasks),
+      eventsPerTask: perTask(events0, events1, tasks),
     };
     console.error(`[${sync}, ${natsNodes} server(s)] ${JSON.stringify(result)}`);
     return result;

@@ -77,6 +77,12 @@ export interface PlanProgressEvent extends ClusterEventBase {
   stage: number;
   stepscompleted: number;
   stepstotal: number;
+  /**
+   * Only on the events stream, never to clients: the successful task ends this progress records, stored inside it
+   * to save the stream one message (and one fsync) per task. {@link clientEventsOf} hands each to clients as its
+   * own `task.ended`, just before this event and under the same id.
+   */
+  tasksEnded?: TaskEndedEvent[];
 }
 
 /** A plan ended. */
@@ -111,7 +117,10 @@ export interface TaskStartedEvent extends ClusterEventBase, TaskEventFields {
   type: "task.started";
 }
 
-/** A task ended: announced as soon as the clusters service receives its result, before its plan moves on. */
+/**
+ * A task ended: a failure as soon as the clusters service receives its result, a success with the write of its
+ * plan that records it (inside that write's `plan.progress` on the stream); either before its plan's next stage.
+ */
 export interface TaskEndedEvent extends ClusterEventBase, TaskEventFields {
   type: "task.ended";
   ok: boolean;
@@ -123,6 +132,16 @@ export interface TaskEndedEvent extends ClusterEventBase, TaskEventFields {
   resultAt: number;
   /** On failure: the end of the task's output (provider secrets removed), at most `OUTPUT_TAIL_CHARS` each. */
   output?: { stdout?: string; stderr?: string };
+}
+
+/**
+ * The events clients get for one stored event, in order: the `task.ended` events a `plan.progress` holds, then
+ * the progress itself without them; any other event as it is.
+ */
+export function clientEventsOf(stored: ClusterStreamEvent): ClusterStreamEvent[] {
+  if (stored.type !== "plan.progress" || stored.tasksEnded === undefined) return [stored];
+  const { tasksEnded, ...progress } = stored;
+  return [...tasksEnded, progress];
 }
 
 /** Characters of a failed task's stdout and stderr its `task.ended` event carries. */

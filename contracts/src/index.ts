@@ -146,7 +146,7 @@ export {
   ADMIN_USER,
 } from "./subjects.js";
 export type { CrudSubjects, StreamName } from "./subjects.js";
-export { CLUSTER_EVENT_TYPES, OUTPUT_TAIL_CHARS, EVENT_SOCKET_PROTOCOL, eventSocketProtocols, socketCredentialsOf } from "./cluster-events.js";
+export { CLUSTER_EVENT_TYPES, OUTPUT_TAIL_CHARS, clientEventsOf, EVENT_SOCKET_PROTOCOL, eventSocketProtocols, socketCredentialsOf } from "./cluster-events.js";
 export type {
   ClusterEventType,
   ClusterEventBase,

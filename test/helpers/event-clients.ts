@@ -21,8 +21,14 @@ export interface SseClient {
   body: unknown;
   /** Everything received so far, in order (heartbeat comments not included). */
   messages: SseMessage[];
-  /** The cluster events (every message but `closing`). */
+  /**
+   * The cluster events (every message but `closing`), each with the id of the stored event it came in: a frame
+   * without an id (a task end a `plan.progress` carries) takes the id of the frame that ends its group (-1 while
+   * that has not arrived).
+   */
   events(): Array<{ id: number; event: ClusterStreamEvent }>;
+  /** The last `id:` received, as a browser's EventSource keeps it for `Last-Event-ID`. */
+  readonly lastEventId: number | undefined;
   /** Comment lines received (heartbeats). */
   comments: number;
   /** Resolves when the server ended the stream. */
@@ -66,8 +72,16 @@ export function openSse(baseUrl: string, caller: Caller, clusterId: string, opti
         status: res.statusCode ?? 0,
         body: undefined,
         messages,
-        events: () =>
-          messages.filter((m) => m.event !== "closing").map((m) => ({ id: m.id ?? -1, event: m.data as ClusterStreamEvent })),
+        events: () => {
+          const events = messages.filter((m) => m.event !== "closing");
+          let groupId = -1;
+          const ids = events.map((m) => m.id).reverse().map((id) => (groupId = id ?? groupId)).reverse();
+          return events.map((m, i) => ({ id: ids[i] ?? -1, event: m.data as ClusterStreamEvent }));
+        },
+        get lastEventId() {
+          for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.id !== undefined) return messages[i]?.id;
+          return undefined;
+        },
         get comments() {
           return comments;
         },

@@ -51,7 +51,8 @@ test("bounds: a cluster's oldest events and whole clusters are dropped, and repl
 test("an event made from its msgpack bytes decodes on first use; one that does not decode is never replayed", (t) => {
   const event = status(1, "c", true).event;
   const fromBytes = new StreamedEvent(1, encode(event));
-  t.deepEqual(JSON.parse(fromBytes.eventJson), event);
+  t.deepEqual(fromBytes.events, [event]);
+  t.is(fromBytes.sseFrame, `id: 1\nevent: cluster.status\ndata: ${JSON.stringify(event)}\n\n`);
   t.true(fromBytes.decodes());
   const broken = new StreamedEvent(2, new Uint8Array([0x82, 0xa4, 0x74]));
   t.false(broken.decodes());
@@ -64,4 +65,40 @@ test("an event made from its msgpack bytes decodes on first use; one that does n
   recent.add("c", broken);
   recent.add("c", new StreamedEvent(3, encode({ ...event, previous: "pending" })));
   t.deepEqual(ids(recent.after("c", 0)), [1, 3]);
+});
+
+test("a stored plan.progress holding task ends reaches clients as each task.ended, then the progress without them, under its id", (t) => {
+  const base = { tenant: "t", clusterId: "c", at: 5, planId: "c-001" };
+  const ended = (n: number): ClusterStreamEvent => ({
+    ...base,
+    type: "task.ended",
+    taskId: `c-001-${n}`,
+    taskName: "CONFIRM",
+    nodeId: `n${n}`,
+    service: "",
+    attempt: 1,
+    ok: true,
+    status: 0,
+    startTime: 1,
+    durationMs: 2,
+    resultAt: 3,
+  });
+  const progress = { ...base, type: "plan.progress", stage: 1, stepscompleted: 4, stepstotal: 6 } as const;
+  const stored = new StreamedEvent(9, encode({ ...progress, tasksEnded: [ended(1), ended(2)] }));
+  t.deepEqual(stored.events, [ended(1), ended(2), progress], "the field itself never reaches a client");
+  t.deepEqual(
+    stored.sseFrame.split("\n\n").filter(Boolean).map((frame) => frame.split("\n").slice(0, -1).join(" ")),
+    ["event: task.ended", "event: task.ended", "id: 9 event: plan.progress"],
+    "only the last frame carries the id: a client cut off before it resumes from the id before and gets them all again",
+  );
+  const socket = stored.socketMessages("cluster:c").map((m) => JSON.parse(m) as { id: number; subscription: string; event: ClusterStreamEvent });
+  t.deepEqual(
+    socket.map((m) => [m.id, m.subscription, m.event.type]),
+    [
+      [9, "cluster:c", "task.ended"],
+      [9, "cluster:c", "task.ended"],
+      [9, "cluster:c", "plan.progress"],
+    ],
+  );
+  t.deepEqual(socket[2]?.event, progress);
 });

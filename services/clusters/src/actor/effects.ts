@@ -1,3 +1,4 @@
+import type { TaskEndedEvent } from "@corral/contracts";
 import type { ClusterEvent } from "../domain/cluster-machine.js";
 import type { ClusterActorAction } from "../domain/cluster-steps.js";
 import type { PlanEvent } from "../domain/plan-machine.js";
@@ -27,8 +28,11 @@ export interface Effects {
   ofPlan(plan: PlanRecord, actions: readonly PlanActorAction[], options?: PlanEffectOptions): Promise<void>;
   /** `previous`: the record before this write (absent: a new cluster); its status and lease changes are announced. */
   ofCluster(cluster: ClusterRecord, actions: readonly ClusterActorAction[], previous?: ClusterRecord): Promise<void>;
-  /** Sends events to a plan, then carries out what it decided (and what that leads to). */
-  deliverToPlan(ref: PlanRef, events: readonly PlanEvent[]): Promise<void>;
+  /**
+   * Sends events to a plan, then carries out what it decided (and what that leads to). `ended`: the `task.ended`
+   * events of the successful results among `events`, announced with the write (see `planProgressEvents`).
+   */
+  deliverToPlan(ref: PlanRef, events: readonly PlanEvent[], ended?: readonly TaskEndedEvent[]): Promise<void>;
   /** Sends events to a cluster, then carries out what it decided. Answers the record when it changed. */
   deliverToCluster(clusterId: string, events: readonly ClusterEvent[]): Promise<ClusterRecord | undefined>;
   /** Writes the publication marks still waiting for their plans' next writes (a stopping service). */
@@ -87,9 +91,9 @@ export function createEffects(deps: EngineDeps, { clusters, plans, dispatcher, m
       }
     },
 
-    async deliverToPlan(ref, events) {
+    async deliverToPlan(ref, events, ended = []) {
       const held = marks.take(ref);
-      if (held.length === 0 && events.length === 0) return;
+      if (held.length === 0 && events.length === 0) return deps.publisher.publishClusterEvents(ended);
       let sent: Awaited<ReturnType<PlanActor["send"]>>;
       try {
         sent = await plans.send(ref, held.length > 0 ? [...held, ...events] : events);
@@ -97,10 +101,10 @@ export function createEffects(deps: EngineDeps, { clusters, plans, dispatcher, m
         for (const mark of held) marks.add(ref, mark);
         throw err;
       }
-      if (!sent) return;
+      if (!sent) return deps.publisher.publishClusterEvents(ended);
       memory.resultsApplied(sent.record, sent.previous.resultsApplied ?? 0, sent.record.resultsApplied ?? 0);
       for (const a of sent.actions) if (a.type === "planFinished") deps.metrics.planFinished(sent.record.action, a.outcome);
-      deps.publisher.publishClusterEvents(planProgressEvents(sent.previous, sent.record, deps.now()));
+      deps.publisher.publishClusterEvents(planProgressEvents(sent.previous, sent.record, deps.now(), ended));
       await effects.ofPlan(sent.record, sent.actions);
     },
 

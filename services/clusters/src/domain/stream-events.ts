@@ -60,11 +60,22 @@ export function stageStartedEvent(plan: PlanRecord, stage: number, at: number): 
   };
 }
 
-/** Progress of a plan whose completed task count changed with this write; none when it did not. */
-export function planProgressEvents(previous: PlanRecord, next: PlanRecord, at: number): PlanProgressEvent[] {
+/**
+ * Progress of a plan whose completed task count changed with this write (none when it did not), with `ended`: the
+ * `task.ended` events of the successful results the write was given. When the write completed exactly that many
+ * tasks, it recorded each of them, and they ride inside the progress (`tasksEnded`: one stored message, and its
+ * message id follows the plan's count, so a repeat is dropped). Otherwise (some were recorded by an earlier
+ * delivery, whose progress may or may not have been stored before a crash; a rollback step) each is published on
+ * its own, under its own message id: announced at least once.
+ */
+export function planProgressEvents(previous: PlanRecord, next: PlanRecord, at: number, ended: readonly TaskEndedEvent[] = []): ClusterStreamEvent[] {
   const completed = next.actor.context.completed;
-  if (completed === previous.actor.context.completed) return [];
-  return [{ ...planBase(next, at), type: "plan.progress", stage: next.actor.context.stage, stepscompleted: completed, stepstotal: totalOf(next) }];
+  const recorded = completed - previous.actor.context.completed;
+  if (recorded === 0) return [...ended];
+  const progress: PlanProgressEvent = { ...planBase(next, at), type: "plan.progress", stage: next.actor.context.stage, stepscompleted: completed, stepstotal: totalOf(next) };
+  if (ended.length === 0) return [progress];
+  if (recorded === ended.length) return [{ ...progress, tasksEnded: [...ended] }];
+  return [...ended, progress];
 }
 
 /** The end of a plan, with what failed. */

@@ -1,5 +1,5 @@
 import { jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
-import { decode, streams } from "@corral/contracts";
+import { decode, streams, type TaskEndedEvent } from "@corral/contracts";
 import { RESULTS_ACK_WAIT_MS, ensureResultsConsumer, type TaskResult } from "@corral/shared";
 import { mapLimit } from "../adapters/buckets.js";
 import { taskIndexOf } from "../domain/ids.js";
@@ -19,16 +19,22 @@ const BATCH = 256;
  * instead of one each.
  */
 const LINGER_MS = 5;
+/**
+ * Batches applied at once: while one waits for its writes to be stored (an fsync each with `sync_interval:
+ * always`), the next is applied. Two batches holding one plan's results are merged by compare-and-set.
+ */
+const BATCHES_IN_FLIGHT = 2;
 
 export interface ResultsConsumer {
   stop(): Promise<void>;
 }
 
 /**
- * Reads task results in batches: each result is announced as it arrives (`task.ended`), then, with its batch,
- * merged into its node (idempotent per dispatch), then every plan's results are applied to its actor in one
- * compare-and-set, then the batch is acked. A crash before the ack redelivers the batch, which changes nothing
- * the second time (a repeated announcement is dropped by its message id).
+ * Reads task results in batches: a failure is announced as it arrives (`task.ended`); then, with its batch, each
+ * result is merged into its node (idempotent per dispatch), every plan's results are applied to its actor in one
+ * compare-and-set, whose `plan.progress` carries the successes' `task.ended` events (see `planProgressEvents`),
+ * and the batch is acked. A crash before the ack redelivers the batch, which changes nothing the second time and
+ * announces its results again (a repeated announcement is dropped by its message id).
  */
 export async function startResultsConsumer(deps: EngineDeps, effects: Effects): Promise<ResultsConsumer> {
   const name = await ensureResultsConsumer(deps.nc);
@@ -41,7 +47,7 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
     return (await deps.plans.stageTask(plan, stage, position))?.service ?? "";
   };
 
-  /** A result as received: announced at once (`task.ended`), applied with its batch. */
+  /** A result as received: a failure announced at once (`task.ended`), applied with its batch. */
   interface Received {
     msg: JsMsg;
     prepared: Promise<Prepared>;
@@ -53,6 +59,8 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
     index: number | undefined;
     service: string;
     showedSecrets: boolean;
+    /** A success's `task.ended`, announced with the plan write that records it. */
+    ended?: TaskEndedEvent;
   }
 
   /**
@@ -78,9 +86,8 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
   }
 
   /**
-   * Redacts a result, finds its task's service and announces its end right away: clients following the cluster
-   * see it without waiting for the batches before it to be applied. Before its batch's plan changes, so before any
-   * next stage starts.
+   * Redacts a result, finds its task's service and announces a failure right away: clients following the cluster
+   * see it without waiting for the batches before it to be applied (its output explains the retry that follows).
    */
   const prepare = async (msg: JsMsg): Promise<Prepared> => {
     const raw = decode<TaskResult>(msg.data);
@@ -90,8 +97,12 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
     const index = taskIndexOf(result.planId, result.taskId);
     const plan = index === undefined ? undefined : await planOf(result);
     const service = plan && index !== undefined ? await serviceOf(plan, index) : "";
-    if (index !== undefined) deps.publisher.publishClusterEvents([taskEndedEvent(result, service, deps.now())]);
-    return { result, index, service, showedSecrets: result !== raw };
+    const prepared: Prepared = { result, index, service, showedSecrets: result !== raw };
+    if (index === undefined) return prepared;
+    const ended = taskEndedEvent(result, service, deps.now());
+    if (result.status === 0) prepared.ended = ended;
+    else deps.publisher.publishClusterEvents([ended]);
+    return prepared;
   };
 
   const receive = (msg: JsMsg): Received => {
@@ -147,9 +158,9 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
   /** Applies a batch of prepared results: to their nodes, then (their node events published) to their plans. */
   const applyBatch = async (batch: Prepared[]): Promise<void> => {
     const { ownerOf } = lookups;
-    const byPlan = new Map<string, { clusterId: string; planId: string; events: PlanEvent[] }>();
+    const byPlan = new Map<string, { clusterId: string; planId: string; events: PlanEvent[]; ended: TaskEndedEvent[] }>();
     const nodeEvents: NodeEvent[] = [];
-    await mapLimit(batch, 64, async ({ result: r, index, service }) => {
+    await mapLimit(batch, 64, async ({ result: r, index, service, ended }) => {
       if (index === undefined) return;
       await deps.nodes.modify(r.clusterId, r.nodeId, (current) => {
         const next = current ? applyResultToNode(current.value, r, service) : undefined;
@@ -159,7 +170,8 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
       if (nodeEventType) nodeEvents.push(nodeEventOf(r, nodeEventType, await ownerOf(r.clusterId)));
       const key = `${r.clusterId}/${r.planId}`;
       let group = byPlan.get(key);
-      if (!group) byPlan.set(key, (group = { clusterId: r.clusterId, planId: r.planId, events: [] }));
+      if (!group) byPlan.set(key, (group = { clusterId: r.clusterId, planId: r.planId, events: [], ended: [] }));
+      if (ended) group.ended.push(ended);
       deps.metrics.taskResult(r);
       const event: PlanEvent = { type: "task.result", index, dispatch: r.dispatch, taskName: r.taskName, ok: r.status === 0, at: deps.now() };
       if (r.stderr) event.message = r.stderr.slice(-500);
@@ -168,7 +180,7 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
     // Published on every delivery, not only the first: after a crash the same batch again is dropped by its
     // message id (a batch made up differently is stored again, and metrics records a repeated event only once).
     await deps.publisher.publishNodeEvents(nodeEvents);
-    await mapLimit([...byPlan.values()], 16, (g) => effects.deliverToPlan({ clusterId: g.clusterId, planId: g.planId }, g.events));
+    await mapLimit([...byPlan.values()], 16, (g) => effects.deliverToPlan({ clusterId: g.clusterId, planId: g.planId }, g.events, g.ended));
   };
 
   // consume() streams messages as they come; batches are whatever has arrived while the last batch ran.
@@ -183,6 +195,7 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
     }
   })().catch((err: unknown) => deps.log.error("results stream ended", { err }));
 
+  const inFlight = new Set<Promise<void>>();
   const loop = (async () => {
     let idle = false;
     while (running) {
@@ -198,16 +211,21 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
       if (idle && queue.length < BATCH) await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
       idle = false;
       const batch = queue.splice(0, BATCH);
-      try {
-        await handleBatch(batch);
-      } catch (err) {
+      const handled = handleBatch(batch).catch((err: unknown) => {
         deps.log.warn("results batch failed; it will be redelivered", { err });
         for (const r of batch) {
           r.msg.nak(1000);
           unsettled.delete(r.msg);
         }
-      }
+      });
+      inFlight.add(handled);
+      void handled.finally(() => {
+        inFlight.delete(handled);
+        wake?.();
+      });
+      while (inFlight.size >= BATCHES_IN_FLIGHT) await Promise.race(inFlight);
     }
+    await Promise.all(inFlight);
   })();
 
   return {

@@ -1,17 +1,19 @@
-import { decode, type ClusterStreamEvent } from "@corral/contracts";
+import { clientEventsOf, decode, type ClusterStreamEvent } from "@corral/contracts";
 
 /**
  * One stored cluster event as the gateway hands it to clients: its stream sequence is its id. Made from the
  * event or from its msgpack bytes, decoded on first use: the gateway receives every live event, and most reach
- * no client.
+ * no client. A stored `plan.progress` may hold the `task.ended` events it records: clients get each of those
+ * first, as events of their own under the same id (`clientEventsOf`).
  */
 export class StreamedEvent {
   private decoded: ClusterStreamEvent | undefined;
   private bytes: Uint8Array | undefined;
-  private json: string | undefined;
+  private clientEvents: ClusterStreamEvent[] | undefined;
+  private json: string[] | undefined;
   private sse: string | undefined;
   /** Socket messages by subscription name: an event usually goes to two (its cluster's and its tenant's). */
-  private socket: Map<string, string> | undefined;
+  private socket: Map<string, string[]> | undefined;
 
   constructor(
     readonly id: number,
@@ -39,25 +41,41 @@ export class StreamedEvent {
     }
   }
 
-  /** The event's JSON, made once however many clients get it. */
-  get eventJson(): string {
-    return (this.json ??= JSON.stringify(this.event));
+  /** What clients get of it, in order: usually the event alone. */
+  get events(): ClusterStreamEvent[] {
+    return (this.clientEvents ??= clientEventsOf(this.event));
   }
 
-  /** The Server-Sent Events frame. */
+  /** The JSON of each of {@link events}, made once however many clients get them. */
+  private get eventJson(): string[] {
+    return (this.json ??= this.events.map((e) => JSON.stringify(e)));
+  }
+
+  /**
+   * The Server-Sent Events frames, one per client event, written together. Only the last carries the id: a client
+   * cut off between them resumes (`Last-Event-ID`) from the id before, so it gets them all again rather than missing
+   * the rest.
+   */
   get sseFrame(): string {
-    return (this.sse ??= `id: ${this.id}\nevent: ${this.event.type}\ndata: ${this.eventJson}\n\n`);
+    const last = this.events.length - 1;
+    return (this.sse ??= this.events
+      .map((e, i) => `${i === last ? `id: ${this.id}\n` : ""}event: ${e.type}\ndata: ${this.eventJson[i]}\n\n`)
+      .join(""));
   }
 
-  /** The WebSocket message (`EventSocketMessage` of type `event`) for one subscription. */
-  socketMessage(subscription: string): string {
+  /**
+   * The WebSocket messages (`EventSocketMessage` of type `event`) for one subscription, one per client event, sent
+   * together under the same id.
+   */
+  socketMessages(subscription: string): string[] {
     this.socket ??= new Map();
-    let message = this.socket.get(subscription);
-    if (message === undefined) {
-      message = `{"type":"event","subscription":${JSON.stringify(subscription)},"id":${this.id},"event":${this.eventJson}}`;
-      this.socket.set(subscription, message);
+    let messages = this.socket.get(subscription);
+    if (messages === undefined) {
+      const prefix = `{"type":"event","subscription":${JSON.stringify(subscription)},"id":${this.id},"event":`;
+      messages = this.eventJson.map((json) => `${prefix}${json}}`);
+      this.socket.set(subscription, messages);
     }
-    return message;
+    return messages;
   }
 }
 

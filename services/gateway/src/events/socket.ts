@@ -118,7 +118,9 @@ export function eventSocketBehavior(deps: SocketDeps): WebSocketBehavior<SocketS
     const afterSeq = since ?? (scope === "tenant" ? await deps.lastSeq() : 0);
     if (state.closed || state.feeds.has(name)) return;
     const feed = new EventFeed(eventScope, afterSeq, deps, {
-      event: (e) => send(ws, e.socketMessage(name)),
+      event: (e) => {
+        for (const message of e.socketMessages(name)) send(ws, message);
+      },
       replayLimit: (lastId) => {
         state.feeds.delete(name);
         send(ws, {

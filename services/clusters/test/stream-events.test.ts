@@ -1,0 +1,66 @@
+/**
+ * planProgressEvents (src/domain/stream-events.ts): the successes a plan write records ride inside its
+ * `plan.progress`; any the write did not record (an earlier delivery did) are announced on their own.
+ */
+import test from "ava";
+import { clientEventsOf, TaskName, type TaskEndedEvent } from "@corral/contracts";
+import { planProgressEvents } from "../src/domain/stream-events.js";
+import type { PlanRecord } from "../src/domain/records.js";
+
+const plan = (completed: number, stage = 1) =>
+  ({
+    id: "c-001",
+    clusterId: "c",
+    tenant: "t",
+    action: "CLUSTER_CREATE",
+    createTime: 0,
+    stageSizes: [2, 2, 2],
+    actor: { machine: "plan@1", value: "running", context: { completed, stage } },
+  }) as unknown as PlanRecord;
+
+const ended = (n: number): TaskEndedEvent => ({
+  type: "task.ended",
+  tenant: "t",
+  clusterId: "c",
+  at: 9,
+  planId: "c-001",
+  taskId: `c-001-00${n}`,
+  taskName: TaskName.Confirm,
+  nodeId: `c-n${n}`,
+  service: "",
+  attempt: 1,
+  ok: true,
+  status: 0,
+  startTime: 1,
+  durationMs: 1,
+  resultAt: 2,
+});
+
+test("a write that recorded every success it was given stores them inside its progress", (t) => {
+  const events = planProgressEvents(plan(2), plan(4, 2), 10, [ended(3), ended(4)]);
+  t.is(events.length, 1, "one stored message");
+  const [progress] = events;
+  t.like(progress, { type: "plan.progress", stepscompleted: 4, stepstotal: 6, stage: 2 });
+  t.deepEqual(progress?.type === "plan.progress" ? progress.tasksEnded : undefined, [ended(3), ended(4)]);
+  t.deepEqual(
+    clientEventsOf(progress!).map((e) => e.type),
+    ["task.ended", "task.ended", "plan.progress"],
+    "clients get each end first, then the progress",
+  );
+});
+
+test("a write that recorded fewer (some were recorded by an earlier delivery) announces each on its own", (t) => {
+  const events = planProgressEvents(plan(3), plan(4, 2), 10, [ended(3), ended(4)]);
+  t.deepEqual(
+    events.map((e) => e.type),
+    ["task.ended", "task.ended", "plan.progress"],
+  );
+  t.false(events.some((e) => e.type === "plan.progress" && e.tasksEnded !== undefined));
+});
+
+test("a write that recorded none (a redelivered batch) announces the ends alone; no successes: the progress alone", (t) => {
+  t.deepEqual(planProgressEvents(plan(4), plan(4), 10, [ended(3)]), [ended(3)]);
+  t.deepEqual(planProgressEvents(plan(4), plan(4), 10), []);
+  const [progress] = planProgressEvents(plan(3), plan(4), 10);
+  t.true(progress?.type === "plan.progress" && progress.tasksEnded === undefined);
+});
