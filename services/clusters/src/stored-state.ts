@@ -2,9 +2,10 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { decode, kvKey } from "@corral/contracts";
 import { listKeys, readValue, type KV } from "@corral/shared";
 import { openClusterBuckets } from "./adapters/buckets.js";
+import { createPlanStore } from "./adapters/plan-store.js";
 import { jobCounterName } from "./adapters/counters.js";
 import { formatTaskId, nodeIdsOf } from "./domain/ids.js";
-import { TASKS_PER_PAGE, type ClusterNode, type ClusterRecord, type PlanRecord, type StoredTask } from "./domain/records.js";
+import { type ClusterNode, type ClusterRecord, type PlanRecord, type StoredTask } from "./domain/records.js";
 
 /** A planned task with its id. */
 export interface PlannedTask extends StoredTask {
@@ -40,6 +41,7 @@ export interface StoredClusterState {
 
 export async function openStoredClusterState(nc: NatsConnection): Promise<StoredClusterState> {
   const { clusters, nodes, plans, planTasks, counters, credentials } = await openClusterBuckets(nc);
+  const planStore = createPlanStore(plans, planTasks);
   const perCluster = async (kv: KV, clusterIds: readonly string[], filterOf: (id: string) => string) => {
     let n = 0;
     for (const id of clusterIds) n += (await listKeys(kv, filterOf(id))).length;
@@ -53,13 +55,7 @@ export async function openStoredClusterState(nc: NatsConnection): Promise<Stored
     async planTasks(plan) {
       const out: PlannedTask[] = [];
       for (let stage = 0; stage < plan.stageSizes.length; stage++) {
-        const size = plan.stageSizes[stage] ?? 0;
-        for (let page = 0; page * TASKS_PER_PAGE < size; page++) {
-          const key = kvKey(plan.clusterId, plan.id, String(stage), String(page));
-          const found = await readValue<StoredTask[]>(planTasks, key);
-          if (!found) throw new Error(`plan ${plan.id}: page ${key} is missing`);
-          for (const t of found.value) out.push({ ...t, stage, taskId: formatTaskId(plan.id, out.length) });
-        }
+        for (const t of await planStore.stageTasks(plan, stage)) out.push({ ...t, stage, taskId: formatTaskId(plan.id, out.length) });
       }
       return out;
     },

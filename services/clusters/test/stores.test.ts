@@ -1,11 +1,12 @@
-import type { Tenant } from "@corral/contracts";
-import { openBucket, silentLogger } from "@corral/shared";
+import { TaskName, type Tenant } from "@corral/contracts";
+import { listKeys, openBucket, silentLogger } from "@corral/shared";
 import { openClusterStore } from "../src/adapters/cluster-store.js";
 import { createCounters } from "../src/adapters/counters.js";
 import { createNodeStore } from "../src/adapters/node-store.js";
+import { createPlanStore } from "../src/adapters/plan-store.js";
 import { openUsageStore } from "../src/adapters/usage-store.js";
 import { DispatchMemory } from "../src/engine/dispatch-memory.js";
-import type { ClusterNode, ClusterRecord } from "../src/domain/records.js";
+import { INLINE_PLAN_TASKS, type ClusterNode, type ClusterRecord, type PlanRecord, type StoredTask } from "../src/domain/records.js";
 import { testWithNats } from "../../../test/helpers/nats-test.js";
 
 const test = testWithNats("clusters-stores-test");
@@ -109,4 +110,38 @@ test("cluster store - counts by status follow creates, changes and removals with
   await store.remove("k3");
   await store.all();
   t.deepEqual(Object.fromEntries([...store.countsByStatus()].filter(([, n]) => n > 0)), { active: 1, incomplete: 1 });
+});
+
+test("plan store - a small plan keeps its tasks in its record (no pages), a large one in pages; both read the same", async (t) => {
+  const plans = await openBucket(t.context.nc, "plans_inline_test");
+  const pages = await openBucket(t.context.nc, "plan_tasks_inline_test");
+  const store = createPlanStore(plans, pages);
+  const stagesOf = (sizes: number[]): StoredTask[][] =>
+    sizes.map((size, stage) => Array.from({ length: size }, (_, i) => ({ taskName: TaskName.Bootstrap, nodeId: `n${stage}-${i}`, service: "" })));
+  const recordOf = (id: string, stages: StoredTask[][], inline: boolean): PlanRecord =>
+    ({
+      id,
+      clusterId: "c1",
+      tenant: "t",
+      action: "CLUSTER_CREATE",
+      createTime: 0,
+      stageSizes: stages.map((s) => s.length),
+      actor: { machine: "plan@1", value: "running", context: {} },
+      ...(inline ? { tasks: stages } : {}),
+    }) as unknown as PlanRecord;
+
+  const small = stagesOf([5, 5, 5]);
+  await store.create(recordOf("c1-001", small, true), small);
+  const large = stagesOf([INLINE_PLAN_TASKS, 1]);
+  await store.create(recordOf("c1-002", large, false), large);
+  t.deepEqual((await listKeys(pages, ">")).sort(), ["c1.c1-002.0.0", "c1.c1-002.1.0"], "pages only for the large plan");
+
+  // Read back by another process (nothing cached): the stored record carries the small plan's tasks.
+  const reader = createPlanStore(plans, pages);
+  for (const [id, stages] of [["c1-001", small], ["c1-002", large]] as const) {
+    const plan = (await reader.get("c1", id))!.value;
+    t.deepEqual(await Promise.all(stages.map((_, s) => reader.stageTasks(plan, s))), stages);
+    t.deepEqual(await reader.stageTask(plan, 1, 0), stages[1]![0]);
+    t.is(await reader.stageTask(plan, 1, 99), undefined);
+  }
 });

@@ -13,7 +13,7 @@ import {
 import { TASKS_PER_PAGE, type PlanRecord, type StoredTask } from "../domain/records.js";
 import { mapLimit } from "./buckets.js";
 
-/** Plans: a header with the actor, and the tasks of each stage in pages of TASKS_PER_PAGE. */
+/** Plans: a header with the actor, and the tasks of each stage in it (a small plan) or in pages of TASKS_PER_PAGE. */
 export interface PlanStore {
   get(clusterId: string, planId: string): Promise<Versioned<PlanRecord> | undefined>;
   /**
@@ -21,7 +21,10 @@ export interface PlanStore {
    * tenant). Served from memory when this process has seen the plan.
    */
   fixedPartsOf(clusterId: string, planId: string): Promise<PlanRecord | undefined>;
-  /** Writes the task pages, then the header; a header is only ever visible with all its tasks. */
+  /**
+   * Writes the task pages, then the header; a header is only ever visible with all its tasks. A record that holds
+   * its tasks (`PlanRecord.tasks`) has no pages.
+   */
   create(record: PlanRecord, stages: readonly (readonly StoredTask[])[]): Promise<void>;
   modify(
     clusterId: string,
@@ -74,7 +77,7 @@ export function createPlanStore(plans: KV, planTasks: KV): PlanStore {
     },
     async create(record, stages) {
       const written: Array<{ key: string; tasks: StoredTask[] }> = [];
-      stages.forEach((tasks, stage) => {
+      if (!record.tasks) stages.forEach((tasks, stage) => {
         for (let p = 0; p * TASKS_PER_PAGE < tasks.length; p++) {
           written.push({ key: pageKey(record, stage, p), tasks: tasks.slice(p * TASKS_PER_PAGE, (p + 1) * TASKS_PER_PAGE) });
         }
@@ -87,6 +90,7 @@ export function createPlanStore(plans: KV, planTasks: KV): PlanStore {
       return (await modifyValue<PlanRecord>(plans, kvKey(clusterId, planId), fn, { cache: headers })).value;
     },
     async stageTasks(plan, stage) {
+      if (plan.tasks) return [...(plan.tasks[stage] ?? [])];
       const size = plan.stageSizes[stage] ?? 0;
       const pageCount = Math.ceil(size / TASKS_PER_PAGE);
       const read = await mapLimit(Array.from({ length: pageCount }, (_, p) => p), 16, (p) => readPage(plan, stage, p));
@@ -94,6 +98,7 @@ export function createPlanStore(plans: KV, planTasks: KV): PlanStore {
     },
     async stageTask(plan, stage, position) {
       if (position < 0 || position >= (plan.stageSizes[stage] ?? 0)) return undefined;
+      if (plan.tasks) return plan.tasks[stage]?.[position];
       const page = await readPage(plan, stage, Math.floor(position / TASKS_PER_PAGE));
       return page[position % TASKS_PER_PAGE];
     },

@@ -77,6 +77,11 @@ export interface PlanRecord {
   nodeServices?: Record<string, string[]>;
   /** Task results applied to the actor so far, stale ones included (see engine/dispatch-memory.ts). */
   resultsApplied?: number;
+  /**
+   * A small plan's tasks by stage (at most INLINE_PLAN_TASKS in all), kept in the record instead of in pages of
+   * their own: creating the plan is one write instead of one per stage and the record.
+   */
+  tasks?: StoredTask[][];
 }
 
 /** One planned task as stored in a page. */
@@ -86,6 +91,8 @@ export interface StoredTask {
   service: string;
 }
 
+/** Plans of up to this many tasks keep them in their record (`PlanRecord.tasks`), larger ones in pages. */
+export const INLINE_PLAN_TASKS = 64;
 /** Tasks per stored page: keeps every KV value small whatever the cluster size. */
 export const TASKS_PER_PAGE = 1000;
 /** Node action history kept per node (oldest dropped). */

@@ -2,7 +2,7 @@ import { planActionOf, type Plan, type PlannedClusterAction, type PlanRequest } 
 import type { Solver } from "../adapters/solver.js";
 import type { Decision } from "../domain/actors.js";
 import type { PlanActorAction } from "../domain/plan-steps.js";
-import type { ClusterRecord, PlanRecord, StoredTask } from "../domain/records.js";
+import { INLINE_PLAN_TASKS, type ClusterRecord, type PlanRecord, type StoredTask } from "../domain/records.js";
 import type { OperationContext } from "./context.js";
 
 /** Plans a job: the planner's tasks for `action` on the nodes and services of `request`. */
@@ -26,6 +26,7 @@ export async function createJobPlan(
     stage.map((t) => ({ taskName: t.taskName, nodeId: t.nodeId, service: t.service })),
   );
   const stageSizes = stages.map((s) => s.length);
+  const inline = stageSizes.reduce((a, b) => a + b, 0) <= INLINE_PLAN_TASKS;
   const now = deps.now();
   const created = await actors.plans.create(
     { stageSizes, rollbackConfirm: action === "cluster_create", at: now },
@@ -38,6 +39,7 @@ export async function createJobPlan(
       stageSizes,
       actor,
       ...extra,
+      ...(inline ? { tasks: stages } : {}),
     }),
     async (record) => {
       await deps.plans.create(record, stages);
