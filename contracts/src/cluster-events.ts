@@ -83,6 +83,11 @@ export interface PlanProgressEvent extends ClusterEventBase {
    * own `task.ended`, just before this event and under the same id.
    */
   tasksEnded?: TaskEndedEvent[];
+  /**
+   * Only on the events stream, never to clients: what the same write started or ended (the next stage, the plan's
+   * end), stored inside it for the same reason; {@link clientEventsOf} hands each to clients right after it.
+   */
+  then?: Array<PlanStageEvent | PlanFinishedEvent>;
 }
 
 /** A plan ended. */
@@ -135,13 +140,13 @@ export interface TaskEndedEvent extends ClusterEventBase, TaskEventFields {
 }
 
 /**
- * The events clients get for one stored event, in order: the `task.ended` events a `plan.progress` holds, then
- * the progress itself without them; any other event as it is.
+ * The events clients get for one stored event, in order: the `task.ended` events a `plan.progress` holds, the
+ * progress itself without them, then what it holds as `then`; any other event as it is.
  */
 export function clientEventsOf(stored: ClusterStreamEvent): ClusterStreamEvent[] {
-  if (stored.type !== "plan.progress" || stored.tasksEnded === undefined) return [stored];
-  const { tasksEnded, ...progress } = stored;
-  return [...tasksEnded, progress];
+  if (stored.type !== "plan.progress" || (stored.tasksEnded === undefined && stored.then === undefined)) return [stored];
+  const { tasksEnded = [], then = [], ...progress } = stored;
+  return [...tasksEnded, progress, ...then];
 }
 
 /** Characters of a failed task's stdout and stderr its `task.ended` event carries. */

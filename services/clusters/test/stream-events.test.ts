@@ -1,10 +1,11 @@
 /**
- * planProgressEvents (src/domain/stream-events.ts): the successes a plan write records ride inside its
- * `plan.progress`; any the write did not record (an earlier delivery did) are announced on their own.
+ * planWriteEvents (src/domain/stream-events.ts): the successes a plan write records, and the stage it starts or the
+ * end it reaches, ride inside its `plan.progress`; task ends the write did not record (an earlier delivery did) are
+ * announced on their own.
  */
 import test from "ava";
 import { clientEventsOf, TaskName, type TaskEndedEvent } from "@corral/contracts";
-import { planProgressEvents } from "../src/domain/stream-events.js";
+import { planWriteEvents } from "../src/domain/stream-events.js";
 import type { PlanRecord } from "../src/domain/records.js";
 
 const plan = (completed: number, stage = 1) =>
@@ -37,7 +38,7 @@ const ended = (n: number): TaskEndedEvent => ({
 });
 
 test("a write that recorded every success it was given stores them inside its progress", (t) => {
-  const events = planProgressEvents(plan(2), plan(4, 2), 10, [ended(3), ended(4)]);
+  const events = planWriteEvents(plan(2), plan(4, 2), [], 10, [ended(3), ended(4)]);
   t.is(events.length, 1, "one stored message");
   const [progress] = events;
   t.like(progress, { type: "plan.progress", stepscompleted: 4, stepstotal: 6, stage: 2 });
@@ -50,7 +51,7 @@ test("a write that recorded every success it was given stores them inside its pr
 });
 
 test("a write that recorded fewer (some were recorded by an earlier delivery) announces each on its own", (t) => {
-  const events = planProgressEvents(plan(3), plan(4, 2), 10, [ended(3), ended(4)]);
+  const events = planWriteEvents(plan(3), plan(4, 2), [], 10, [ended(3), ended(4)]);
   t.deepEqual(
     events.map((e) => e.type),
     ["task.ended", "task.ended", "plan.progress"],
@@ -59,8 +60,29 @@ test("a write that recorded fewer (some were recorded by an earlier delivery) an
 });
 
 test("a write that recorded none (a redelivered batch) announces the ends alone; no successes: the progress alone", (t) => {
-  t.deepEqual(planProgressEvents(plan(4), plan(4), 10, [ended(3)]), [ended(3)]);
-  t.deepEqual(planProgressEvents(plan(4), plan(4), 10), []);
-  const [progress] = planProgressEvents(plan(3), plan(4), 10);
+  t.deepEqual(planWriteEvents(plan(4), plan(4), [], 10, [ended(3)]), [ended(3)]);
+  t.deepEqual(planWriteEvents(plan(4), plan(4), [], 10), []);
+  const [progress] = planWriteEvents(plan(3), plan(4), [], 10);
   t.true(progress?.type === "plan.progress" && progress.tasksEnded === undefined);
+});
+
+test("the stage a write starts and the end it reaches ride inside its progress, and reach clients after it", (t) => {
+  const [progress, ...rest] = planWriteEvents(plan(2), plan(4, 2), [{ type: "publishStage", stage: 2 }], 10, [ended(3), ended(4)]);
+  t.deepEqual(rest, []);
+  t.deepEqual(
+    clientEventsOf(progress!).map((e) => e.type),
+    ["task.ended", "task.ended", "plan.progress", "plan.stage"],
+  );
+  t.like(clientEventsOf(progress!).at(-1), { type: "plan.stage", stage: 2, stages: 3, tasks: 2 });
+
+  const [last] = planWriteEvents(plan(5, 2), plan(6, 3), [{ type: "planFinished", outcome: "succeeded" }], 10, [ended(6)]);
+  t.deepEqual(
+    clientEventsOf(last!).map((e) => e.type),
+    ["task.ended", "plan.progress", "plan.finished"],
+  );
+  // A failed end completes nothing: no progress to ride in, the end goes alone.
+  t.deepEqual(
+    planWriteEvents(plan(5, 2), plan(5, 2), [{ type: "planFinished", outcome: "failed" }], 10).map((e) => e.type),
+    ["plan.finished"],
+  );
 });

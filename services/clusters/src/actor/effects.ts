@@ -4,7 +4,7 @@ import type { ClusterActorAction } from "../domain/cluster-steps.js";
 import type { PlanEvent } from "../domain/plan-machine.js";
 import { stepsOf, type PlanActorAction } from "../domain/plan-steps.js";
 import type { ClusterRecord, PlanRecord } from "../domain/records.js";
-import { clusterChangeEvents, planFinishedEvent, planProgressEvents, stageStartedEvent } from "../domain/stream-events.js";
+import { clusterChangeEvents, planFinishedEvent, planWriteEvents, stageStartedEvent } from "../domain/stream-events.js";
 import type { EngineDeps } from "../engine/deps.js";
 import type { DispatchMemory } from "../engine/dispatch-memory.js";
 import type { Dispatcher, KnownState } from "../engine/dispatcher.js";
@@ -17,6 +17,8 @@ export interface PlanEffectOptions {
   known?: KnownState;
   /** Carried out again from stored state (the reconciler): everything is read afresh, tasks are marked republished. */
   republish?: boolean;
+  /** The write's stage and end events are published already (`planWriteEvents`, with its progress). */
+  announced?: boolean;
 }
 
 /**
@@ -30,7 +32,7 @@ export interface Effects {
   ofCluster(cluster: ClusterRecord, actions: readonly ClusterActorAction[], previous?: ClusterRecord): Promise<void>;
   /**
    * Sends events to a plan, then carries out what it decided (and what that leads to). `ended`: the `task.ended`
-   * events of the successful results among `events`, announced with the write (see `planProgressEvents`).
+   * events of the successful results among `events`, announced with the write (see `planWriteEvents`).
    */
   deliverToPlan(ref: PlanRef, events: readonly PlanEvent[], ended?: readonly TaskEndedEvent[]): Promise<void>;
   /** Sends events to a cluster, then carries out what it decided. Answers the record when it changed. */
@@ -54,7 +56,7 @@ export function createEffects(deps: EngineDeps, { clusters, plans, dispatcher, m
     async ofPlan(plan, actions, options = {}) {
       const dispatches = actions.flatMap((a) => (a.type === "publishTasks" ? a.tasks : []));
       const stages = actions.flatMap((a) => (a.type === "publishStage" ? [a.stage] : []));
-      deps.publisher.publishClusterEvents(stages.map((stage) => stageStartedEvent(plan, stage, deps.now())));
+      if (!options.announced) deps.publisher.publishClusterEvents(stages.map((stage) => stageStartedEvent(plan, stage, deps.now())));
       if (dispatches.length > 0 || stages.length > 0) {
         const events = await dispatcher.publish(plan, dispatches, stages, {
           ...(options.known ? { known: options.known } : {}),
@@ -72,7 +74,7 @@ export function createEffects(deps: EngineDeps, { clusters, plans, dispatcher, m
         memory.forget(plan);
         // No task of the plan runs any more: its provider fields go (a crash here leaves them to the reconciler).
         if (!known || Object.keys(known.credentials).length > 0) await deps.credentials.purge(plan.clusterId, plan.id);
-        deps.publisher.publishClusterEvents([planFinishedEvent(plan, a.outcome, deps.now())]);
+        if (!options.announced) deps.publisher.publishClusterEvents([planFinishedEvent(plan, a.outcome, deps.now())]);
         const event: ClusterEvent =
           a.outcome === "succeeded"
             ? { type: "job.succeeded", planId: plan.id, steps: stepsOf(plan) }
@@ -104,8 +106,8 @@ export function createEffects(deps: EngineDeps, { clusters, plans, dispatcher, m
       if (!sent) return deps.publisher.publishClusterEvents(ended);
       memory.resultsApplied(sent.record, sent.previous.resultsApplied ?? 0, sent.record.resultsApplied ?? 0);
       for (const a of sent.actions) if (a.type === "planFinished") deps.metrics.planFinished(sent.record.action, a.outcome);
-      deps.publisher.publishClusterEvents(planProgressEvents(sent.previous, sent.record, deps.now(), ended));
-      await effects.ofPlan(sent.record, sent.actions);
+      deps.publisher.publishClusterEvents(planWriteEvents(sent.previous, sent.record, sent.actions, deps.now(), ended));
+      await effects.ofPlan(sent.record, sent.actions, { announced: true });
     },
 
     async deliverToCluster(clusterId, events) {

@@ -12,7 +12,7 @@ import {
 import type { TaskMessage, TaskResult } from "@corral/shared";
 import { statusOf } from "./cluster-status.js";
 import { formatTaskId } from "./ids.js";
-import type { PlanOutcome } from "./plan-steps.js";
+import type { PlanActorAction, PlanOutcome } from "./plan-steps.js";
 import type { ClusterRecord, PlanRecord } from "./records.js";
 
 /**
@@ -61,18 +61,31 @@ export function stageStartedEvent(plan: PlanRecord, stage: number, at: number): 
 }
 
 /**
- * Progress of a plan whose completed task count changed with this write (none when it did not), with `ended`: the
- * `task.ended` events of the successful results the write was given. When the write completed exactly that many
- * tasks, it recorded each of them, and they ride inside the progress (`tasksEnded`: one stored message, and its
- * message id follows the plan's count, so a repeat is dropped). Otherwise (some were recorded by an earlier
- * delivery, whose progress may or may not have been stored before a crash; a rollback step) each is published on
- * its own, under its own message id: announced at least once.
+ * The events of one write of a plan: its progress when its completed task count changed, the stages it started
+ * and its end. `ended`: the `task.ended` events of the successful results the write was given.
+ *
+ * When there is a progress, the rest rides inside it (`then`), and so do those task ends when the write completed
+ * exactly that many tasks, so that it recorded each of them (`tasksEnded`): one stored message, whose message id
+ * follows the plan's count, so a repeat is dropped. Otherwise (some were recorded by an earlier delivery, whose
+ * events may or may not have been stored before a crash; a rollback step) each task end is published on its own,
+ * under its own message id: announced at least once. So is a stage or end the reconciler carries out again after a
+ * crash (`Effects.ofPlan`).
  */
-export function planProgressEvents(previous: PlanRecord, next: PlanRecord, at: number, ended: readonly TaskEndedEvent[] = []): ClusterStreamEvent[] {
+export function planWriteEvents(
+  previous: PlanRecord,
+  next: PlanRecord,
+  actions: readonly PlanActorAction[],
+  at: number,
+  ended: readonly TaskEndedEvent[] = [],
+): ClusterStreamEvent[] {
+  const then = actions.flatMap((a): Array<PlanStageEvent | PlanFinishedEvent> =>
+    a.type === "publishStage" ? [stageStartedEvent(next, a.stage, at)] : a.type === "planFinished" ? [planFinishedEvent(next, a.outcome, at)] : [],
+  );
   const completed = next.actor.context.completed;
   const recorded = completed - previous.actor.context.completed;
-  if (recorded === 0) return [...ended];
+  if (recorded === 0) return [...ended, ...then];
   const progress: PlanProgressEvent = { ...planBase(next, at), type: "plan.progress", stage: next.actor.context.stage, stepscompleted: completed, stepstotal: totalOf(next) };
+  if (then.length > 0) progress.then = then;
   if (ended.length === 0) return [progress];
   if (recorded === ended.length) return [{ ...progress, tasksEnded: [...ended] }];
   return [...ended, progress];

@@ -32,7 +32,7 @@ export interface ResultsConsumer {
 /**
  * Reads task results in batches: a failure is announced as it arrives (`task.ended`); then, with its batch, each
  * result is merged into its node (idempotent per dispatch), every plan's results are applied to its actor in one
- * compare-and-set, whose `plan.progress` carries the successes' `task.ended` events (see `planProgressEvents`),
+ * compare-and-set, whose `plan.progress` carries the successes' `task.ended` events (see `planWriteEvents`),
  * and the batch is acked. A crash before the ack redelivers the batch, which changes nothing the second time and
  * announces its results again (a repeated announcement is dropped by its message id).
  */
