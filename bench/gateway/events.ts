@@ -189,8 +189,8 @@ try {
     taskEndsReplayedOnConnect: replayedTaskEnds,
     delayMs: spread(delays),
     delaySplitMs: {
-      resultToClustersServiceEvent: { ...spread(service), what: "at - resultAt, once per task end: results consumer queueing and applying the result" },
-      clustersServiceEventToClient: { ...spread(fromEvent), what: "receipt - at: the events stream, the gateway and the client" },
+      resultToClustersServiceEvent: { ...spread(service), what: "at - resultAt, once per task end: until the results consumer takes the result up (`at`)" },
+      clustersServiceEventToClient: { ...spread(fromEvent), what: "receipt - at: a success waits for its node and plan writes (it rides in the plan's progress), a failure not; then the events stream, the gateway and the client" },
     },
     delayByClientMs: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, { count: v.length, ...spread(v.sort((a, b) => a - b)) }])),
     clientsClosedByTheServer: serverClosed,
