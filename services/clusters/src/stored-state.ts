@@ -2,6 +2,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { decode, kvKey } from "@corral/contracts";
 import { listKeys, readValue, type KV } from "@corral/shared";
 import { openClusterBuckets } from "./adapters/buckets.js";
+import { createNodeStore } from "./adapters/node-store.js";
 import { createPlanStore } from "./adapters/plan-store.js";
 import { jobCounterName } from "./adapters/counters.js";
 import { formatTaskId, nodeIdsOf } from "./domain/ids.js";
@@ -42,6 +43,7 @@ export interface StoredClusterState {
 export async function openStoredClusterState(nc: NatsConnection): Promise<StoredClusterState> {
   const { clusters, nodes, plans, planTasks, counters, credentials } = await openClusterBuckets(nc);
   const planStore = createPlanStore(plans, planTasks);
+  const nodeStore = createNodeStore(nodes);
   const perCluster = async (kv: KV, clusterIds: readonly string[], filterOf: (id: string) => string) => {
     let n = 0;
     for (const id of clusterIds) n += (await listKeys(kv, filterOf(id))).length;
@@ -59,11 +61,7 @@ export async function openStoredClusterState(nc: NatsConnection): Promise<Stored
       }
       return out;
     },
-    async nodes(cluster) {
-      const ids = nodeIdsOf(cluster.id, cluster.numNodes);
-      const found = await Promise.all(ids.map((id) => readValue<ClusterNode>(nodes, kvKey(cluster.id, id))));
-      return found.filter((n) => n !== undefined).map((n) => n.value);
-    },
+    nodes: (cluster) => nodeStore.getMany(cluster.id, nodeIdsOf(cluster.id, cluster.numNodes)),
     async clusterHistory(id) {
       const out: Array<{ value: ClusterRecord; revision: number }> = [];
       for await (const e of await clusters.history({ key: kvKey(id) })) {

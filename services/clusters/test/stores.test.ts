@@ -2,7 +2,7 @@ import { TaskName, type Tenant } from "@corral/contracts";
 import { listKeys, openBucket, silentLogger } from "@corral/shared";
 import { openClusterStore } from "../src/adapters/cluster-store.js";
 import { createCounters } from "../src/adapters/counters.js";
-import { createNodeStore } from "../src/adapters/node-store.js";
+import { createNodeStore, GROUPED_NEW_NODES } from "../src/adapters/node-store.js";
 import { createPlanStore } from "../src/adapters/plan-store.js";
 import { openUsageStore } from "../src/adapters/usage-store.js";
 import { DispatchMemory } from "../src/engine/dispatch-memory.js";
@@ -44,7 +44,7 @@ test("node store - cachedMany serves only what this process wrote or read, and a
   const kv = await openBucket(t.context.nc, "nodes_cache_test");
   const mine = createNodeStore(kv);
   const theirs = createNodeStore(kv);
-  await mine.putMany([node("c1", "c1-1000", "a"), node("c1", "c1-1001", "b")]);
+  await mine.putNew("c1", [node("c1", "c1-1000", "a"), node("c1", "c1-1001", "b")]);
   t.deepEqual(mine.cachedMany("c1", ["c1-1000", "c1-1001"])?.map((n) => n.properties["hostname"]), ["a", "b"]);
   t.is(mine.cachedMany("c1", ["c1-1000", "c1-1002"]), undefined, "a node never seen: nothing");
   t.is(theirs.cachedMany("c1", ["c1-1000"]), undefined);
@@ -53,6 +53,36 @@ test("node store - cachedMany serves only what this process wrote or read, and a
   t.is(mine.cachedMany("c1", ["c1-1000"])?.[0]?.properties["hostname"], "a");
   await mine.modify("c1", "c1-1000", (c) => ({ put: { ...c!.value, services: ["x"] } }));
   t.like(mine.cachedMany("c1", ["c1-1000"])?.[0], { properties: { hostname: "a2" }, services: ["x"] });
+});
+
+test("node store - a small new cluster's nodes are one key until each node's first change; a large one's a key each", async (t) => {
+  const kv = await openBucket(t.context.nc, "nodes_created_test");
+  const mine = createNodeStore(kv);
+  const small = Array.from({ length: 5 }, (_, i) => node("c2", `c2-${1000 + i}`, `h${i}`));
+  await mine.putNew("c2", small);
+  t.deepEqual((await listKeys(kv, "c2.>")).sort(), ["c2.created"], "one write for five nodes");
+
+  // Another process reads them as created, and its first change of a node writes that node's own key.
+  const theirs = createNodeStore(kv);
+  t.deepEqual(await theirs.getMany("c2", small.map((n) => n.id)), small);
+  t.like(await theirs.get("c2", "c2-1003"), { properties: { hostname: "h3" } });
+  t.is(await theirs.get("c2", "c2-1009"), undefined);
+  await theirs.modify("c2", "c2-1001", (c) => ({ put: { ...c!.value, services: ["x"] } }));
+  // This process's guess (the node as created, revision 0) loses against that write and is decided again on a read.
+  await mine.modify("c2", "c2-1001", (c) => ({ put: { ...c!.value, properties: { hostname: "h1b" } } }));
+  t.like(await theirs.get("c2", "c2-1001"), { services: ["x"], properties: { hostname: "h1b" } }, "neither change lost");
+  await mine.modify("c2", "c2-1002", (c) => ({ put: { ...c!.value, services: ["y"] } }));
+  t.deepEqual((await listKeys(kv, "c2.>")).sort(), ["c2.c2-1001", "c2.c2-1002", "c2.created"]);
+  t.deepEqual(
+    (await createNodeStore(kv).getMany("c2", small.map((n) => n.id))).map((n) => [n.id, n.services.join(",")]),
+    [["c2-1000", ""], ["c2-1001", "x"], ["c2-1002", "y"], ["c2-1003", ""], ["c2-1004", ""]],
+  );
+
+  const large = Array.from({ length: GROUPED_NEW_NODES + 1 }, (_, i) => node("c3", `c3-${1000 + i}`, `h${i}`));
+  await mine.putNew("c3", large);
+  t.is((await listKeys(kv, "c3.>")).length, large.length, "a key per node");
+  await mine.removeCluster("c2");
+  t.deepEqual(await listKeys(kv, "c2.>"), [], "removal takes the created nodes too");
 });
 
 test("dispatch memory - nodes are trusted only while every result count move was this process's", (t) => {

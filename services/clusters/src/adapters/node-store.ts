@@ -1,4 +1,4 @@
-import { kvKey } from "@corral/contracts";
+import { encode, kvKey } from "@corral/contracts";
 import {
   modifyValue,
   purgeKeys,
@@ -13,15 +13,25 @@ import type { ClusterNode } from "../domain/records.js";
 import { mapLimit } from "./buckets.js";
 
 const CONCURRENCY = 256;
+/** A new cluster of up to this many nodes stores them under one key at first (`putNew`). */
+export const GROUPED_NEW_NODES = 64;
+/** The key of a small cluster's nodes as created; never a node id (those are `<cluster>-<number>`). */
+const newNodesKey = (clusterId: string) => kvKey(clusterId, "created");
 
-/** Nodes, one key per node (`<cluster>.<node>`), so results for different nodes never contend. */
+/**
+ * Nodes, one key per node (`<cluster>.<node>`), so results for different nodes never contend. A small cluster's
+ * nodes are created under one key (`<cluster>.created`: one write instead of one per node); a node's own key
+ * appears with its first change, and wins from then on.
+ */
 export interface NodeStore {
   get(clusterId: string, nodeId: string): Promise<ClusterNode | undefined>;
   /** The nodes with these ids, in that order (missing ones skipped). */
   getMany(clusterId: string, nodeIds: readonly string[]): Promise<ClusterNode[]>;
   /** The last versions this process wrote or read, when it has all of them (may be behind: see callers). */
   cachedMany(clusterId: string, nodeIds: readonly string[]): ClusterNode[] | undefined;
-  putMany(nodes: readonly ClusterNode[]): Promise<void>;
+  /** Stores the nodes of a new cluster (before the cluster record is written: nothing reads them yet). */
+  putNew(clusterId: string, nodes: readonly ClusterNode[]): Promise<void>;
+  /** Read-modify-write of one node; `fn` sees a node not changed since its creation as created. */
   modify(
     clusterId: string,
     nodeId: string,
@@ -34,13 +44,21 @@ export interface NodeStore {
 export function createNodeStore(kv: KV): NodeStore {
   // Results modify a node the moment after this process wrote it: the compare-and-set needs no read first.
   const cache = new RevisionCache(50_000, 64 * 1024 * 1024);
+  /** A node as created, for one whose own key does not exist yet: at revision 0, so a write creates that key. */
+  const asCreated = async (clusterId: string, nodeId: string): Promise<Versioned<ClusterNode> | undefined> => {
+    const created = await readValue<ClusterNode[]>(kv, newNodesKey(clusterId), cache);
+    const node = created?.value.find((n) => n.id === nodeId);
+    return node && { value: node, revision: 0 };
+  };
   const get = async (clusterId: string, nodeId: string) =>
-    (await readValue<ClusterNode>(kv, kvKey(clusterId, nodeId), cache))?.value;
+    (await readValue<ClusterNode>(kv, kvKey(clusterId, nodeId), cache))?.value ?? (await asCreated(clusterId, nodeId))?.value;
   return {
     get,
     async getMany(clusterId, nodeIds) {
-      const nodes = await mapLimit(nodeIds, CONCURRENCY, (id) => get(clusterId, id));
-      return nodes.filter((n): n is ClusterNode => n !== undefined);
+      const own = await mapLimit(nodeIds, CONCURRENCY, async (id) => (await readValue<ClusterNode>(kv, kvKey(clusterId, id), cache))?.value);
+      const created = own.includes(undefined) ? (await readValue<ClusterNode[]>(kv, newNodesKey(clusterId), cache))?.value : undefined;
+      const byId = new Map(created?.map((n) => [n.id, n]));
+      return own.flatMap((n, i) => n ?? byId.get(nodeIds[i] ?? "") ?? []);
     },
     cachedMany(clusterId, nodeIds) {
       const nodes: ClusterNode[] = [];
@@ -51,11 +69,18 @@ export function createNodeStore(kv: KV): NodeStore {
       }
       return nodes;
     },
-    async putMany(nodes) {
-      await mapLimit(nodes, CONCURRENCY, (n) => putValue(kv, kvKey(n.clusterId, n.id), n, cache));
+    async putNew(clusterId, nodes) {
+      if (nodes.length === 0 || nodes.length > GROUPED_NEW_NODES) {
+        await mapLimit(nodes, CONCURRENCY, (n) => putValue(kv, kvKey(clusterId, n.id), n, cache));
+        return;
+      }
+      await putValue(kv, newNodesKey(clusterId), nodes, cache);
+      // The guess a first change starts from: written at revision 0, it creates the node's own key.
+      for (const n of nodes) cache.remember(kvKey(clusterId, n.id), encode(n), 0);
     },
     async modify(clusterId, nodeId, fn) {
-      return (await modifyValue<ClusterNode>(kv, kvKey(clusterId, nodeId), fn, { cache })).value;
+      const key = kvKey(clusterId, nodeId);
+      return (await modifyValue<ClusterNode>(kv, key, async (current) => fn(current ?? (await asCreated(clusterId, nodeId))), { cache })).value;
     },
     async removeCluster(clusterId) {
       await purgeKeys(kv, `${kvKey(clusterId)}.>`);

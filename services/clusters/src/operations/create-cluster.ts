@@ -171,7 +171,7 @@ async function commitCreate({ deps, actors }: OperationContext, identity: Identi
     // Nothing written before the cluster record is reachable: these writes need no order among themselves.
     const [plan] = await Promise.all([
       createJobPlan({ deps, actors }, { id, tenant: identity.tenant }, planId, "cluster_create", prepared.plan),
-      deps.nodes.putMany(nodes),
+      deps.nodes.putNew(id, nodes),
       deps.credentials.put(id, planId, req.providerFields ?? {}, createTime),
     ]);
     const created = await actors.clusters.create({ planId }, cluster, (record) => deps.clusters.create(record));
