@@ -100,6 +100,8 @@ test("tenant delete - a later tenant of the same name sees nothing of the delete
   // Provider fields a plan of the cluster was given, as the clusters service keeps them while the plan runs.
   const fields = { clusterId: id, planId, fields: { secret: "old-secret" }, writtenAt: Date.now() };
   await (await openBucket(sys.nc, buckets.credentials)).put(kvKey(id, planId), encode(fields));
+  // A task page, as a plan of more than 64 tasks has them (this small cluster's plans keep theirs in their records).
+  await (await openBucket(sys.nc, buckets.planTasks)).put(kvKey(id, planId, "0", "0"), encode([{ taskName: "CREATE", nodeId: "n1", service: "" }]));
 
   // The checks below are not vacuous: all of this exists before the delete (but done tasks, which the work queue drops).
   const { tasks: _none, ...before } = await tenantLeftovers(sys.nc, name, [id], sys.redis?.url);
