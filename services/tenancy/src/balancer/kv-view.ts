@@ -35,6 +35,11 @@ export interface KvViewOptions<T> {
   onChange?: (key: string, before: T | undefined, after: T | undefined) => void;
   /** Wait before re-opening a watch that ended on its own. @default 1000 */
   restartDelayMs?: number;
+  /**
+   * How long the first watch is tried again when it cannot be opened: on a NATS cluster a stream just created may
+   * not be known yet where the request lands ("stream not found"). @default 10000
+   */
+  firstWatchTimeoutMs?: number;
 }
 
 interface Watch {
@@ -155,7 +160,17 @@ export async function openKvView<T>(kv: KV, options: KvViewOptions<T>): Promise<
     }
   };
 
-  await start();
+  const deadline = Date.now() + (options.firstWatchTimeoutMs ?? 10_000);
+  for (let opened = false; !opened; ) {
+    try {
+      await start();
+      opened = true;
+    } catch (err) {
+      if (Date.now() >= deadline) throw err;
+      log.warn("view watch could not be opened; retrying", { view: name, err });
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
 
   return {
     isReady: () => ready,
