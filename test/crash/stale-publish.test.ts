@@ -73,14 +73,21 @@ async function setUp(
   return setup;
 }
 
-/** Kills the clusters service, then marks `stage` as decided but never recorded published, since `since`. */
+/**
+ * Kills the clusters service, then marks `stage` as decided but never recorded published, since `since`. What the
+ * plan already lists stays listed: the process may have been killed before it published the stage it had just
+ * entered (under load that window is tens of milliseconds), and dropping that entry would leave the stage unpublished
+ * for good, which no real crash does.
+ */
 async function crashBetweenPublishAndRecord(s: Setup, clusterId: string, stage: number, since: number): Promise<void> {
   await s.clusters.kill("SIGKILL");
   const found = await s.state.plan(clusterId, `${clusterId}-001`);
   if (!found) throw new Error("plan missing");
   const plan: PlanRecord = found.value;
   const c = plan.actor.context;
-  const next: PlanRecord = { ...plan, actor: { ...plan.actor, context: { ...c, unpublished: { stages: [stage], tasks: [], since } } } };
+  const stages = [...new Set([...(c.unpublished?.stages ?? []), stage])];
+  const unpublished = { stages, tasks: c.unpublished?.tasks ?? [], since };
+  const next: PlanRecord = { ...plan, actor: { ...plan.actor, context: { ...c, unpublished } } };
   await s.state.kv.plans.update(kvKey(clusterId, plan.id), encode(next), found.revision);
   s.clusters = await s.procs.start(() => s.clusters.respawn());
 }
