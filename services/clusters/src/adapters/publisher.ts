@@ -34,10 +34,14 @@ export function createPublisher(nc: NatsConnection): Publisher {
   };
   return {
     async publishTasks(messages) {
+      // Before the tasks, on the same connection: a result, and its end, can then never be stored before the
+      // start. Two results batches are applied at once, so a retry can run, and its result be applied, while the
+      // batch that dispatched it still waits for the acknowledgements. A publish that fails leaves the dispatch
+      // unpublished in its plan; the reconciler publishes it again, and its announcement is dropped by its id.
+      publishClusterEvents(taskStartedEvents(messages));
       await mapLimit(messages, 256, (m) =>
         js.publish(taskSubject(m.tenant), encodeTaskMessage(m), { msgId: taskMessageId(m.taskId, m.dispatch) }),
       );
-      publishClusterEvents(taskStartedEvents(messages));
     },
     publishClusterEvents,
     async publishNodeEvents(events) {
