@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ensureStreams, migrateStoreReplicas, openBucket, openObjectStore, type ReplicaChange } from "@corral/shared";
+import { ensureStreams, migrateStoreReplicas, openBucket, openObjectStore, retryFor, type ReplicaChange } from "@corral/shared";
 import { createServiceStores } from "./service-stores.js";
 import { PROVISIONER_READS_BUCKETS, PROVISIONER_READS_OBJECT_STORES } from "./bus-permissions.js";
 
@@ -34,17 +34,13 @@ export interface PlacementRetryOptions {
 const TRANSIENT_PLACEMENT = /peer offline|temporarily unavailable/i;
 
 /** Runs `create` (idempotent) again while it fails with a transient placement error, for at most `retryForMs`. */
-export async function retryingPlacement<T>(create: () => Promise<T>, options: PlacementRetryOptions = {}): Promise<T> {
-  const deadline = Date.now() + (options.retryForMs ?? 30_000);
-  for (;;) {
-    try {
-      return await create();
-    } catch (err) {
-      if (!(err instanceof Error) || !TRANSIENT_PLACEMENT.test(err.message) || Date.now() >= deadline) throw err;
-      options.onRetry?.(err);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
+export function retryingPlacement<T>(create: () => Promise<T>, options: PlacementRetryOptions = {}): Promise<T> {
+  return retryFor(create, {
+    forMs: options.retryForMs ?? 30_000,
+    delayMs: 500,
+    retryable: (err) => err instanceof Error && TRANSIENT_PLACEMENT.test(err.message),
+    onRetry: (err) => options.onRetry?.(err as Error),
+  });
 }
 
 /** One line on a migration of prepareBus: "CORRAL_TASKS: replicas 1 -> 3", or why it did not happen. */

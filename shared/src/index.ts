@@ -86,5 +86,7 @@ export type { ServiceContext, ServiceProcessOptions } from "./service-process.js
 export { readObjectChunks } from "./object-reader.js";
 export { installationId } from "./installation.js";
 export { retryingOnce } from "./retrying-once.js";
+export { retryFor } from "./retry-for.js";
+export type { RetryForOptions } from "./retry-for.js";
 export { openRedis, redisReady, redisCall, connectedMulti, REDIS_CALL_TIMEOUT_MS, REDIS_START_WAIT_MS } from "./redis.js";
 export type { RedisClient, OpenRedisOptions, RedisCallOptions } from "./redis.js";

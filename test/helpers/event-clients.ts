@@ -74,8 +74,9 @@ export function openSse(baseUrl: string, caller: Caller, clusterId: string, opti
         messages,
         events: () => {
           const events = messages.filter((m) => m.event !== "closing");
+          const ids: number[] = [];
           let groupId = -1;
-          const ids = events.map((m) => m.id).reverse().map((id) => (groupId = id ?? groupId)).reverse();
+          for (let i = events.length - 1; i >= 0; i--) ids[i] = groupId = events[i]?.id ?? groupId;
           return events.map((m, i) => ({ id: ids[i] ?? -1, event: m.data as ClusterStreamEvent }));
         },
         get lastEventId() {

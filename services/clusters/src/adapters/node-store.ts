@@ -50,16 +50,15 @@ export function createNodeStore(kv: KV): NodeStore {
     const node = created?.value.find((n) => n.id === nodeId);
     return node && { value: node, revision: 0 };
   };
-  const get = async (clusterId: string, nodeId: string) =>
-    (await readValue<ClusterNode>(kv, kvKey(clusterId, nodeId), cache))?.value ?? (await asCreated(clusterId, nodeId))?.value;
+  const getMany = async (clusterId: string, nodeIds: readonly string[]) => {
+    const own = await mapLimit(nodeIds, CONCURRENCY, async (id) => (await readValue<ClusterNode>(kv, kvKey(clusterId, id), cache))?.value);
+    const created = own.includes(undefined) ? (await readValue<ClusterNode[]>(kv, newNodesKey(clusterId), cache))?.value : undefined;
+    const byId = new Map(created?.map((n) => [n.id, n]));
+    return own.flatMap((n, i) => n ?? byId.get(nodeIds[i] ?? "") ?? []);
+  };
   return {
-    get,
-    async getMany(clusterId, nodeIds) {
-      const own = await mapLimit(nodeIds, CONCURRENCY, async (id) => (await readValue<ClusterNode>(kv, kvKey(clusterId, id), cache))?.value);
-      const created = own.includes(undefined) ? (await readValue<ClusterNode[]>(kv, newNodesKey(clusterId), cache))?.value : undefined;
-      const byId = new Map(created?.map((n) => [n.id, n]));
-      return own.flatMap((n, i) => n ?? byId.get(nodeIds[i] ?? "") ?? []);
-    },
+    get: async (clusterId, nodeId) => (await getMany(clusterId, [nodeId]))[0],
+    getMany,
     cachedMany(clusterId, nodeIds) {
       const nodes: ClusterNode[] = [];
       for (const id of nodeIds) {

@@ -1,5 +1,5 @@
 import { decode } from "@corral/contracts";
-import type { KV, Logger } from "@corral/shared";
+import { retryFor, type KV, type Logger } from "@corral/shared";
 
 /** A value as last seen and the revision it was written at. */
 export interface ViewEntry<T> {
@@ -160,17 +160,11 @@ export async function openKvView<T>(kv: KV, options: KvViewOptions<T>): Promise<
     }
   };
 
-  const deadline = Date.now() + (options.firstWatchTimeoutMs ?? 10_000);
-  for (let opened = false; !opened; ) {
-    try {
-      await start();
-      opened = true;
-    } catch (err) {
-      if (Date.now() >= deadline) throw err;
-      log.warn("view watch could not be opened; retrying", { view: name, err });
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
+  await retryFor(start, {
+    forMs: options.firstWatchTimeoutMs ?? 10_000,
+    delayMs: 250,
+    onRetry: (err) => log.warn("view watch could not be opened; retrying", { view: name, err }),
+  });
 
   return {
     isReady: () => ready,
