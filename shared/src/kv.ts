@@ -212,6 +212,11 @@ export class RevisionCache {
     return this.entries.has(key);
   }
 
+  /** The encoded size of the cached value of `key`, if one is held. */
+  bytesOf(key: string): number | undefined {
+    return this.entries.get(key)?.bytes.byteLength;
+  }
+
   forget(key: string): void {
     this.entries.delete(key);
   }

@@ -1,8 +1,8 @@
 import { TaskName, type Tenant } from "@corral/contracts";
-import { listKeys, openBucket, silentLogger } from "@corral/shared";
+import { listKeys, openBucket, putValue, readBytes, readValue, silentLogger } from "@corral/shared";
 import { openClusterStore } from "../src/adapters/cluster-store.js";
 import { createCounters } from "../src/adapters/counters.js";
-import { createNodeStore, GROUPED_NEW_NODES } from "../src/adapters/node-store.js";
+import { createNodeStore, GROUP_MAX_BYTES, GROUPED_NODES, type NodeChange } from "../src/adapters/node-store.js";
 import { createPlanStore } from "../src/adapters/plan-store.js";
 import { openUsageStore } from "../src/adapters/usage-store.js";
 import { DispatchMemory } from "../src/engine/dispatch-memory.js";
@@ -40,49 +40,108 @@ const node = (clusterId: string, id: string, hostname: string): ClusterNode => (
   applied: [],
 });
 
+/** One node's change, as `modifyMany` takes it. */
+const change = (nodeId: string, fn: (n: ClusterNode) => ClusterNode | undefined) => new Map([[nodeId, fn]]);
+const hostnames = (nodes: ClusterNode[]) => nodes.map((n) => n.properties["hostname"]);
+
 test("node store - cachedMany serves only what this process wrote or read, and all of it or nothing", async (t) => {
   const kv = await openBucket(t.context.nc, "nodes_cache_test");
   const mine = createNodeStore(kv);
   const theirs = createNodeStore(kv);
   await mine.putNew("c1", [node("c1", "c1-1000", "a"), node("c1", "c1-1001", "b")]);
-  t.deepEqual(mine.cachedMany("c1", ["c1-1000", "c1-1001"])?.map((n) => n.properties["hostname"]), ["a", "b"]);
+  t.deepEqual(hostnames(mine.cachedMany("c1", ["c1-1000", "c1-1001"]) ?? []), ["a", "b"]);
   t.is(mine.cachedMany("c1", ["c1-1000", "c1-1002"]), undefined, "a node never seen: nothing");
   t.is(theirs.cachedMany("c1", ["c1-1000"]), undefined);
   // Another process changes a node: my cache is behind until a read or a compare-and-set tells it.
-  await theirs.modify("c1", "c1-1000", (c) => ({ put: { ...c!.value, properties: { hostname: "a2" } } }));
+  await theirs.modifyMany("c1", change("c1-1000", (n) => ({ ...n, properties: { hostname: "a2" } })));
   t.is(mine.cachedMany("c1", ["c1-1000"])?.[0]?.properties["hostname"], "a");
-  await mine.modify("c1", "c1-1000", (c) => ({ put: { ...c!.value, services: ["x"] } }));
+  await mine.modifyMany("c1", change("c1-1000", (n) => ({ ...n, services: ["x"] })));
   t.like(mine.cachedMany("c1", ["c1-1000"])?.[0], { properties: { hostname: "a2" }, services: ["x"] });
 });
 
-test("node store - a small new cluster's nodes are one key until each node's first change; a large one's a key each", async (t) => {
-  const kv = await openBucket(t.context.nc, "nodes_created_test");
+test("node store - a small cluster's nodes are one key: changes of several nodes are one write, concurrent writers merge", async (t) => {
+  const kv = await openBucket(t.context.nc, "nodes_group_test");
   const mine = createNodeStore(kv);
   const small = Array.from({ length: 5 }, (_, i) => node("c2", `c2-${1000 + i}`, `h${i}`));
+  const ids = small.map((n) => n.id);
   await mine.putNew("c2", small);
-  t.deepEqual((await listKeys(kv, "c2.>")).sort(), ["c2.created"], "one write for five nodes");
+  t.deepEqual(await listKeys(kv, "c2.>"), ["c2.nodes"], "one write for five nodes");
+  const revisionOf = async () => (await readBytes(kv, "c2.nodes"))!.revision;
 
-  // Another process reads them as created, and its first change of a node writes that node's own key.
-  const theirs = createNodeStore(kv);
-  t.deepEqual(await theirs.getMany("c2", small.map((n) => n.id)), small);
-  t.like(await theirs.get("c2", "c2-1003"), { properties: { hostname: "h3" } });
-  t.is(await theirs.get("c2", "c2-1009"), undefined);
-  await theirs.modify("c2", "c2-1001", (c) => ({ put: { ...c!.value, services: ["x"] } }));
-  // This process's guess (the node as created, revision 0) loses against that write and is decided again on a read.
-  await mine.modify("c2", "c2-1001", (c) => ({ put: { ...c!.value, properties: { hostname: "h1b" } } }));
-  t.like(await theirs.get("c2", "c2-1001"), { services: ["x"], properties: { hostname: "h1b" } }, "neither change lost");
-  await mine.modify("c2", "c2-1002", (c) => ({ put: { ...c!.value, services: ["y"] } }));
-  t.deepEqual((await listKeys(kv, "c2.>")).sort(), ["c2.c2-1001", "c2.c2-1002", "c2.created"]);
-  t.deepEqual(
-    (await createNodeStore(kv).getMany("c2", small.map((n) => n.id))).map((n) => [n.id, n.services.join(",")]),
-    [["c2-1000", ""], ["c2-1001", "x"], ["c2-1002", "y"], ["c2-1003", ""], ["c2-1004", ""]],
+  const before = await revisionOf();
+  const changed = await mine.modifyMany(
+    "c2",
+    new Map<string, NodeChange>([
+      ["c2-1000", (n: ClusterNode) => ({ ...n, services: ["a"] })],
+      ["c2-1002", (n: ClusterNode) => ({ ...n, services: ["b"] })],
+      ["c2-1003", () => undefined],
+      ["c2-1009", (n: ClusterNode) => ({ ...n, services: ["nobody"] })],
+    ]),
   );
+  t.deepEqual([...changed.keys()].sort(), ["c2-1000", "c2-1002"], "only the nodes changed, none made up");
+  t.is(await revisionOf(), before + 1, "two nodes changed in one write");
+  t.deepEqual(await listKeys(kv, "c2.>"), ["c2.nodes"]);
 
-  const large = Array.from({ length: GROUPED_NEW_NODES + 1 }, (_, i) => node("c3", `c3-${1000 + i}`, `h${i}`));
-  await mine.putNew("c3", large);
-  t.is((await listKeys(kv, "c3.>")).length, large.length, "a key per node");
+  // Two processes, each with a stale guess, change different nodes at once: compare-and-set keeps both.
+  const theirs = createNodeStore(kv);
+  t.deepEqual((await theirs.getMany("c2", ids)).map((n) => n.services.join(",")), ["a", "", "b", "", ""]);
+  await mine.modifyMany("c2", change("c2-1004", (n) => ({ ...n, services: ["mine"] })));
+  await Promise.all([
+    theirs.modifyMany("c2", change("c2-1001", (n) => ({ ...n, services: ["theirs"] }))),
+    mine.modifyMany("c2", change("c2-1003", (n) => ({ ...n, services: ["mine too"] }))),
+  ]);
+  t.deepEqual(
+    (await createNodeStore(kv).getMany("c2", ids)).map((n) => n.services.join(",")),
+    ["a", "theirs", "b", "mine too", "mine"],
+    "no change lost",
+  );
+  t.like(await theirs.get("c2", "c2-1003"), { properties: { hostname: "h3" }, services: ["mine too"] });
+  t.is(await theirs.get("c2", "c2-1009"), undefined);
+
   await mine.removeCluster("c2");
-  t.deepEqual(await listKeys(kv, "c2.>"), [], "removal takes the created nodes too");
+  t.deepEqual(await listKeys(kv, "c2.>"), [], "removal takes the group");
+});
+
+test("node store - a large cluster, and a group grown past its size limit, keep a key per node", async (t) => {
+  const kv = await openBucket(t.context.nc, "nodes_apart_test");
+  const mine = createNodeStore(kv);
+  const large = Array.from({ length: GROUPED_NODES + 1 }, (_, i) => node("c3", `c3-${1000 + i}`, `h${i}`));
+  await mine.putNew("c3", large);
+  t.is((await listKeys(kv, "c3.>")).length, large.length + 1, "a key per node, and the group's mark");
+  await mine.modifyMany("c3", change("c3-1064", (n) => ({ ...n, services: ["x"] })));
+  t.like(await createNodeStore(kv).get("c3", "c3-1064"), { services: ["x"], properties: { hostname: "h64" } });
+  t.like(await readValue(kv, "c3.c3-1064"), { value: { services: ["x"] } });
+
+  const small = Array.from({ length: 3 }, (_, i) => node("c4", `c4-${1000 + i}`, `h${i}`));
+  await mine.putNew("c4", small);
+  // A node whose history has grown: the next write passes the limit and moves every node to its own key.
+  const bulky = { taskId: "x", service: "", action: TaskName.Create, submitTime: 0, statusTime: 0, status: "failed" as const, stderr: "e".repeat(GROUP_MAX_BYTES) };
+  await mine.modifyMany("c4", change("c4-1001", (n) => ({ ...n, actions: [bulky] })));
+  t.deepEqual((await listKeys(kv, "c4.>")).sort(), ["c4.c4-1000", "c4.c4-1001", "c4.c4-1002", "c4.nodes"]);
+  t.deepEqual((await readValue(kv, "c4.nodes"))?.value, { moved: true });
+  // Another process, whose guess is the group, finds the mark and changes the node's own key.
+  const theirs = createNodeStore(kv);
+  t.is((await theirs.getMany("c4", ["c4-1001"]))[0]?.actions[0]?.stderr?.length, GROUP_MAX_BYTES);
+  await theirs.modifyMany("c4", change("c4-1002", (n) => ({ ...n, services: ["y"] })));
+  t.deepEqual(
+    (await mine.getMany("c4", small.map((n) => n.id))).map((n) => [n.properties["hostname"], n.services.join(","), n.actions.length]),
+    [["h0", "", 0], ["h1", "", 1], ["h2", "y", 0]],
+  );
+});
+
+test("node store - clusters stored before node groups are read and changed as they were", async (t) => {
+  const kv = await openBucket(t.context.nc, "nodes_legacy_test");
+  const old = Array.from({ length: 3 }, (_, i) => node("c5", `c5-${1000 + i}`, `h${i}`));
+  // The layout before node groups: the nodes as created under one key, a changed node under its own.
+  await putValue(kv, "c5.created", old);
+  await putValue(kv, "c5.c5-1001", { ...old[1]!, services: ["own"] });
+  const store = createNodeStore(kv);
+  const ids = old.map((n) => n.id);
+  t.deepEqual((await store.getMany("c5", ids)).map((n) => n.services.join(",")), ["", "own", ""]);
+  await store.modifyMany("c5", change("c5-1002", (n) => ({ ...n, services: ["new"] })));
+  await store.modifyMany("c5", change("c5-1001", (n) => ({ ...n, services: [...n.services, "more"] })));
+  t.deepEqual((await listKeys(kv, "c5.>")).sort(), ["c5.c5-1001", "c5.c5-1002", "c5.created"], "no group appears");
+  t.deepEqual((await createNodeStore(kv).getMany("c5", ids)).map((n) => n.services.join(",")), ["", "own,more", "new"]);
 });
 
 test("dispatch memory - nodes are trusted only while every result count move was this process's", (t) => {

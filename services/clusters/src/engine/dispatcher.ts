@@ -5,6 +5,7 @@ import { formatTaskId, nodeIdsOf } from "../domain/ids.js";
 import { stagePositionOf, type Dispatch, type PlanEvent } from "../domain/plan-machine.js";
 import type { ClusterNode, ClusterRecord, PlanRecord, StoredTask } from "../domain/records.js";
 import { buildTaskMessage } from "../domain/task-builder.js";
+import type { NodeChange } from "../adapters/node-store.js";
 import type { EngineDeps } from "./deps.js";
 import type { DispatchMemory } from "./dispatch-memory.js";
 
@@ -43,14 +44,13 @@ function macroNode(node: ClusterNode): MacroNode {
 export function createDispatcher(deps: EngineDeps, memory: DispatchMemory): Dispatcher {
   /** Applies an add_services plan's node changes before its first stage (idempotent). */
   const applyNodeServices = async (plan: PlanRecord, nodes: Map<string, ClusterNode>) => {
+    const changes = new Map<string, NodeChange>();
     for (const [nodeId, services] of Object.entries(plan.nodeServices ?? {})) {
       const node = nodes.get(nodeId);
       if (!node || node.services.join(",") === services.join(",")) continue;
-      const updated = await deps.nodes.modify(plan.clusterId, nodeId, (current) =>
-        current ? { put: { ...current.value, services } } : { keep: true },
-      );
-      if (updated) nodes.set(nodeId, updated);
+      changes.set(nodeId, (current) => (current.services.join(",") === services.join(",") ? undefined : { ...current, services }));
     }
+    for (const [nodeId, updated] of await deps.nodes.modifyMany(plan.clusterId, changes)) nodes.set(nodeId, updated);
   };
 
   return {

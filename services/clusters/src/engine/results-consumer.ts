@@ -2,6 +2,7 @@ import { jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
 import { decode, streams, type TaskEndedEvent } from "@corral/contracts";
 import { RESULTS_ACK_WAIT_MS, ensureResultsConsumer, type TaskResult } from "@corral/shared";
 import { mapLimit } from "../adapters/buckets.js";
+import type { NodeChange } from "../adapters/node-store.js";
 import { taskIndexOf } from "../domain/ids.js";
 import { nodeEventOf, nodeEventTypeOf, type NodeEvent } from "../domain/node-events.js";
 import { applyResultToNode } from "../domain/node-results.js";
@@ -158,14 +159,11 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
   /** Applies a batch of prepared results: to their nodes, then (their node events published) to their plans. */
   const applyBatch = async (batch: Prepared[]): Promise<void> => {
     const { ownerOf } = lookups;
+    const applicable = batch.filter((p): p is Prepared & { index: number } => p.index !== undefined);
+    await applyToNodes(applicable);
     const byPlan = new Map<string, { clusterId: string; planId: string; events: PlanEvent[]; ended: TaskEndedEvent[] }>();
     const nodeEvents: NodeEvent[] = [];
-    await mapLimit(batch, 64, async ({ result: r, index, service, ended }) => {
-      if (index === undefined) return;
-      await deps.nodes.modify(r.clusterId, r.nodeId, (current) => {
-        const next = current ? applyResultToNode(current.value, r, service) : undefined;
-        return next ? { put: next } : { keep: true };
-      });
+    for (const { result: r, index, ended } of applicable) {
       const nodeEventType = nodeEventTypeOf(r);
       if (nodeEventType) nodeEvents.push(nodeEventOf(r, nodeEventType, await ownerOf(r.clusterId)));
       const key = `${r.clusterId}/${r.planId}`;
@@ -176,11 +174,26 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
       const event: PlanEvent = { type: "task.result", index, dispatch: r.dispatch, taskName: r.taskName, ok: r.status === 0, at: deps.now() };
       if (r.stderr) event.message = r.stderr.slice(-500);
       group.events.push(event);
-    });
+    }
     // Published on every delivery, not only the first: after a crash the same batch again is dropped by its
     // message id (a batch made up differently is stored again, and metrics records a repeated event only once).
     await deps.publisher.publishNodeEvents(nodeEvents);
     await mapLimit([...byPlan.values()], 16, (g) => effects.deliverToPlan({ clusterId: g.clusterId, planId: g.planId }, g.events, g.ended));
+  };
+
+  /** Merges results into their nodes (idempotent per dispatch): one write per cluster where its nodes are grouped. */
+  const applyToNodes = async (results: readonly Prepared[]) => {
+    const byCluster = new Map<string, Map<string, NodeChange>>();
+    for (const { result: r, service } of results) {
+      let changes = byCluster.get(r.clusterId);
+      if (!changes) byCluster.set(r.clusterId, (changes = new Map()));
+      const before = changes.get(r.nodeId);
+      changes.set(r.nodeId, (node) => {
+        const earlier = before?.(node);
+        return applyResultToNode(earlier ?? node, r, service) ?? earlier;
+      });
+    }
+    await mapLimit([...byCluster], 64, ([clusterId, changes]) => deps.nodes.modifyMany(clusterId, changes));
   };
 
   // consume() streams messages as they come; batches are whatever has arrived while the last batch ran.
