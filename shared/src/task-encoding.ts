@@ -1,22 +1,28 @@
-import { encode, withEncodedEntries } from "@corral/contracts";
+import { encode, withEncodedEntries, type EncodedEntry } from "@corral/contracts";
 import type { TaskMessage } from "./tasks.js";
 
 /**
- * `config.nodes` objects already encoded. The tasks of one dispatch share one such object (task-builder.ts), and it
- * holds every node of the cluster: encoding it once per dispatch instead of once per task keeps a stage's
- * encoding linear in the cluster's size. An object must not change once encoded.
+ * The parts of `config` the tasks of one dispatch share (task-builder.ts): every node of the cluster (`nodes`), the
+ * cluster's config of a node-level task (`cluster`, kilobytes in real templates) and the provider. Encoding each
+ * once per dispatch instead of once per task keeps a stage's encoding linear in the cluster's size.
  */
-const encodedNodes = new WeakMap<object, Uint8Array>();
+const SHARED_PARTS = new Set(["nodes", "cluster", "provider"]);
+/** Shared parts already encoded. An object must not change once encoded. */
+const encodedParts = new WeakMap<object, Uint8Array>();
 
-/** The msgpack bytes of a task message: the same as `encode(m)` decodes to, with `config.nodes` encoded once. */
+/** The msgpack bytes of a task message: the same as `encode(m)` decodes to, with the shared parts encoded once. */
 export function encodeTaskMessage(m: TaskMessage): Uint8Array {
   const { config, ...envelope } = m;
-  const { nodes, ...own } = config;
-  let configBytes = encode(own);
-  if (nodes) {
-    let nodesBytes = encodedNodes.get(nodes);
-    if (!nodesBytes) encodedNodes.set(nodes, (nodesBytes = encode(nodes)));
-    configBytes = withEncodedEntries(configBytes, [["nodes", nodesBytes]]);
+  const own: Record<string, unknown> = {};
+  const shared: EncodedEntry[] = [];
+  for (const [key, value] of Object.entries(config)) {
+    if (!SHARED_PARTS.has(key) || typeof value !== "object" || value === null) {
+      own[key] = value;
+      continue;
+    }
+    let bytes = encodedParts.get(value);
+    if (!bytes) encodedParts.set(value, (bytes = encode(value)));
+    shared.push([key, bytes]);
   }
-  return withEncodedEntries(encode(envelope), [["config", configBytes]]);
+  return withEncodedEntries(encode(envelope), [["config", withEncodedEntries(encode(own), shared)]]);
 }

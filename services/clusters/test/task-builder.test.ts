@@ -86,5 +86,6 @@ test("task builder - encoded messages of one context decode to the messages, wit
       t.deepEqual(decode(bytes), decode(encode(m)));
       t.true(bytes.length <= encode(m).length, "the same entries (in another order, headers at their smallest)");
     }
+    t.is(messages[0]?.config.provider, messages[1]?.config.provider, "one provider object for the context: encoded once");
   }
 });

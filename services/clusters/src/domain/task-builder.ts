@@ -48,23 +48,34 @@ export interface TaskBuildContext {
   now: number;
 }
 
-interface NodeInfos {
+/** What every task of a context shares: one object each, so the task encoder encodes it once (task-encoding.ts). */
+interface SharedParts {
   byId: ReadonlyMap<string, TaskNodeInfo>;
   /** `config.nodes` of every task of the context; undefined above {@link MAX_NODES_IN_TASK}. */
   all: Record<string, TaskNodeInfo> | undefined;
+  provider: TaskConfig["provider"];
 }
 
-/** Each context's node infos, made once: every task of a dispatch carries its own node's and (usually) all of them. */
-const nodeInfosByContext = new WeakMap<TaskBuildContext, NodeInfos>();
+const sharedPartsByContext = new WeakMap<TaskBuildContext, SharedParts>();
 
-function nodeInfosOf(ctx: TaskBuildContext): NodeInfos {
-  let infos = nodeInfosByContext.get(ctx);
-  if (!infos) {
+function sharedPartsOf(ctx: TaskBuildContext): SharedParts {
+  let parts = sharedPartsByContext.get(ctx);
+  if (!parts) {
     const byId = new Map([...ctx.nodes.values()].map((n) => [n.id, nodeInfo(n, ctx.defs)]));
-    infos = { byId, all: ctx.nodes.size <= MAX_NODES_IN_TASK ? Object.fromEntries(byId) : undefined };
-    nodeInfosByContext.set(ctx, infos);
+    const { provider } = ctx.cluster;
+    parts = {
+      byId,
+      all: ctx.nodes.size <= MAX_NODES_IN_TASK ? Object.fromEntries(byId) : undefined,
+      provider: {
+        name: provider.name,
+        providertype: provider.providertype,
+        provisioner: { ...provider.provisioner, ...ctx.credentials },
+        ...(provider.description !== undefined ? { description: provider.description } : {}),
+      },
+    };
+    sharedPartsByContext.set(ctx, parts);
   }
-  return infos;
+  return parts;
 }
 
 /** Builds the message for one dispatch of one planned task; build the tasks of one dispatch with one context. */
@@ -78,23 +89,18 @@ export function buildTaskMessage(
   const node = ctx.nodes.get(task.nodeId);
   if (!node) throw new Error(`node ${task.nodeId} of cluster ${ctx.cluster.id} is missing`);
   const { cluster } = ctx;
-  const infos = nodeInfosOf(ctx);
+  const shared = sharedPartsOf(ctx);
   const config: TaskConfig = {
-    ...(infos.byId.get(node.id) as TaskNodeInfo),
+    ...(shared.byId.get(node.id) as TaskNodeInfo),
     cluster: NODE_TASKS.has(taskName) ? cluster.config : ctx.expandedConfig(node.id),
-    provider: {
-      name: cluster.provider.name,
-      providertype: cluster.provider.providertype,
-      provisioner: { ...cluster.provider.provisioner, ...ctx.credentials },
-      ...(cluster.provider.description !== undefined ? { description: cluster.provider.description } : {}),
-    },
+    provider: shared.provider,
     results: node.results,
   };
   if (task.service) {
     const action = ctx.defs.get(task.service)?.provisioner.actions[taskName.toLowerCase() as "install"];
     if (action) config.service = { name: task.service, action: { type: action.type, fields: action.fields } };
   }
-  if (infos.all) config.nodes = infos.all;
+  if (shared.all) config.nodes = shared.all;
   else config.nodesOmitted = true;
   return {
     tenant: cluster.tenant,
