@@ -11,7 +11,7 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { jetstream, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { startNats, startNatsCluster, type NatsHandle } from "@corral/deploy";
+import { SERVICE_NODE_OPTIONS, startNats, startNatsCluster, type NatsHandle } from "@corral/deploy";
 import { startGateway, type Gateway } from "@corral/gateway";
 import { startTenancyService, type TenancyService } from "@corral/tenancy";
 import { buckets, decode, encode, fromKeyToken, kvKey, streams, type ProvisionerRecord } from "@corral/contracts";
@@ -95,7 +95,7 @@ export async function startBenchSystem(options: BenchSystemOptions): Promise<Ben
     });
     const clusters: ServiceProcess[] = [];
     for (let i = 0; i < options.clustersProcesses; i++) {
-      clusters.push(await procs.start(() => startClustersProcess({ natsUrl, name: `clusters-${i}`, nodeArgs: options.nodeArgs?.clusters ?? [] })));
+      clusters.push(await procs.start(() => startClustersProcess({ natsUrl, name: `clusters-${i}`, nodeArgs: [SERVICE_NODE_OPTIONS, ...(options.nodeArgs?.clusters ?? [])] })));
     }
     const nc = await open("bench");
     const registry = await openBucket(nc, buckets.provisioners);
@@ -110,7 +110,7 @@ export async function startBenchSystem(options: BenchSystemOptions): Promise<Ben
             capacity: options.provisionerCapacity,
             workDir: join(workDir, id),
             logLevel: "warn",
-            nodeArgs: options.nodeArgs?.provisioners ?? [],
+            nodeArgs: [SERVICE_NODE_OPTIONS, ...(options.nodeArgs?.provisioners ?? [])],
             ready: async () => (await record(id)) !== undefined,
           }),
         ),

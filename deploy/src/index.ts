@@ -1,5 +1,5 @@
 export { ensureNatsServer, ensureRedisServer, ensureSlapd } from "./binaries.js";
-export { startNats, startRedis } from "./servers.js";
+export { startNats, startRedis, SERVICE_NODE_OPTIONS } from "./servers.js";
 export { ServerStartError } from "./readiness.js";
 export { freePort, isPortFree } from "./ports.js";
 export { defaultStateDir, repoRoot } from "./paths.js";

@@ -19,6 +19,7 @@ import { loadLauncherConfig } from "./launcher-config.js";
 import { countOf, instanceEnv, instancesOf } from "./instances.js";
 import { assignMetricsPorts, metricsPortEnv, type MetricsPort } from "./metrics-ports.js";
 import { repoRoot } from "./paths.js";
+import { serviceNodeEnv } from "./servers.js";
 import type { Supervisor } from "./process-supervisor.js";
 import { createSupervisor } from "./process-supervisor.js";
 import type { ServiceEntry } from "./service-discovery.js";
@@ -115,7 +116,7 @@ async function main(): Promise<void> {
       command: process.execPath,
       args: ["--import=tsx", instance.service.entry],
       cwd: repoRoot,
-      env: { ...serviceEnv, ...instanceEnv(instance, serviceEnv, config.dataDir), ...(metricsPort ? metricsPortEnv(metricsPort) : {}) },
+      env: serviceNodeEnv({ ...serviceEnv, ...instanceEnv(instance, serviceEnv, config.dataDir), ...(metricsPort ? metricsPortEnv(metricsPort) : {}) }),
     });
   }
   announceApi(config, services);

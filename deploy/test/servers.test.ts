@@ -8,7 +8,7 @@ import test from "ava";
 import { createClient } from "redis";
 import { rawRedisAnswer } from "../../test/helpers/raw-redis.js";
 import { startNats, startRedis } from "../../test/helpers/servers.js";
-import { NATS_SERVER_GOGC, natsServerEnv } from "../src/servers.js";
+import { NATS_SERVER_GOGC, natsServerEnv, SERVICE_NODE_OPTIONS, serviceNodeEnv } from "../src/servers.js";
 
 function isAlive(pid: number): boolean {
   try {
@@ -122,4 +122,12 @@ test("servers - redis with a password answers NOAUTH without it, serves with it,
   }
   const cmdline = (await readFile(`/proc/${redis.pid}/cmdline`, "utf8")).replaceAll("\0", " ");
   t.false(cmdline.includes(password), `redis-server's command line is ${cmdline}`);
+});
+
+test("servers - Corral's node processes get a larger young generation, added to an operator's NODE_OPTIONS, not over theirs", async (t) => {
+  t.is(serviceNodeEnv({ PATH: "/bin" })["NODE_OPTIONS"], SERVICE_NODE_OPTIONS);
+  t.is(serviceNodeEnv({ NODE_OPTIONS: "--enable-source-maps" })["NODE_OPTIONS"], `--enable-source-maps ${SERVICE_NODE_OPTIONS}`);
+  t.is(serviceNodeEnv({ NODE_OPTIONS: "--max-semi-space-size=8" })["NODE_OPTIONS"], "--max-semi-space-size=8");
+  const dockerfile = await readFile(new URL("../docker/Dockerfile", import.meta.url), "utf8");
+  t.true(dockerfile.includes(`ENV NODE_OPTIONS=${SERVICE_NODE_OPTIONS}`), "the image's processes run with them too");
 });
