@@ -129,6 +129,7 @@ export {
   streamSubjects,
   taskSubject,
   resultSubject,
+  resultBatchSubject,
   eventSubject,
   eventFilter,
   clusterEventSubject,

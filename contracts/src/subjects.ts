@@ -205,6 +205,11 @@ export const taskSubject = (tenant: string) => `corral.tasks.${keyToken(tenant)}
 /** One dispatch's result: looked up by subject to tell whether the dispatch already ran. */
 export const resultSubject = (tenant: string, taskId: string, dispatch: number) =>
   `corral.results.${keyToken(tenant)}.${keyToken(taskId)}.${dispatch}`;
+/**
+ * Results of several dispatches of one plan published together by a provisioner (`{results: [...]}`): looked up by
+ * scanning the plan's batches to tell whether a dispatch already ran.
+ */
+export const resultBatchSubject = (tenant: string, planId: string) => `corral.results.${keyToken(tenant)}.${keyToken(planId)}.batch`;
 /** An event of a tenant; `kind` is dotted (`node.created`). */
 export const eventSubject = (tenant: string, kind: string) => `corral.events.${keyToken(tenant)}.${kind}`;
 /** Events matching `kind` (may hold wildcards: `node.*`) of any tenant. */

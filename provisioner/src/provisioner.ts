@@ -2,6 +2,7 @@ import { setMaxListeners } from "node:events";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
+import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { PROVISIONER_HEARTBEAT_MS } from "@corral/contracts";
 import { openActiveSetReader, openClusterRecordReader, TASK_ACK_WAIT_MS, type Logger, type MetricsRegistry } from "@corral/shared";
@@ -18,6 +19,8 @@ import { registerWorkerGauges } from "./worker-gauges.js";
 import { createWorkerPool } from "./worker-pool.js";
 import { createTaskFeed, type TaskFeed } from "./task-feed.js";
 import { startWorkerLoop } from "./worker-loop.js";
+import { createResultBatcher } from "./result-batcher.js";
+import { createResultLookup } from "./result-lookup.js";
 
 export interface ProvisionerOptions {
   nc: NatsConnection;
@@ -112,6 +115,9 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
   /** Removes what tenants that are gone left in the work directory; starts once the first assignment is applied. */
   let sweeps: TenantFilesSweeps | undefined;
   const feeds = new Map<string, TaskFeed>();
+  const results = createResultBatcher(opts.nc);
+  let jsm: Promise<JetStreamManager> | undefined;
+  const lookup = createResultLookup(() => (jsm ??= jetstreamManager(opts.nc)));
   const feedFor = (tenant: string) => {
     let feed = feeds.get(tenant);
     if (!feed) feeds.set(tenant, (feed = createTaskFeed({ nc: opts.nc, tenant, log, pullExpiresMs: opts.pullExpiresMs })));
@@ -127,7 +133,6 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
     },
     startLoop: (tenant, workerId) =>
       startWorkerLoop({
-        nc: opts.nc,
         tenant,
         provisionerId: opts.id,
         workerId,
@@ -136,6 +141,8 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
         log,
         now: opts.now,
         feed: feedFor(tenant),
+        results,
+        lookup,
         progressMs: TASK_ACK_WAIT_MS / 3,
         hardStop: hardStop.signal,
       }),

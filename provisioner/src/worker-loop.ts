@@ -1,8 +1,7 @@
-import type { NatsConnection } from "@nats-io/transport-node";
-import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
-import { encode, resultSubject, streams } from "@corral/contracts";
-import { jsRequests, taskMessageId, type Logger, type TaskMessage } from "@corral/shared";
+import type { Logger, TaskMessage } from "@corral/shared";
 import type { PluginSet } from "./plugin-set.js";
+import type { ResultBatcher } from "./result-batcher.js";
+import type { ResultLookup } from "./result-lookup.js";
 import { retryUntil } from "./retry.js";
 import { parseTaskMessage } from "./task-message.js";
 import type { TaskDelivery, TaskFeed } from "./task-feed.js";
@@ -15,12 +14,15 @@ import { runTask } from "./task-runner.js";
 const FRESH_DELIVERY_MS = 1_000;
 
 export interface WorkerLoopDeps {
-  nc: NatsConnection;
   tenant: string;
   provisionerId: string;
   workerId: string;
   /** Where this tenant's idle workers wait for tasks (one per tenant, shared by its loops). */
   feed: TaskFeed;
+  /** Publishes results (the provisioner's one batcher). */
+  results: ResultBatcher;
+  /** Finds whether a dispatch already has a result (the provisioner's one lookup). */
+  lookup: ResultLookup;
   plugins: PluginSet;
   workDir: string;
   log: Logger;
@@ -64,7 +66,6 @@ export function startWorkerLoop(deps: WorkerLoopDeps): WorkerLoop {
 
 class Loop {
   private readonly log: Logger;
-  private jsm: JetStreamManager | undefined;
   isBusy = false;
 
   constructor(
@@ -123,7 +124,6 @@ class Loop {
 
   private async process(msg: TaskDelivery, task: TaskMessage, log: Logger): Promise<void> {
     const { deps } = this;
-    const subject = resultSubject(deps.tenant, task.taskId, task.dispatch);
     const onError = (what: string) => (err: unknown, attempt: number) =>
       log.warn(`${what} failed; retrying`, { err, attempt });
 
@@ -133,7 +133,11 @@ class Loop {
     // before the acks reached the others delivers again from 1, and a process stopped or starved past the ack wait
     // still holds deliveries the server has meanwhile given to another worker.
     if (msg.deliveryCount > 1 || task.republished === true || deps.now() - task.submitTime > FRESH_DELIVERY_MS) {
-      const found = await retryUntil(() => this.resultExists(subject), deps.hardStop, onError("looking up the result"));
+      const found = await retryUntil(
+        () => deps.lookup.hasResult({ tenant: deps.tenant, planId: task.planId, taskId: task.taskId, dispatch: task.dispatch }),
+        deps.hardStop,
+        onError("looking up the result"),
+      );
       if (!found.ok) return msg.nak();
       if (found.value) {
         log.info("task already has a result; acking without running it", { deliveryCount: msg.deliveryCount });
@@ -156,11 +160,7 @@ class Loop {
       log.warn("stopped before the task finished; handing it back");
       return msg.nak();
     }
-    const published = await retryUntil(
-      () => jsRequests(deps.nc).publish(subject, encode(result), { msgId: taskMessageId(task.taskId, task.dispatch) }),
-      deps.hardStop,
-      onError("publishing the result"),
-    );
+    const published = await retryUntil(() => deps.results.publish(result), deps.hardStop, onError("publishing the result"));
     if (!published.ok) {
       log.warn("stopped before the result was published; handing the task back");
       return msg.nak();
@@ -170,19 +170,6 @@ class Loop {
     if (result.status === 0) log.debug("task done", done);
     else log.info("task done", done);
     this.ack(msg, log);
-  }
-
-  /** Rare (redeliveries only): the stream API's message get, which needs no direct-get setting on the stream. */
-  private async resultExists(subject: string): Promise<boolean> {
-    this.jsm ??= await jetstreamManager(this.deps.nc);
-    try {
-      return (await this.jsm.streams.getMessage(streams.results, { last_by_subj: subject })) !== null;
-    } catch (err) {
-      if ((err as { code?: unknown }).code === 10037 || /no message found/i.test(String((err as Error).message))) {
-        return false;
-      }
-      throw err;
-    }
   }
 
   /** Unconfirmed: the result is stored already, so a lost ack only means a redelivery that finds it and acks. */

@@ -5,16 +5,14 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import {
   ASSIGNMENT_KEY,
   buckets,
-  decode,
   encode,
-  resultSubject,
-  streams,
   taskSubject,
   type WorkerAssignment,
 } from "@corral/contracts";
 import {
   modifyValue,
   openBucket,
+  storedResults,
   taskMessageId,
   type TaskConfig,
   type TaskMessage,
@@ -68,13 +66,9 @@ export async function publishTask(nc: NatsConnection, task: TaskMessage, opts: {
   });
 }
 
-/** The stored result of a dispatch, or undefined. */
+/** The stored result of a dispatch (on its own subject or in its plan's batches), or undefined. */
 export async function readResult(nc: NatsConnection, task: TaskMessage): Promise<TaskResult | undefined> {
-  const jsm = await jetstreamManager(nc);
-  const m = await jsm.streams.getMessage(streams.results, {
-    last_by_subj: resultSubject(task.tenant, task.taskId, task.dispatch),
-  });
-  return m ? decode<TaskResult>(m.data) : undefined;
+  return (await storedResults(await jetstreamManager(nc), task, { first: true }))[0];
 }
 
 /** Waits for the result of a dispatch. */
@@ -85,13 +79,9 @@ export function waitResult(nc: NatsConnection, task: TaskMessage, timeoutMs = 10
   });
 }
 
-/** How many results are stored for a dispatch (the results stream keeps every one). */
+/** How many results are stored for a dispatch (the results stream keeps every one, alone or in batches). */
 export async function countResults(nc: NatsConnection, task: TaskMessage): Promise<number> {
-  const jsm = await jetstreamManager(nc);
-  const info = await jsm.streams.info(streams.results, {
-    subjects_filter: resultSubject(task.tenant, task.taskId, task.dispatch),
-  });
-  return info.state.subjects?.[resultSubject(task.tenant, task.taskId, task.dispatch)] ?? 0;
+  return (await storedResults(await jetstreamManager(nc), task)).length;
 }
 
 /** Replaces one provisioner's part of the shared assignment (the other provisioners' parts stay). */

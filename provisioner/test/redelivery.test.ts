@@ -19,6 +19,7 @@ import {
   ensureStreams,
   ensureTaskConsumer,
   openBucket,
+  resultsMessage,
   silentLogger,
   taskMessageId,
   type TaskMessage,
@@ -117,8 +118,11 @@ async function expectAckedWithoutRunning(t: ExecutionContext<Context>, tenant: s
   await assignTenant(t.context.nc, t.context.provisioner.id, tenant, 0);
 }
 
-/** A successful result of the task's dispatch from another provisioner, stored before the task is delivered. */
-async function publishEarlierResult(nc: NatsConnection, task: TaskMessage): Promise<void> {
+/**
+ * A successful result of the task's dispatch from another provisioner, stored before the task is delivered: alone on
+ * its own subject, or in a batch with a sibling of its plan (as a provisioner publishes successes ending together).
+ */
+async function publishEarlierResult(nc: NatsConnection, task: TaskMessage, options: { batched?: boolean } = {}): Promise<void> {
   const earlier: TaskResult = {
     tenant: task.tenant,
     clusterId: task.clusterId,
@@ -134,6 +138,12 @@ async function publishEarlierResult(nc: NatsConnection, task: TaskMessage): Prom
     startTime: 1,
     endTime: 2,
   };
+  if (options.batched) {
+    const sibling = { ...earlier, taskId: `${task.taskId}-sibling`, stdout: "" };
+    const { subject, data } = resultsMessage([sibling, earlier]);
+    await jetstream(nc).publish(subject, data);
+    return;
+  }
   await jetstream(nc).publish(resultSubject(task.tenant, task.taskId, task.dispatch), encode(earlier), {
     msgID: taskMessageId(task.taskId, task.dispatch),
   });
@@ -144,6 +154,16 @@ test("redelivery - a first delivery seconds after its dispatch whose result exis
   const marker = join(t.context.workDir, uniqueName("ran"));
   const task = shellTask(tenant, `touch ${marker}; echo second`, { submitTime: Date.now() - 5_000 });
   await publishEarlierResult(t.context.nc, task);
+  await publishTask(t.context.nc, task);
+
+  await expectAckedWithoutRunning(t, tenant, task, marker);
+});
+
+test("redelivery - a first delivery seconds after its dispatch whose result is in its plan's batch is acked without running", async (t) => {
+  const tenant = uniqueName("t");
+  const marker = join(t.context.workDir, uniqueName("ran"));
+  const task = shellTask(tenant, `touch ${marker}; echo second`, { submitTime: Date.now() - 5_000 });
+  await publishEarlierResult(t.context.nc, task, { batched: true });
   await publishTask(t.context.nc, task);
 
   await expectAckedWithoutRunning(t, tenant, task, marker);

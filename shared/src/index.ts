@@ -72,6 +72,8 @@ export {
 } from "./tasks.js";
 export type { TaskNodeInfo, TaskConfig, TaskMessage, TaskOutcome, TaskResult } from "./tasks.js";
 export { encodeTaskMessage } from "./task-encoding.js";
+export { MAX_RESULT_BATCH, ownResults, planBatches, resultsMessage, resultsOf, storedResults } from "./result-messages.js";
+export type { DispatchRef, ResultBatch } from "./result-messages.js";
 export { ensureLiveEventRepublish } from "./live-events.js";
 export { openClusterRecordReader, isTerminatedCluster } from "./cluster-records.js";
 export type { ClusterRecordHead, ClusterRecordReader } from "./cluster-records.js";

@@ -19,9 +19,10 @@ import { storeReplicas } from "./replicas.js";
  * - Tasks: stream CORRAL_TASKS (work queue) on `corral.tasks.<tenant>`, one durable pull consumer per tenant
  *   (`tasks-<tenant>`). Each dispatch is published with message id `<taskId>.<dispatch>`, so a re-publish is
  *   deduplicated. A worker runs the task, publishes its TaskResult, then acks; long tasks send in-progress acks.
- * - Results: stream CORRAL_RESULTS on `corral.results.<tenant>.<taskId>.<dispatch>` (kept for days), read by the
- *   clusters service through one shared durable consumer. A worker handed a redelivered task first looks up the
- *   result subject: if a result exists, the task already ran and it only acks.
+ * - Results: stream CORRAL_RESULTS on `corral.results.<tenant>.<taskId>.<dispatch>`, or successes of one plan
+ *   together on `corral.results.<tenant>.<planId>.batch` (result-messages.ts; kept for days), read by the clusters
+ *   service through one shared durable consumer. A worker handed a redelivered task first looks for a stored result
+ *   of the dispatch (`hasStoredResult`): if one exists, the task already ran and it only acks.
  * - Events: stream CORRAL_EVENTS on `corral.events.<tenant>.<kind>`.
  *
  * The names (streams, subjects, consumers) are in subjects.ts.

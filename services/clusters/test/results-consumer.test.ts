@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { consumers, encode, resultSubject, streams, TaskName } from "@corral/contracts";
-import { RESULTS_ACK_WAIT_MS, silentLogger, taskMessageId, type TaskResult } from "@corral/shared";
+import { RESULTS_ACK_WAIT_MS, resultsMessage, silentLogger, taskMessageId, type TaskResult } from "@corral/shared";
 import type { Effects } from "../src/actor/index.js";
 import { openEngineDeps } from "../src/engine/deps.js";
 import { startResultsConsumer } from "../src/engine/results-consumer.js";
@@ -73,4 +73,52 @@ test("results consumer - results queued behind a batch slower than the ack wait 
   t.is(info.num_redelivered, 0, "no result delivered twice");
   t.is(applied.length, RESULTS, "each result applied once");
   t.is(new Set(applied).size, RESULTS);
+});
+
+// Serial: both tests read through the one durable results consumer, so each must have it to itself.
+test.serial("results consumer - a provisioner's batch of one plan's results is applied result by result and acked as one message", async (t) => {
+  const tenant = { name: `t${randomUUID().slice(0, 8)}`, workers: 1 };
+  const deps = await openEngineDeps(t.context.nc, { log: silentLogger, tenancy: tenancyOf(tenant, testCatalog()) });
+  const applied: string[] = [];
+  const deliverToPlan: Effects["deliverToPlan"] = async (ref, events) => {
+    for (const e of events) if (e.type === "task.result") applied.push(`${ref.planId}/${e.index}.${e.dispatch}`);
+  };
+  const consumer = await startResultsConsumer(deps, { deliverToPlan } as Effects);
+  t.teardown(() => consumer.stop());
+
+  const result = (planId: string, i: number): TaskResult => ({
+    tenant: tenant.name,
+    clusterId: "c2",
+    planId,
+    taskId: `${planId}-${String(i + 1).padStart(3, "0")}`,
+    dispatch: 1,
+    taskName: TaskName.Bootstrap,
+    nodeId: "c2-n1",
+    provisionerId: "p",
+    workerId: "w",
+    status: 0,
+    startTime: 1,
+    endTime: 2,
+  });
+  const js = jetstream(t.context.nc);
+  const messages = [
+    Array.from({ length: 10 }, (_, i) => result("c2-001", i)),
+    Array.from({ length: 5 }, (_, i) => result("c2-002", i)),
+    [result("c2-001", 10)],
+  ];
+  const first = (await jetstreamManager(t.context.nc).then((jsm) => jsm.streams.info(streams.results))).state.last_seq;
+  for (const m of messages) {
+    const { subject, data } = resultsMessage(m);
+    await js.publish(subject, data);
+  }
+  const jsm = await jetstreamManager(t.context.nc);
+  await eventually(
+    async () => {
+      const i = await jsm.consumers.info(streams.results, consumers.results);
+      return i.ack_floor.stream_seq >= first + messages.length && i.num_ack_pending === 0;
+    },
+    { what: "the three messages acked", timeoutMs: 15_000, intervalMs: 100 },
+  );
+  t.is(applied.length, 16, "every result of every message applied once");
+  t.deepEqual(applied.filter((a) => a.startsWith("c2-002/")).sort(), ["c2-002/0.1", "c2-002/1.1", "c2-002/2.1", "c2-002/3.1", "c2-002/4.1"]);
 });

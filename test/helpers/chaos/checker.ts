@@ -10,8 +10,8 @@
  */
 import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { decode, streams, tenantStreamFilters } from "@corral/contracts";
-import type { TaskResult } from "@corral/shared";
+import { streams, tenantStreamFilters } from "@corral/contracts";
+import { resultsOf, type TaskResult } from "@corral/shared";
 import { clusterProblems, openClusterState, type ClusterNode, type ClusterState, type PlanRecord } from "../cluster-state.js";
 import { effectKey, type SideEffect } from "./side-effects.js";
 
@@ -109,7 +109,7 @@ export interface StoredResult extends TaskResult {
   storedAt: number;
 }
 
-/** Results of the tenant by `<taskId>.<dispatch>` (the stream keeps one per dispatch: publishes are deduplicated). */
+/** Results of the tenant by `<taskId>.<dispatch>` (messages are counted; one may hold several results). */
 async function readResults(nc: NatsConnection, tenant: string): Promise<Map<string, StoredResult>> {
   const filter = tenantStreamFilters(tenant)[streams.results];
   const info = await (await jetstreamManager(nc)).streams.info(streams.results, { subjects_filter: filter });
@@ -122,8 +122,8 @@ async function readResults(nc: NatsConnection, tenant: string): Promise<Map<stri
     const batch = await consumer.fetch({ max_messages: Math.min(expected - seen, 5_000), expires: 5_000 });
     let got = 0;
     for await (const m of batch) {
-      const r = decode<TaskResult>(m.data);
-      out.set(`${r.taskId}.${r.dispatch}`, { ...r, storedAt: m.info.timestampNanos / 1e6 });
+      // A message holds one result or a provisioner's batch of one plan's (result-messages.ts).
+      for (const r of resultsOf(m.data)) out.set(`${r.taskId}.${r.dispatch}`, { ...r, storedAt: m.info.timestampNanos / 1e6 });
       got++;
     }
     if (got === 0) throw new Error(`read ${seen} of ${expected} results of ${tenant}`);

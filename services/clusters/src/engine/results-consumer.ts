@@ -1,6 +1,6 @@
 import { jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
-import { decode, streams, type TaskEndedEvent } from "@corral/contracts";
-import { RESULTS_ACK_WAIT_MS, ensureResultsConsumer, type TaskResult } from "@corral/shared";
+import { streams, type TaskEndedEvent } from "@corral/contracts";
+import { RESULTS_ACK_WAIT_MS, ensureResultsConsumer, resultsOf, type TaskResult } from "@corral/shared";
 import { mapLimit } from "../adapters/buckets.js";
 import type { NodeChange } from "../adapters/node-store.js";
 import { taskIndexOf } from "../domain/ids.js";
@@ -48,10 +48,10 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
     return (await deps.plans.stageTask(plan, stage, position))?.service ?? "";
   };
 
-  /** A result as received: a failure announced at once (`task.ended`), applied with its batch. */
+  /** A results message as received (one result, or a provisioner's batch): failures announced at once, applied with its batch. */
   interface Received {
     msg: JsMsg;
-    prepared: Promise<Prepared>;
+    prepared: Promise<Prepared[]>;
   }
   interface Prepared {
     /** Without the request's provider fields in its output. */
@@ -90,8 +90,7 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
    * Redacts a result, finds its task's service and announces a failure right away: clients following the cluster
    * see it without waiting for the batches before it to be applied (its output explains the retry that follows).
    */
-  const prepare = async (msg: JsMsg): Promise<Prepared> => {
-    const raw = decode<TaskResult>(msg.data);
+  const prepare = async (raw: TaskResult): Promise<Prepared> => {
     const { planOf, requestSecrets } = lookups;
     // A failed task's output is kept: without the request's provider fields, which are not kept.
     const result = raw.status === 0 || (!raw.stdout && !raw.stderr) ? raw : outputWithoutSecrets(raw, await requestSecrets(raw));
@@ -107,7 +106,7 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
   };
 
   const receive = (msg: JsMsg): Received => {
-    const prepared = prepare(msg);
+    const prepared = Promise.resolve().then(() => Promise.all(resultsOf(msg.data).map(prepare)));
     // Awaited with its batch (which fails and is redelivered if this did).
     prepared.catch(() => {});
     return { msg, prepared };
@@ -126,10 +125,10 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
 
   const handleBatch = async (received: Received[]) => {
     const messages = received.map((r) => r.msg);
-    let prepared: Prepared[];
+    let prepared: Prepared[][];
     try {
       prepared = await Promise.all(received.map((r) => r.prepared));
-      await applyBatch(prepared);
+      await applyBatch(prepared.flat());
       for (const m of messages) {
         m.ack();
         unsettled.delete(m);
@@ -139,11 +138,11 @@ export async function startResultsConsumer(deps: EngineDeps, effects: Effects): 
     }
     // The stored copy has them redacted; the raw result would otherwise keep them on the stream for days
     // (erased: overwritten on disk, not only marked deleted).
-    if (prepared.some((p) => p.showedSecrets)) {
+    if (prepared.some((results) => results.some((p) => p.showedSecrets))) {
       const jsm = await jetstreamManager(deps.nc);
-      for (const [i, p] of prepared.entries()) {
+      for (const [i, results] of prepared.entries()) {
         const seq = messages[i]?.seq;
-        if (p.showedSecrets && seq !== undefined) await jsm.streams.deleteMessage(streams.results, seq, true).catch(() => {});
+        if (results.some((p) => p.showedSecrets) && seq !== undefined) await jsm.streams.deleteMessage(streams.results, seq, true).catch(() => {});
       }
     }
   };
