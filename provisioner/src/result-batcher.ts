@@ -1,6 +1,5 @@
-import { createHash } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { jsRequests, MAX_RESULT_BATCH, resultsMessage, taskMessageId, type TaskResult } from "@corral/shared";
+import { jsRequests, MAX_RESULT_BATCH, resultsMessage, type TaskResult } from "@corral/shared";
 
 /**
  * After a plan's first success is handed over, its siblings ending within this long join it in one message. A
@@ -33,8 +32,8 @@ export function createResultBatcher(nc: NatsConnection): ResultBatcher {
   const pending = new Map<string, Pending>();
 
   const send = async (results: readonly TaskResult[]) => {
-    const { subject, data } = resultsMessage(results);
-    await js.publish(subject, data, { msgId: messageIdOf(results) });
+    const { subject, data, msgId } = resultsMessage(results);
+    await js.publish(subject, data, { msgId });
   };
 
   const flush = (key: string) => {
@@ -65,13 +64,4 @@ export function createResultBatcher(nc: NatsConnection): ResultBatcher {
       });
     },
   };
-}
-
-/**
- * A lone result's id is its dispatch's; a batch's is made of all its dispatches, so the same message published again
- * (a retry after a lost acknowledgement) is dropped as a duplicate while a batch made up differently never is.
- */
-function messageIdOf(results: readonly TaskResult[]): string {
-  const keys = results.map((r) => taskMessageId(r.taskId, r.dispatch));
-  return keys.length === 1 ? (keys[0] as string) : `batch.${createHash("sha1").update(keys.join(",")).digest("hex")}`;
 }

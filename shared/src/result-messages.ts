@@ -1,6 +1,7 @@
+import { createHash } from "node:crypto";
 import type { JetStreamManager, MsgRequest } from "@nats-io/jetstream";
 import { decode, encode, resultBatchSubject, resultSubject, streams } from "@corral/contracts";
-import type { TaskResult } from "./tasks.js";
+import { taskMessageId, type TaskResult } from "./tasks.js";
 
 /**
  * Messages on the results stream: one dispatch's result on its own subject (`resultSubject`), or the results of
@@ -24,13 +25,24 @@ function isBatch(value: unknown): value is ResultBatch {
   return typeof value === "object" && value !== null && Array.isArray((value as Partial<ResultBatch>).results);
 }
 
-/** Subject and body of a results message: a lone result on its own subject, several of one plan as a batch. */
-export function resultsMessage(results: readonly TaskResult[]): { subject: string; data: Uint8Array } {
+/**
+ * Subject, body and message id of a results message: a lone result on its own subject with its dispatch's id, several
+ * of one plan as a batch whose id is made of all its dispatches, so the same message published again (a retry after
+ * a lost acknowledgement) is dropped as a duplicate while a batch made up differently never is.
+ */
+export function resultsMessage(results: readonly TaskResult[]): { subject: string; data: Uint8Array; msgId: string } {
   const [first] = results;
   if (!first) throw new Error("resultsMessage: no results");
-  if (results.length === 1) return { subject: resultSubject(first.tenant, first.taskId, first.dispatch), data: encode(first) };
+  if (results.length === 1) {
+    return { subject: resultSubject(first.tenant, first.taskId, first.dispatch), data: encode(first), msgId: taskMessageId(first.taskId, first.dispatch) };
+  }
   if (results.some((r) => r.tenant !== first.tenant || r.planId !== first.planId)) throw new Error("resultsMessage: a batch holds one plan's results");
-  return { subject: resultBatchSubject(first.tenant, first.planId), data: encode({ results: [...results] } satisfies ResultBatch) };
+  const keys = results.map((r) => taskMessageId(r.taskId, r.dispatch)).join(",");
+  return {
+    subject: resultBatchSubject(first.tenant, first.planId),
+    data: encode({ results: [...results] } satisfies ResultBatch),
+    msgId: `batch.${createHash("sha1").update(keys).digest("hex")}`,
+  };
 }
 
 /** Which dispatch to look for. */

@@ -49,25 +49,32 @@ export interface NodeStore {
 export function createNodeStore(kv: KV): NodeStore {
   // Results modify nodes the moment after this process wrote them: the compare-and-set needs no read first.
   const cache = new RevisionCache(50_000, 64 * 1024 * 1024);
-  /** Clusters seen to have no node group (created before groups): it never appears for them. */
-  const legacy = new Set<string>();
+  /**
+   * Clusters seen to keep their nodes apart for good: `moved` (a group key says so) or `legacy` (created before node
+   * groups: no group key ever appears). Their changes and reads then skip the group key.
+   */
+  const apart = new Map<string, "moved" | "legacy">();
 
-  const readGroup = async (clusterId: string) =>
-    legacy.has(clusterId) ? undefined : (await readValue<NodeGroup>(kv, groupKey(clusterId), cache))?.value;
+  /** Every node under a key of its own (a large cluster's, or a group's that grew too large). */
+  const putApart = (clusterId: string, nodes: readonly ClusterNode[]) =>
+    mapLimit(nodes, CONCURRENCY, (n) => putValue(kv, kvKey(clusterId, n.id), n, cache));
 
   /** Nodes with a key of their own, or (before node groups) as created. */
   const readApart = async (clusterId: string, nodeIds: readonly string[], grouped: boolean) => {
     const own = await mapLimit(nodeIds, CONCURRENCY, async (id) => (await readValue<ClusterNode>(kv, kvKey(clusterId, id), cache))?.value);
     const missing = own.includes(undefined);
     const created = !grouped && missing ? (await readValue<ClusterNode[]>(kv, legacyCreatedKey(clusterId), cache))?.value : undefined;
-    if (!grouped && (created || !missing)) legacy.add(clusterId);
+    if (!grouped && (created || !missing)) apart.set(clusterId, "legacy");
     const byId = new Map(created?.map((n) => [n.id, n]));
     return own.flatMap((n, i) => n ?? byId.get(nodeIds[i] ?? "") ?? []);
   };
 
   const getMany = async (clusterId: string, nodeIds: readonly string[]) => {
-    const group = await readGroup(clusterId);
+    const known = apart.get(clusterId);
+    if (known) return readApart(clusterId, nodeIds, known === "moved");
+    const group = (await readValue<NodeGroup>(kv, groupKey(clusterId), cache))?.value;
     if (group && "nodes" in group) return pick(group.nodes, nodeIds);
+    if (group) apart.set(clusterId, "moved");
     return readApart(clusterId, nodeIds, group !== undefined);
   };
 
@@ -93,7 +100,7 @@ export function createNodeStore(kv: KV): NodeStore {
         { cache },
       );
       if (value) changed.set(nodeId, value);
-      if (value && !grouped) legacy.add(clusterId);
+      if (value && !grouped) apart.set(clusterId, "legacy");
     });
     return changed;
   };
@@ -107,9 +114,11 @@ export function createNodeStore(kv: KV): NodeStore {
     for (let attempt = 0; attempt < 10; attempt++) {
       const group = await readValue<NodeGroup>(kv, groupKey(clusterId), cache);
       if (!group || !("nodes" in group.value)) return;
-      const { nodes } = group.value;
-      await mapLimit(nodes, CONCURRENCY, (n) => putValue(kv, kvKey(clusterId, n.id), n, cache));
-      if ((await updateValue<NodeGroup>(kv, groupKey(clusterId), { moved: true }, group.revision, cache)) !== undefined) return;
+      await putApart(clusterId, group.value.nodes);
+      if ((await updateValue<NodeGroup>(kv, groupKey(clusterId), { moved: true }, group.revision, cache)) !== undefined) {
+        apart.set(clusterId, "moved");
+        return;
+      }
     }
   };
 
@@ -135,38 +144,42 @@ export function createNodeStore(kv: KV): NodeStore {
         await putValue<NodeGroup>(kv, groupKey(clusterId), { nodes: [...nodes] }, cache);
         return;
       }
-      await mapLimit(nodes, CONCURRENCY, (n) => putValue(kv, kvKey(clusterId, n.id), n, cache));
+      await putApart(clusterId, nodes);
       await putValue<NodeGroup>(kv, groupKey(clusterId), { moved: true }, cache);
+      apart.set(clusterId, "moved");
     },
     async modifyMany(clusterId, changes) {
       if (changes.size === 0) return new Map();
-      if (!legacy.has(clusterId)) {
-        const changed = new Map<string, ClusterNode>();
-        const { value: group } = await modifyValue<NodeGroup>(
-          kv,
-          groupKey(clusterId),
-          (current) => {
-            changed.clear();
-            if (!current || !("nodes" in current.value)) return { keep: true };
-            const nodes = current.value.nodes.map((node) => {
-              const next = changes.get(node.id)?.(node);
-              if (next) changed.set(node.id, next);
-              return next ?? node;
-            });
-            return changed.size > 0 ? { put: { nodes } } : { keep: true };
-          },
-          { cache },
-        );
-        if (group && "nodes" in group) {
-          if ((cache.bytesOf(groupKey(clusterId)) ?? 0) > GROUP_MAX_BYTES) await moveApart(clusterId);
-          return changed;
-        }
-        if (group) return modifyApart(clusterId, changes, true);
+      const known = apart.get(clusterId);
+      if (known) return modifyApart(clusterId, changes, known === "moved");
+      const changed = new Map<string, ClusterNode>();
+      const { value: group } = await modifyValue<NodeGroup>(
+        kv,
+        groupKey(clusterId),
+        (current) => {
+          changed.clear();
+          if (!current || !("nodes" in current.value)) return { keep: true };
+          const nodes = current.value.nodes.map((node) => {
+            const next = changes.get(node.id)?.(node);
+            if (next) changed.set(node.id, next);
+            return next ?? node;
+          });
+          return changed.size > 0 ? { put: { nodes } } : { keep: true };
+        },
+        { cache },
+      );
+      if (group && "nodes" in group) {
+        if ((cache.bytesOf(groupKey(clusterId)) ?? 0) > GROUP_MAX_BYTES) await moveApart(clusterId);
+        return changed;
+      }
+      if (group) {
+        apart.set(clusterId, "moved");
+        return modifyApart(clusterId, changes, true);
       }
       return modifyApart(clusterId, changes, false);
     },
     async removeCluster(clusterId) {
-      legacy.delete(clusterId);
+      apart.delete(clusterId);
       await purgeKeys(kv, `${kvKey(clusterId)}.>`);
     },
   };

@@ -46,9 +46,10 @@ export function createDispatcher(deps: EngineDeps, memory: DispatchMemory): Disp
   const applyNodeServices = async (plan: PlanRecord, nodes: Map<string, ClusterNode>) => {
     const changes = new Map<string, NodeChange>();
     for (const [nodeId, services] of Object.entries(plan.nodeServices ?? {})) {
+      const change: NodeChange = (node) => (node.services.join(",") === services.join(",") ? undefined : { ...node, services });
+      // Only nodes whose services differ as read: the change decides again on the node it is applied to.
       const node = nodes.get(nodeId);
-      if (!node || node.services.join(",") === services.join(",")) continue;
-      changes.set(nodeId, (current) => (current.services.join(",") === services.join(",") ? undefined : { ...current, services }));
+      if (node && change(node)) changes.set(nodeId, change);
     }
     for (const [nodeId, updated] of await deps.nodes.modifyMany(plan.clusterId, changes)) nodes.set(nodeId, updated);
   };
