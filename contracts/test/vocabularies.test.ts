@@ -13,7 +13,7 @@ import {
   type PlannedClusterAction,
 } from "../src/index.js";
 
-test("task names - node tasks, provider tasks and service actions as the spec and Coopr split them", (t) => {
+test("task names - node tasks, provider tasks and service actions as Coopr splits them", (t) => {
   t.deepEqual([...NODE_TASKS].sort(), ["BOOTSTRAP", "CONFIRM", "CREATE", "DELETE"]);
   t.deepEqual([...PROVIDER_TASKS].sort(), ["CONFIRM", "CREATE", "DELETE"]);
   const serviceTasks = Object.values(TaskName).filter((name) => !NODE_TASKS.has(name));

@@ -1,6 +1,6 @@
 import test from "ava";
 
-// The package's public surface (STYLE.md 6): a new export is a decision, made here on purpose.
+// The package's public surface: a new export is a decision, made here on purpose.
 test("exports - @corral/provisioner exports exactly its API", async (t) => {
   const mod = await import("@corral/provisioner");
   t.deepEqual(Object.keys(mod).sort(), [

@@ -58,7 +58,7 @@ test.after.always(async (t) => {
   if (t.context.dir) await rm(t.context.dir, { recursive: true, force: true });
 });
 
-test("token server - GET /token with realm credentials answers a Bearer token with the spec's headers", async (t) => {
+test("token server - GET /token with realm credentials answers a Bearer token with OAuth's token headers", async (t) => {
   const r = await requestToken(t.context.tokenUrl, "alice", "alicepw");
   t.is(r.status, 200, r.text);
   t.is(r.headers.get("content-type"), "application/json;charset=UTF-8");

@@ -1,6 +1,6 @@
 /**
- * Bad input on every endpoint (DESIGN.md "Quality bars": every malformed request gets a 4xx JSON error,
- * nothing crashes, nothing is half-written). Each case expects `{status, error, message}` with the HTTP
+ * Bad input on every endpoint (docs/architecture.md, Errors): every malformed request gets a 4xx JSON error,
+ * nothing crashes, nothing is half-written. Each case expects `{status, error, message}` with the HTTP
  * status, and each test checks afterwards that the stored state did not change.
  *
  * Tests are serial: each compares the whole state (tenants, catalogs, provisioners) before and after.

@@ -1,6 +1,6 @@
 /**
- * Concurrent writes through two gateways and two tenancy instances (README "Architecture": creates use KV
- * create, so exactly one of concurrent creates wins; updates use compare-and-set with retry).
+ * Concurrent writes through two gateways and two tenancy instances (docs/architecture.md, State in JetStream:
+ * creates use KV create, so exactly one of concurrent creates wins; updates use compare-and-set with retry).
  */
 import anyTest, { type ExecutionContext, type TestFn } from "ava";
 import { api, SUPERADMIN, type ApiResponse, type Caller } from "../helpers/api.js";
@@ -15,7 +15,7 @@ type T = ExecutionContext<{ sys: TestSystem }>;
 /** Concurrent creates of one name. */
 const WRITERS = 20;
 /**
- * Concurrent PUTs of one entity. Every one must succeed (the README's compare-and-set retry); at 20 writers the
+ * Concurrent PUTs of one entity. Every one must succeed (the compare-and-set retry); at 20 writers the
  * bounded retry runs out only now and then, at 60 nearly always, so a lost PUT shows every run rather than by chance.
  * Pins: `modifyValue` (shared/src/kv.ts) gives up after 10 attempts with a 503 `contention`.
  */
@@ -159,7 +159,7 @@ test("concurrency - concurrent imports and reads never show a half-replaced cata
       api(t.context.sys.baseUrls[i % 2] ?? "", "POST", "/import", { ...tenant.admin, body: catalogOf(i) }),
     ),
   );
-  // A second import while one runs may be refused with 409 (README); none may fail otherwise.
+  // A second import while one runs may be refused with 409 (docs/api.md); none may fail otherwise.
   answers.forEach((r, i) => {
     if (r.status !== 200) assertError(t, r, 409, `import ${i}`);
   });

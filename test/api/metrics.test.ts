@@ -1,5 +1,5 @@
 /**
- * Metrics through the REST API (spec 2.11, 4.9, 5.1; services/metrics/README.md): every status of both
+ * Metrics through the REST API (docs/api.md; services/metrics/README.md): every status of both
  * endpoints, queue counts against real task consumers, and node usage against hand-computed node-seconds from
  * node events written to the events stream with controlled times (out of order, duplicated).
  */

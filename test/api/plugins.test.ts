@@ -1,7 +1,7 @@
 /**
- * Plugins through the REST API (spec 2.9, 2.10, 3.3, 4.1 bootstrap, 4.8, 7): plugin specifications as provisioners
+ * Plugins through the REST API (docs/api.md): plugin specifications as provisioners
  * announce them, per-tenant resources (upload, list, status filter, stage, recall, delete, sync), every row of the
- * 3.3 table, archive checks, a large streamed upload, the published active set, bootstrap copies.
+ * resource version table, archive checks, a large streamed upload, the published active set, bootstrap copies.
  */
 import { createHash } from "node:crypto";
 import { execFile } from "node:child_process";
@@ -86,7 +86,7 @@ const view = (spec: typeof SHELL_SPEC) => ({
   parameters: spec.parameters ?? {},
 });
 
-test("plugins - automator and provider types are listed as announced, in the spec 2.9 shape, sorted by name", async (t) => {
+test("plugins - automator and provider types are listed as announced, in the API's plugin shape, sorted by name", async (t) => {
   const c = await tenantClient(t, "types");
   const automators = ok(t, await c.call("GET", "/plugins/automatortypes"), "list automator types");
   t.deepEqual(automators.body, [view(CHEF_SOLO_SPEC), view(SHELL_SPEC)]);
@@ -229,7 +229,7 @@ test("plugins - listing by resource type and by name, with the status filter", a
 });
 
 // -------------------------------------------------------------------------------------------------------------
-// the spec 3.3 table
+// the resource version table: from, trigger, to
 
 type Status = "inactive" | "staged" | "active" | "recalled";
 
@@ -257,7 +257,7 @@ const TABLE: Array<[Status, "stage" | "recall" | "sync", Status]> = [
   ["recalled", "sync", "inactive"],
 ];
 
-test("plugins - resource versions go through every row of the spec 3.3 table (stage and recall never 409)", async (t) => {
+test("plugins - resource versions go through every row of the version table (stage and recall never 409)", async (t) => {
   await Promise.all(
     TABLE.map(async ([from, trigger, to]) => {
       const c = await tenantClient(t, `row-${from}-${trigger}`);

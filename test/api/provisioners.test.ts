@@ -1,5 +1,5 @@
 /**
- * Provisioners through the REST API (spec 2.2, 4.2): the records provisioners write, joined with the worker
+ * Provisioners through the REST API (docs/api.md): the records provisioners write, joined with the worker
  * assignment tenancy's balancer writes, read by the superadmin. Only live provisioners are shown.
  */
 import { PROVISIONER_DEAD_AFTER_MS, type Provisioner, type ProvisionerRecord } from "@corral/contracts";
@@ -78,7 +78,7 @@ test.serial("provisioners - assignments and capacityFree show the workers the ba
     t.deepEqual((await get(t, `/provisioners/${p.id}`)).body, p, `get ${p.id} agrees with the list`);
   }
 
-  // Workers back to 0: the assignments empty again, so the tenant can be deleted (spec 3.4).
+  // Workers back to 0: the assignments empty again, so the tenant can be deleted.
   const lowered = await su(t, "PUT", `/tenants/${tenant.name}`, { tenant: { name: tenant.name, workers: 0 } });
   assertOk(t, lowered, "workers 0");
   await eventually(
@@ -112,7 +112,7 @@ test("provisioners - the list is sorted by id and get returns each one", async (
     "sorted by id",
   );
   const mine = list.filter((p) => p.id.endsWith(suffix));
-  t.deepEqual(mine, records.map(unassigned).sort(byId), "spec 2.2 objects in id order");
+  t.deepEqual(mine, records.map(unassigned).sort(byId), "provisioner objects in id order");
   for (const p of mine) {
     t.deepEqual(Object.keys(p), ["id", "host", "port", "capacityTotal", "capacityFree", "assignments", "usage"]);
   }

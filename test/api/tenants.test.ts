@@ -1,5 +1,5 @@
 /**
- * Tenants through the REST API (spec 2.1, 3.4, 4.1, 8; README "API"): validation, quotas, deletion rules,
+ * Tenants through the REST API (docs/api.md): validation, quotas, deletion rules,
  * superadmin-only access, bootstrap.
  */
 import anyTest, { type TestFn } from "ava";

@@ -18,7 +18,7 @@ test("cluster machine - a new cluster is pending with a running create", (t) => 
   t.deepEqual(c.context, { action: "cluster_create", actionstatus: "running", planId: "p1" });
 });
 
-test("cluster machine - create succeeds to active, fails to incomplete (spec 3.1)", (t) => {
+test("cluster machine - create succeeds to active, fails to incomplete", (t) => {
   t.is(apply(created(), { type: "job.succeeded", planId: "p1" }).value, "active");
   const failed = apply(created(), { type: "job.failed", planId: "p1" });
   t.is(failed.value, "incomplete");

@@ -1,5 +1,5 @@
 /**
- * The node-usage definition written the slow, obvious way (spec 2.11, 4.9; services/metrics/README.md), for
+ * The node-usage definition written the slow, obvious way (services/metrics/README.md), for
  * tests and the benchmark to check the Redis store against: replay the events, then sum each node's overlap.
  */
 import type { NodeEvent, UsageScope } from "@corral/metrics/testing";

@@ -1,4 +1,4 @@
-/** Who sees which node usage (spec 4.9 rules 2-5, 5.1): the pure decision, every branch. */
+/** Who sees which node usage (services/metrics/README.md, Access): the pure decision, every branch. */
 import test from "ava";
 import type { CorralError, Identity } from "@corral/contracts";
 import { resolveUsageQuery } from "@corral/metrics/testing";

@@ -1,4 +1,4 @@
-/** The package's public surface is its start function (STYLE.md 6). */
+/** The package's public surface is its start function: a new export is a decision, made here on purpose. */
 import test from "ava";
 
 test("plugins - the package exports only startPluginsService", async (t) => {

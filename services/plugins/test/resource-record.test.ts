@@ -89,7 +89,7 @@ test("active set - holds live versions (active, and recalled until sync) with fo
   });
 });
 
-test("plugin spec view - stored resourceTypes/format become spec 2.9 resourcetypes/filetype", (t) => {
+test("plugin spec view - stored resourceTypes/format become the API's resourcetypes/filetype", (t) => {
   t.deepEqual(toSpecView({ name: "x", resourceTypes: { b: { format: "file", permissions: "0755" }, a: { format: "archive" } } }), {
     name: "x",
     description: "",

@@ -1,4 +1,4 @@
-/** The archive layout check of plugin resources (spec 4.8), fed crafted archives. */
+/** The archive layout check of plugin resources (services/plugins/README.md, Storage), fed crafted archives. */
 import test from "ava";
 import { gunzipSync } from "node:zlib";
 import { ArchiveLayoutError, createTarChecker } from "@corral/plugins/testing";

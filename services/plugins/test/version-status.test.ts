@@ -1,4 +1,4 @@
-/** The plugin resource version machine (spec 3.3, Coopr's rules of reference coopr-rest.md 7.3), pure. */
+/** The plugin resource version machine (services/plugins/README.md, Version statuses), pure. */
 import test from "ava";
 import fc from "fast-check";
 import { RESOURCE_STATUSES, type ResourceStatus } from "@corral/contracts";
@@ -6,7 +6,7 @@ import { isLive, transition, type VersionEvent } from "@corral/plugins/testing";
 
 type V = { version: number; status: ResourceStatus };
 
-/** Spec 3.3, row by row: from, trigger, to. */
+/** The version table, row by row: from, trigger, to. */
 const TABLE: Array<[ResourceStatus, "stage" | "recall" | "sync", ResourceStatus]> = [
   ["inactive", "stage", "staged"],
   ["staged", "stage", "staged"],

@@ -139,7 +139,7 @@ test.serial("balancer service - workers changed by PUT are followed; a shortage 
 
 test.serial("balancer service - a tenant is deleted only at 0 workers, and its assignment goes with its workers", async (t) => {
   const refused = await su(t, "DELETE", "/tenants/acme");
-  t.is(refused.status, 409, "workers > 0 is not deletable (spec 3.4)");
+  t.is(refused.status, 409, "workers > 0 is not deletable");
   await setWorkers(t, "acme", 0);
   await settle(t, "acme out of the assignment", (a) => held(a, "acme") === 0 && held(a, "beta") === 3);
   t.is((await su(t, "DELETE", "/tenants/acme")).status, 200);
