@@ -310,7 +310,8 @@ test("a provisioner not run as root finds user namespaces and keeps tenants apar
 test.serial("with tenant users alone (no mount namespace), file modes keep B from A's files", async (t) => {
   if (!isRoot) return t.pass("not root: no tenant users");
   const all = targets(t, await aRan(t));
-  // Nothing is hidden in this mode: the provisioner's own files are left to their modes (docs/security.md), so only A's are tried.
+  // Nothing is hidden in this mode: the provisioner's own files are left to their modes (docs/security.md,
+  // Actions on the provisioner host), so only A's are tried.
   const reads = Object.fromEntries(Object.entries(all.reads).filter(([what]) => what !== "provisioner credentials"));
   const tg = { reads, lists: all.lists.filter((d) => d !== t.context.privateDir), writes: all.writes.filter((d) => d !== t.context.privateDir) };
   const shell = createShellAutomator({ sandbox: createLocalSandbox({ isolation: { mode: "tenant-user", namespace: false } }) });

@@ -210,7 +210,7 @@ test("a declared body over the limit is answered 413 with the connection closed,
 /**
  * Requests uWebSockets.js 20.30's own parser drops before or right after the gateway's handler: no answer can be
  * given (even one written at once is discarded). Pinned, so that a uWS that answers them fails here and the
- * HTTP edge cases in docs/operations.md get updated.
+ * section "HTTP edge cases and a front proxy" of docs/operations.md gets updated.
  */
 test("requests uWebSockets.js drops get no answer and nothing is carried out", async (t) => {
   const { baseUrl } = t.context.sys;
