@@ -53,9 +53,9 @@ export function emptyCatalog(): Record<CatalogKind, any[]> {
   return { providers: [], hardwaretypes: [], imagetypes: [], services: [], clustertemplates: [] };
 }
 
-/** A provider type and an automator type registered by `registerFixturePluginTypes`. */
+/** Provider types and an automator type registered by `registerFixturePluginTypes`. */
 export const PROVIDER_TYPE = "aws";
-export const OTHER_PROVIDER_TYPE = "google";
+export const OTHER_PROVIDER_TYPE = "gce";
 export const AUTOMATOR_TYPE = "chef-solo";
 
 const emptyDependencies = () => ({
@@ -65,23 +65,23 @@ const emptyDependencies = () => ({
   runtime: { requires: [], uses: [] },
 });
 
-/** One valid entity of each kind, in canonical (stored) form. Needs the fixture plugin types registered. */
+/** One valid entity of each kind, in canonical (stored) form. Needs the test catalog's plugin types registered. */
 export const sample: Record<CatalogKind, (name: string) => Record<string, any>> = {
   providers: (name) => ({
     name,
     description: `provider ${name}`,
     providertype: PROVIDER_TYPE,
-    provisioner: { aws_region: "us-east-1", ssh_keypair: "" },
+    provisioner: { region: "eu-west-1", ssh_keypair: "" },
   }),
   hardwaretypes: (name) => ({
     name,
     description: `hardware ${name}`,
-    providermap: { "aws-us-east-1": { flavor: "m1.small", cost: "0.044" }, google: { flavor: "g1-small" } },
+    providermap: { "aws-eu-west-1": { flavor: "t3.small", cost: "0.0228" }, "gce-europe": { flavor: "e2-small" } },
   }),
   imagetypes: (name) => ({
     name,
     description: `image ${name}`,
-    providermap: { "aws-us-east-1": { image: "ami-eb6b0182" } },
+    providermap: { "aws-eu-west-1": { image: "ami-0e8d3a5b2c1f4e6d7" } },
   }),
   services: (name) => ({
     name,
@@ -97,13 +97,13 @@ export const sample: Record<CatalogKind, (name: string) => Record<string, any>> 
   clustertemplates: (name) => ({
     name,
     description: `template ${name}`,
-    compatibility: { hardwaretypes: ["standard-small"], imagetypes: ["centos6"], services: ["base", "web"] },
+    compatibility: { hardwaretypes: ["small"], imagetypes: ["debian12"], services: ["base", "web"] },
     defaults: {
       services: ["base"],
-      provider: "aws-us-east-1",
+      provider: "aws-eu-west-1",
       config: { web: { port: 8080, hosts: "%host.service.web%" } },
-      hardwaretype: "standard-small",
-      imagetype: "centos6",
+      hardwaretype: "small",
+      imagetype: "debian12",
     },
     constraints: { size: { min: 1, max: 10 } },
     administration: { leaseduration: { initial: 3600000, max: 86400000, step: 3600000 } },
@@ -116,14 +116,18 @@ export const changed: Record<CatalogKind, (name: string) => Record<string, any>>
     name,
     description: `changed ${name}`,
     providertype: OTHER_PROVIDER_TYPE,
-    provisioner: { zone: "europe-west1-b" },
+    provisioner: { project_id: "corral-example", zone: "europe-west1-b" },
   }),
   hardwaretypes: (name) => ({
     name,
     description: `changed ${name}`,
-    providermap: { google: { flavor: "n1-standard-2" } },
+    providermap: { "gce-europe": { flavor: "e2-medium" } },
   }),
-  imagetypes: (name) => ({ name, description: `changed ${name}`, providermap: { google: { image: "centos-6" } } }),
+  imagetypes: (name) => ({
+    name,
+    description: `changed ${name}`,
+    providermap: { "gce-europe": { image: "projects/debian-cloud/global/images/family/debian-12" } },
+  }),
   services: (name) => ({
     name,
     description: `changed ${name}`,
@@ -134,7 +138,7 @@ export const changed: Record<CatalogKind, (name: string) => Record<string, any>>
     name,
     description: `changed ${name}`,
     compatibility: { hardwaretypes: [], imagetypes: [], services: ["base"] },
-    defaults: { services: ["base"], provider: "google", config: {} },
+    defaults: { services: ["base"], provider: "gce-europe", config: {} },
     constraints: { size: { min: 2 } },
   }),
 };

@@ -1,6 +1,6 @@
 /**
- * Cluster helpers for the end-to-end tests: tenants with workers, the Coopr fixture catalog mapped onto the
- * `sim` provider type and the `shell` automator, and waiting for cluster states.
+ * Cluster helpers for the end-to-end tests: tenants with workers, the test catalog (`test/fixtures/catalog`) mapped
+ * onto the `sim` provider type and the `shell` automator, and waiting for cluster states.
  *
  * Workers: tenants are created with `workers > 0`; tenancy's balancer assigns them to the running
  * provisioners (`test-p0`, ...), whose workers then pull the tenant's tasks.
@@ -70,9 +70,9 @@ export interface SimCatalogOptions {
   providerTypes?: Record<string, string>;
   /** Per `service` then `action`: the shell `{script, args?}` (replaces `echo <service> <action>`). */
   scripts?: Record<string, Record<string, { script: string; args?: string }>>;
-  /** Templates added to (or replacing, by name) the fixture's. */
+  /** Templates added to (or replacing, by name) the catalog's. */
   extraTemplates?: Record<string, any>[];
-  /** Services added to (or replacing, by name) the fixture's (actions are used as given). */
+  /** Services added to (or replacing, by name) the catalog's (actions are used as given). */
   extraServices?: Record<string, any>[];
   /** Providers added (as given). */
   extraProviders?: Record<string, any>[];
@@ -82,9 +82,10 @@ export interface SimCatalogOptions {
 export const echoAction = (service: string, action: string) => ({ type: "shell", fields: { script: "echo", args: `${service} ${action}` } });
 
 /**
- * The Coopr fixture catalog as an import body, mapped onto what the in-process provisioners carry: every
- * provider becomes a `sim` provider of the same name (`provisioner: {}`), every service action a
- * `shell` action `echo <service> <action>`.
+ * The test catalog as an import body, mapped onto what the in-process provisioners carry: every provider becomes
+ * a `sim` provider of the same name (`provisioner: {}`, so no cloud credential travels), every service action, shell
+ * or chef-solo, a `shell` action `echo <service> <action>`. Hardware types, image types and templates are kept as
+ * written: their provider maps name the same providers.
  */
 export function simFixtureCatalog(options: SimCatalogOptions = {}): Record<string, any[]> {
   const raw = rawFixtureCatalog();
@@ -236,17 +237,29 @@ export async function readNodeEvents(nc: NatsConnection, tenant: string): Promis
   return messages.flatMap(({ subject, data }) => (data.type === "node.changes" ? data.events : [data]).map((event) => ({ subject, data: event })));
 }
 
-/** Direct dependencies (requires ∪ uses) of every fixture service, by kind. */
+/**
+ * Direct dependencies (requires ∪ uses) of every catalog service, by kind. A name that services provide (such as
+ * `sql-database`) stands for every service providing it; `dependencyClosure` keeps those on the cluster.
+ */
 export type DependencyMap = Map<string, { install: string[]; runtime: string[] }>;
 
-/** The fixture services' dependencies (plus any extra service definitions given). */
+/** The catalog services' dependencies (plus any extra service definitions given, which replace by name). */
 export function fixtureDependencies(extra: Record<string, any>[] = []): DependencyMap {
+  const byName = new Map<string, any>();
+  for (const s of [...rawFixtureCatalog().services, ...extra]) byName.set(s.name, s);
+  const providers = new Map<string, string[]>();
+  for (const s of byName.values()) {
+    for (const provided of s.dependencies?.provides ?? []) {
+      if (provided !== s.name) providers.set(provided, [...(providers.get(provided) ?? []), s.name]);
+    }
+  }
+  const resolve = (names: string[]): string[] => names.flatMap((n) => providers.get(n) ?? [n]);
   const out: DependencyMap = new Map();
-  for (const s of [...rawFixtureCatalog().services, ...extra]) {
+  for (const s of byName.values()) {
     const d = s.dependencies ?? {};
     out.set(s.name, {
-      install: [...(d.install?.requires ?? []), ...(d.install?.uses ?? [])],
-      runtime: [...(d.runtime?.requires ?? []), ...(d.runtime?.uses ?? [])],
+      install: resolve([...(d.install?.requires ?? []), ...(d.install?.uses ?? [])]),
+      runtime: resolve([...(d.runtime?.requires ?? []), ...(d.runtime?.uses ?? [])]),
     });
   }
   return out;
@@ -281,7 +294,7 @@ const TASK_ORDER: Record<string, string[]> = {
 };
 
 /**
- * Checks a plan against the ordering rules (spec 2.8 and 4.7, reference 3.x) and answers every violation
+ * Checks a plan against the ordering rules (docs/catalog.md, Plans) and answers every violation
  * (empty when the plan is fine):
  * - no node has two tasks in one stage;
  * - on one node, node-level tasks and each service's tasks follow the action's task order;
@@ -340,7 +353,7 @@ export async function getOk<B = any>(baseUrl: string, caller: Caller, path: stri
   return res.body as B;
 }
 
-/** A tenant with workers (3 unless told) whose catalog is the fixture catalog on `sim` and `shell`. */
+/** A tenant with workers (3 unless told) whose catalog is the test catalog on `sim` and `shell`. */
 export async function tenantWithSimCatalog(
   sys: { baseUrl: string; nc: NatsConnection },
   prefix: string,

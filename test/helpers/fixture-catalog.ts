@@ -1,14 +1,14 @@
 /**
- * The Coopr fixture catalog (tests and benchmarks only), read in one place.
+ * The test catalog (tests and benchmarks only), read in one place.
  *
- * The fixtures live beside the repository (`<repo>/../shared/fixtures/coopr-catalog`, `CORRAL_FIXTURES`
- * overrides), one JSON entity per file. Raw readers give the files as written (untrusted input, e.g. for
- * validation and import tests); `fixtureCatalog()` and the lookups give the canonical stored form, produced by
- * the product's own validator, so product code under test gets what it gets in production. The canonical catalog
- * and the plugin specs are read once and cached; every function returns a fresh copy, so a test may change
- * what it gets without touching other tests.
+ * The catalog lives in the repository at `test/fixtures/catalog` (its README says what each template exercises),
+ * one JSON entity per file. Raw readers give the files as written (untrusted input, e.g. for validation and import
+ * tests); `fixtureCatalog()` and the lookups give the canonical stored form, produced by the product's own
+ * validator, so product code under test gets what it gets in production. The canonical catalog and the plugin
+ * specs are read once and cached; every function returns a fresh copy, so a test may change what it gets without
+ * touching other tests.
  */
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -26,31 +26,19 @@ import {
   type Service,
 } from "@corral/contracts";
 
-/** The fixture catalog folder. */
-export const FIXTURES_DIR: string =
-  process.env["CORRAL_FIXTURES"] ?? fileURLToPath(new URL("../../../shared/fixtures/coopr-catalog", import.meta.url));
+/** The test catalog folder. */
+export const FIXTURES_DIR: string = fileURLToPath(new URL("../fixtures/catalog", import.meta.url));
 
-/** The provider types the fixture's providers name (for validation contexts and registries that check them). */
-export const FIXTURE_PROVIDER_TYPES: readonly string[] = ["aws", "google", "joyent", "openstack", "rackspace"];
-
-/** Fails with what to do when the fixture catalog is not where the tests look. */
-function requireFixtures(): void {
-  if (existsSync(FIXTURES_DIR)) return;
-  throw new Error(
-    `the Coopr fixture catalog is missing: tests read it from ${FIXTURES_DIR}. Put the reference material's ` +
-      "shared/ folder beside the repository (../shared/fixtures/coopr-catalog) or point CORRAL_FIXTURES at the catalog.",
-  );
-}
+/** The provider types the catalog's providers name (for validation contexts and registries that check them). */
+export const FIXTURE_PROVIDER_TYPES: readonly string[] = ["aws", "digitalocean", "gce", "openstack"];
 
 /** One fixture file (path relative to {@link FIXTURES_DIR}) as untrusted JSON, as written. */
 export function readFixture<T = unknown>(relative: string): T {
-  requireFixtures();
   return JSON.parse(readFileSync(join(FIXTURES_DIR, relative), "utf8")) as T;
 }
 
 /** Every `.json` fixture of a folder with its file name, sorted by file name, as written. */
 export function readFixtureFiles<T = unknown>(dir: string): { file: string; body: T }[] {
-  requireFixtures();
   return readdirSync(join(FIXTURES_DIR, dir))
     .filter((f) => f.endsWith(".json"))
     .sort()
@@ -71,21 +59,21 @@ let automators: readonly PluginSpec[] | undefined;
 let providerTypes: readonly PluginSpec[] | undefined;
 let snapshot: CatalogSnapshot | undefined;
 
-/** The fixture's automator type specs (chef-solo, shell), sorted by file name. */
+/** The catalog's automator type specs (chef-solo, shell), sorted by file name. */
 export function fixtureAutomatorSpecs(): PluginSpec[] {
   automators ??= readFixtureDir<PluginSpec>("plugins/automatortypes");
   return structuredClone([...automators]);
 }
 
-/** The fixture's provider type specs (aws, google, ...), sorted by file name. */
+/** The catalog's provider type specs (aws, digitalocean, gce, openstack), sorted by file name. */
 export function fixtureProviderSpecs(): PluginSpec[] {
   providerTypes ??= readFixtureDir<PluginSpec>("plugins/providertypes");
   return structuredClone([...providerTypes]);
 }
 
 /**
- * Providers as an ordinary user sees them once the fixture's provider types are registered: the fields those
- * types mark sensitive or of type password (rackspace's `api_password`, ...) redacted.
+ * Providers as an ordinary user sees them once the catalog's provider types are registered: the fields those
+ * types mark sensitive or of type password (aws's `secret_access_key`, gce's `service_account_key`, ...) redacted.
  */
 export function asSeenByUsers<P extends Provider>(providers: P[]): P[] {
   const specs = fixtureProviderSpecs();
@@ -97,7 +85,7 @@ function canonical(): CatalogSnapshot {
   if (snapshot === undefined) {
     const specs = fixtureAutomatorSpecs();
     snapshot = parseCatalogSnapshot(rawFixtureCatalog(), {
-      isProviderType: () => true,
+      isProviderType: (name) => FIXTURE_PROVIDER_TYPES.includes(name),
       automatorType: (name) => specs.find((s) => s.name === name),
     });
   }
@@ -105,9 +93,9 @@ function canonical(): CatalogSnapshot {
 }
 
 /**
- * The whole fixture catalog in canonical stored form, as `parseCatalogSnapshot` gives it (numeric strings as
- * integers, defaults filled in, each list sorted by name), validated against the fixture's automator types
- * and any provider type.
+ * The whole test catalog in canonical stored form, as `parseCatalogSnapshot` gives it (numeric strings as
+ * integers, defaults filled in, each list sorted by name), validated against the catalog's automator types
+ * and provider types.
  */
 export const fixtureCatalog = (): CatalogSnapshot => structuredClone(canonical());
 
@@ -117,10 +105,10 @@ export const fixtureImageTypes = (): ImageType[] => structuredClone(canonical().
 export const fixtureServices = (): Service[] => structuredClone(canonical().services);
 export const fixtureTemplates = (): ClusterTemplate[] => structuredClone(canonical().clustertemplates);
 
-/** The cluster template `name` (canonical form); throws when the fixture has none. */
+/** The cluster template `name` (canonical form); throws when the catalog has none. */
 export function fixtureTemplate(name: string): ClusterTemplate {
   const template = canonical().clustertemplates.find((t) => t.name === name);
-  if (template === undefined) throw new Error(`no fixture cluster template "${name}"`);
+  if (template === undefined) throw new Error(`no cluster template "${name}" in the test catalog`);
   return structuredClone(template);
 }
 

@@ -9,10 +9,7 @@ import {
   type ProvisionerRecord,
 } from "@corral/contracts";
 import { openBucket } from "@corral/shared";
-import { FIXTURE_PROVIDER_TYPES, fixtureAutomatorSpecs, fixtureProviderSpecs } from "./fixture-catalog.js";
-
-/** The fixture readers, kept here under their old names; see `fixture-catalog.ts`. */
-export { FIXTURES_DIR as FIXTURES, FIXTURE_PROVIDER_TYPES, readFixtureDir } from "./fixture-catalog.js";
+import { fixtureAutomatorSpecs, fixtureProviderSpecs } from "./fixture-catalog.js";
 
 /** Writes plugin types into the registry as provisioners would announce them. */
 export async function registerPluginTypes(
@@ -109,10 +106,11 @@ export async function registerProvisioner(
   return registered;
 }
 
-/** Registers the fixture's provider and automator types (chef-solo, shell) in the registry. */
+/**
+ * Registers the test catalog's provider types (aws, digitalocean, gce, openstack) and automator types (chef-solo,
+ * shell) in the registry.
+ */
 export async function registerFixturePluginTypes(nc: NatsConnection): Promise<void> {
   await registerPluginTypes(nc, "automatortypes", fixtureAutomatorSpecs());
-  const declared = fixtureProviderSpecs();
-  const providers = FIXTURE_PROVIDER_TYPES.map((name) => declared.find((d) => d.name === name) ?? { name });
-  await registerPluginTypes(nc, "providertypes", providers);
+  await registerPluginTypes(nc, "providertypes", fixtureProviderSpecs());
 }
