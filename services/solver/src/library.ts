@@ -1,8 +1,8 @@
 /**
  * @corral/solver as a library: the pure algorithms (layout solver, add-services solver, planner, macro
- * expander). See services/solver/README.md for every function with an example. Their request and reply types
- * (`LayoutRequest`, `PlanRequest`, `MacroNode`, ...) are the solver endpoints' contract: import them from
- * @corral/contracts.
+ * expander). Each function is documented where it is defined; what they decide is in docs/catalog.md. Their
+ * request and reply types (`LayoutRequest`, `PlanRequest`, `MacroNode`, ...) are the solver endpoints' contract:
+ * import them from @corral/contracts.
  */
 export {
   solveLayout,

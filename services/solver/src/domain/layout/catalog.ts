@@ -1,5 +1,5 @@
 /**
- * Pre-checks against the catalog (reference coopr-algorithms.md 2.1): usable hardware and image types,
+ * Pre-checks against the catalog (docs/catalog.md, Layout): usable hardware and image types,
  * service compatibility, existence, required dependencies and conflicts. Each failure is a 400 whose
  * `details.constraint` names the check.
  */

@@ -1,7 +1,8 @@
 /**
- * Whole-layout validity, as Coopr's `ClusterLayout.isValid` (reference coopr-algorithms.md 2.6): every node
- * passes the service-set test (mustcoexist pruned to the services present on the cluster) and the per-service
- * hardware/image test, and every present service with a service constraint is on min..max nodes.
+ * Whole-layout validity, as Coopr's `ClusterLayout.isValid` (docs/catalog.md, Cluster templates and
+ * constraints): every node passes the service-set test (mustcoexist pruned to the services present on the
+ * cluster) and the per-service hardware/image test, and every present service with a service constraint is on
+ * min..max nodes.
  */
 import type { ClusterTemplate, ExistingNode } from "@corral/contracts";
 import {

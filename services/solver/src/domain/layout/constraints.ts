@@ -1,7 +1,7 @@
 /**
  * A template's constraints in the form the solvers use, and the node-level tests of Coopr's
  * `NodeLayoutGenerator.isValidServiceSet` and `NodeLayout.satisfiesServiceConstraints`
- * (reference coopr-algorithms.md 2.2, 2.3, 2.6).
+ * (docs/catalog.md, Cluster templates and constraints; Layout).
  */
 import { BadRequestError, type ClusterTemplate } from "@corral/contracts";
 
@@ -22,7 +22,7 @@ export interface NormalizedServiceConstraint extends QuantityBounds {
 export interface NormalizedConstraints {
   /** Inner sets with duplicates removed; empty sets dropped (they constrain nothing). */
   mustcoexist: readonly (readonly string[])[];
-  /** Inner sets with duplicates removed; empty sets dropped (see README: Coopr would forbid every node). */
+  /** Inner sets with duplicates removed; empty sets dropped (read literally, an empty one would forbid every node). */
   cantcoexist: readonly (readonly string[])[];
   services: ReadonlyMap<string, NormalizedServiceConstraint>;
   sizeMin: number;
@@ -30,7 +30,7 @@ export interface NormalizedConstraints {
 }
 
 /**
- * Reads a count. Stored templates carry integers; numeric strings (as in the Coopr fixtures) are accepted
+ * Reads a count. Stored templates carry integers; numeric strings (as Coopr catalogs write them) are accepted
  * too, so a template that slipped past validation still solves. Anything else is a 400 naming the field.
  */
 function readCount(value: unknown, fallback: number, field: string): number {

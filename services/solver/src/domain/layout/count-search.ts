@@ -1,6 +1,6 @@
 /**
  * The count search: how many nodes get each node layout. Coopr returns the lexicographically greatest
- * valid count vector in preference order (reference coopr-algorithms.md 2.4), found by a greedy start and
+ * valid count vector in preference order (docs/catalog.md, Layout), found by a greedy start and
  * a reverse-lexicographic enumeration that is exponential when no vector is valid and that misses valid
  * vectors when the greedy fill falls short. This search returns the same vector whenever one exists and
  * proves infeasibility otherwise:

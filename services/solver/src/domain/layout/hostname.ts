@@ -1,6 +1,6 @@
 /**
- * Node naming: deterministic node ids and Coopr's hostname rule (`NodeService.createHostname`, reference
- * coopr-algorithms.md 2.5).
+ * Node naming: deterministic node ids and Coopr's hostname rule (`NodeService.createHostname`; docs/catalog.md,
+ * Layout).
  */
 
 /** The id of node `nodenum` of cluster `clusterId`: `<clusterId>-<nodenum>`; the same inputs give the same id. */

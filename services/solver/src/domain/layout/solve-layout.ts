@@ -1,5 +1,5 @@
 /**
- * The layout solver: from a create request to the cluster's nodes (reference coopr-algorithms.md 2.1-2.5).
+ * The layout solver: from a create request to the cluster's nodes (docs/catalog.md, Layout).
  */
 import { BadRequestError, type LayoutRequest, type LayoutSolution } from "@corral/contracts";
 import { Budget } from "./budget.js";

@@ -19,8 +19,8 @@ export interface SolverOptions {
   /** Millisecond clock used with `timeLimitMs` (e.g. `() => performance.now()`). */
   clock?: () => number;
   /**
-   * Require every requested service on at least one node (Coopr may leave a service with no `min`
-   * quantity on zero nodes; reference section 6.4). Layout solver only.
+   * Require every requested service on at least one node (otherwise a constrained service with no `min`
+   * quantity may end up on zero nodes; docs/catalog.md, Layout). Layout solver only.
    * @default false
    */
   requireEveryService?: boolean;

@@ -1,5 +1,5 @@
 /**
- * Macro evaluation and config-tree expansion (reference 4.3-4.4).
+ * Macro evaluation and config-tree expansion (docs/catalog.md, Macros).
  */
 import { type Json, BadRequestError, type MacroClusterInput, type MacroNode } from "@corral/contracts";
 import { ClusterMacroContext } from "./context.js";
@@ -94,7 +94,7 @@ function evaluate(expr: MacroExpression, ctx: ClusterMacroContext, node: MacroNo
   return expr.nodeIndependent ? ctx.cached(expr, compute) : compute();
 }
 
-/** Expands one scanned string; returns `original` when no macro had a value (reference 4.1). */
+/** Expands one scanned string; returns `original` when no macro had a value (docs/catalog.md, Macros). */
 function expandScanned(original: string, scanned: ScannedString, ctx: ClusterMacroContext, node: MacroNode): string {
   const results: (string | null)[] = [];
   let any = false;
@@ -249,7 +249,7 @@ function contextNode(context: MacroContext, nodeId: string): [ClusterMacroContex
  * Expands every macro in every string of a config tree (objects and arrays, any depth) for one node. Keys,
  * numbers, booleans and nulls are untouched; the input is never modified, and unchanged subtrees are returned
  * as the same objects. A string whose macros all have no value (e.g. `%host.service.absent%`) is kept as is; if
- * at least one macro in it has a value, the others become empty (reference 4.1).
+ * at least one macro in it has a value, the others become empty (docs/catalog.md, Macros).
  * Pass a `compileConfig` result to parse the config once for many nodes.
  * @example
  * const ctx = createMacroContext({ nodes });

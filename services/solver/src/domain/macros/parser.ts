@@ -1,5 +1,6 @@
 /**
- * Macro scanning and parsing (reference/coopr-algorithms.md 4.1-4.3). Error messages are Coopr's.
+ * Macro scanning and parsing (docs/catalog.md, Macros). Error messages are Coopr's, so configs written for it
+ * fail with the messages their authors know.
  */
 import { BadRequestError } from "@corral/contracts";
 
@@ -83,7 +84,7 @@ export function scanString(text: string): ScannedString | undefined {
 const NAME_CHAR = /[\p{L}\p{Nd}_.-]/u;
 
 /**
- * Parses one macro (grammar of reference 4.2, no whitespace):
+ * Parses one macro (no whitespace):
  * `join(<inner>,<literal>)` | `<inner>`; `<inner>` = `map(<basic>,<literal>)` | `<basic>`;
  * `<basic>` = name [`[` digits `]`]; literals in `'…'` or `"…"` without escapes.
  * @throws BadRequestError `macro_syntax`.

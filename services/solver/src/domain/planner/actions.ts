@@ -1,6 +1,6 @@
 /**
  * The planner's rules over the shared vocabularies of planned actions and task names: the per-action task order
- * and the cross-service ordering rules (reference/coopr-algorithms.md 3.1, spec 2.5 dependency rules 3-5).
+ * and the cross-service ordering rules (docs/catalog.md, Plans; dependency rules 3-5).
  */
 import { PlanAction, parsePlanAction, NODE_TASKS, TaskName, serviceActionOf } from "@corral/contracts";
 
@@ -8,7 +8,7 @@ export { NODE_TASKS, PlanAction, TaskName, parsePlanAction, serviceActionOf };
 
 const T = TaskName;
 
-/** Per-node, per-service task order of every action (reference 3.1, Coopr `Actions`). */
+/** Per-node, per-service task order of every action (docs/catalog.md, Plans). */
 export const ACTION_TASK_ORDER: Readonly<Record<PlanAction, readonly TaskName[]>> = {
   CLUSTER_CREATE: [T.Create, T.Confirm, T.Bootstrap, T.Install, T.Configure, T.Initialize, T.Start],
   CLUSTER_DELETE: [T.Delete],
@@ -35,8 +35,8 @@ export interface OrderingRule {
 }
 
 /**
- * Coopr's four action dependencies plus the spec's removal rule (spec 2.5 rule 3; no action uses REMOVE today).
- * CONFIGURE never gets cross-service edges.
+ * Dependency rules 3 and 4 as task orders (docs/catalog.md, Services and dependencies), REMOVE included though
+ * no action plans it yet. CONFIGURE never gets cross-service edges.
  */
 export const ORDERING_RULES: readonly OrderingRule[] = [
   { from: T.Install, to: T.Install, kind: "install", reversed: false },

@@ -1,6 +1,7 @@
 /**
- * Service dependency resolution on one cluster (reference 3.2): `provides` replacement, requires ∪ uses per
- * kind restricted to the services on the cluster, transitive closures and cycle detection.
+ * Service dependency resolution on one cluster (docs/catalog.md, Services and dependencies): `provides`
+ * replacement, requires ∪ uses per kind restricted to the services on the cluster, transitive closures and cycle
+ * detection.
  */
 import { type Service, BadRequestError } from "@corral/contracts";
 import type { DependencyKind } from "./actions.js";
@@ -43,7 +44,7 @@ export function resolveClusterDependencies(
     const def = definitions.get(name);
     const deps = def?.dependencies as Partial<Service["dependencies"]> | undefined;
     for (const provided of deps?.provides ?? []) {
-      if (provided === name) continue; // a service providing its own name is ignored (reference 3.2)
+      if (provided === name) continue; // a service providing its own name changes nothing
       const list = providers.get(provided);
       if (list) list.push(name);
       else providers.set(provided, [name]);

@@ -2,8 +2,9 @@
  * Builds the plan's task DAG in compact form: one *group* per (task name, service) holding the nodes it runs
  * on, and edges between groups. A `node`-scoped edge orders the two groups' tasks on the same node (the
  * per-node chain CREATE → CONFIRM → BOOTSTRAP → INSTALL → …); a `cluster`-scoped edge orders every task of one
- * group before every task of the other (the cross-service rules). This is the task DAG of reference 3.3 without
- * materialising one edge per pair of nodes (reference 6.10): its size depends on the services, not on n.
+ * group before every task of the other (the cross-service rules). Edges between single tasks would grow with
+ * the square of the nodes (every node's INSTALL waiting on INSTALL of a dependency on every node); between
+ * groups the DAG's size depends on the services, not on the nodes.
  */
 import { ACTION_TASK_ORDER, type PlanAction, type TaskName } from "./actions.js";
 import { resolveClusterDependencies } from "./dependencies.js";

@@ -1,6 +1,6 @@
 /**
  * Planner: turns a cluster action into stages of tasks ordered by service dependencies
- * (reference/coopr-algorithms.md section 3, spec 2.5 and 4.7). Pure: no I/O, no clock.
+ * (docs/catalog.md, Plans). Pure: no I/O, no clock.
  */
 export { planAction, planGraph } from "./plan.js";
 export { numberTasks } from "./task-ids.js";

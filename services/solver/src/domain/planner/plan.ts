@@ -21,7 +21,7 @@ export function planGraph(request: PlanRequest): PlanGraph {
 }
 
 /**
- * Plans a cluster action as stages of tasks (reference 3.3-3.6, spec 4.7 behaviour rules 1-3).
+ * Plans a cluster action as stages of tasks (docs/catalog.md, Plans).
  *
  * Tasks: every planned node gets the action's node-level tasks, every planned service on it the action's
  * service tasks it defines (a service without e.g. `start` gets no START task, and ordering passes through it).

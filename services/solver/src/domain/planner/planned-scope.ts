@@ -1,5 +1,5 @@
 /**
- * Which services and nodes a plan touches (reference 3.4): all of them, one service with its runtime closure
+ * Which services and nodes a plan touches (docs/catalog.md, Plans): all of them, one service with its runtime closure
  * (start) or its runtime dependents (stop, restart), or the added services and the nodes holding them.
  */
 import { BadRequestError, type PlanRequest } from "@corral/contracts";

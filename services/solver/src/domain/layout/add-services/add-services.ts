@@ -1,6 +1,6 @@
 /**
- * The add-services solver (reference coopr-algorithms.md 2.7): places new services on the existing nodes of
- * a cluster; nothing moves, no node is added, no node changes hardware or image.
+ * The add-services solver (docs/catalog.md, Adding services to a cluster): places new services on the existing
+ * nodes of a cluster; nothing moves, no node is added, no node changes hardware or image.
  *
  * It searches what Coopr's `ClusterLayoutUpdater` searches, in the same order, so it returns Coopr's answer
  * whenever Coopr's answer holds every requested service:
