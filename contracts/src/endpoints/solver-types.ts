@@ -44,7 +44,7 @@ export interface LayoutRequest {
 }
 
 /**
- * Node properties as Coopr wrote them for a new node (reference coopr-provisioner.md, node properties).
+ * Node properties as Coopr wrote them for a new node, so provider plugins written for it find what they read.
  * Provisioners add `ipaddresses` and may replace `hostname` later.
  */
 export interface NodeProperties {
@@ -103,7 +103,8 @@ export interface SolverStats {
   steps: number;
   /**
    * Layout solver: node layouts the count search chose from (the first, in preference order, of each set of
-   * quantity-bounded services; see README). Add-services: distinct node layouts of the existing nodes.
+   * quantity-bounded services; see domain/layout/node-layouts.ts in the solver). Add-services: distinct node
+   * layouts of the existing nodes.
    */
   candidateLayouts: number;
 }
@@ -165,17 +166,17 @@ export interface PlanNode {
 export interface PlanOptions {
   /**
    * Re-run START of running runtime dependencies that are not themselves part of the plan, before the planned
-   * services' INITIALIZE and START (Coopr's behaviour for `add_services` and for `restart_services` of one
-   * service, reference 3.3). When false, only planned services get tasks.
+   * services' INITIALIZE and START (Coopr's plans for `add_services` and for `restart_services` of one service).
+   * When false, only planned services get tasks (docs/catalog.md, Plans).
    * @default true, except for `restart_services`: restart stops and starts the service and its runtime dependents
-   * only (Coopr also re-started every dependency, none of which was stopped)
+   * only, and its dependencies were never stopped
    */
   readonly startUnplannedDependencies?: boolean;
 }
 
 /** What to plan. */
 export interface PlanRequest {
-  /** The cluster action, upper case (`CLUSTER_CREATE`) or the spec's lower case (`cluster_create`). */
+  /** The cluster action, upper case (`CLUSTER_CREATE`) or the API's lower case (`cluster_create`). */
   readonly action: PlanAction | Lowercase<PlanAction>;
   /** Every node of the cluster, with its services. Order is kept within stages. */
   readonly nodes: readonly PlanNode[];
@@ -210,7 +211,7 @@ export interface MacroNodeProperties {
   readonly hostname?: string;
   /** ip type (`bind_v4`, `access_v4`, …) -> address. Used by `ip.*` macros. */
   readonly ipaddresses?: Readonly<Record<string, string>>;
-  /** The spec's single address (spec 2.7); used for the default type `bind_v4` when `ipaddresses` lacks it. */
+  /** The node's single address property; used for the default type `bind_v4` when `ipaddresses` lacks it. */
   readonly ipaddress?: string;
   readonly [property: string]: unknown;
 }

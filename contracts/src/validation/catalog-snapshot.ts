@@ -1,4 +1,4 @@
-/** The export / import body (spec 4.10). */
+/** The export / import body (docs/api.md, Endpoints: `/export`, `/import`). */
 import type { CatalogEntityByKind, CatalogKind, CatalogSnapshot } from "../entities.js";
 import { BadRequestError, isCorralError } from "../errors.js";
 import { parseClusterTemplate } from "./cluster-template.js";

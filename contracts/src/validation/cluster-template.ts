@@ -1,4 +1,4 @@
-/** Cluster templates (spec 2.6, 4.6). */
+/** Cluster templates (docs/catalog.md, Cluster templates and constraints). */
 import type {
   ClusterTemplate,
   LeaseDuration,

@@ -1,4 +1,4 @@
-/** Hardware types and image types (spec 2.4, 4.4): one shape, one validator. */
+/** Hardware types and image types (docs/catalog.md, The entities): one shape, one validator. */
 import type { MachineType } from "../entities.js";
 import {
   checkNameKey,

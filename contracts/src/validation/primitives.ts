@@ -11,7 +11,7 @@ import { BadRequestError } from "../errors.js";
 /** A plain object as produced by `JSON.parse` (or msgpack with maps as objects). */
 export type RawObject = Record<string, unknown>;
 
-/** Longest accepted name (spec: NAME rule). */
+/** Longest accepted name (the NAME rule: docs/api.md, Validation). */
 const NAME_MAX_LENGTH = 255;
 const NAME_PATTERN = /^[A-Za-z0-9._-]+$/;
 /** Deepest nesting accepted in free-form JSON (configs, provider settings); guards the recursion. */

@@ -1,4 +1,4 @@
-/** Providers (spec 2.3, 4.3). */
+/** Providers (docs/catalog.md, The entities; docs/providers.md). */
 import type { Provider } from "../entities.js";
 import {
   child,

@@ -1,4 +1,4 @@
-/** Services (spec 2.5, 4.5): dependencies and per-action automator settings. */
+/** Services (docs/catalog.md, Services and dependencies): dependencies and per-action automator settings. */
 import {
   SERVICE_ACTION_NAMES,
   type DependencyOrdering,

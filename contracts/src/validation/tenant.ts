@@ -1,4 +1,4 @@
-/** Tenants (spec 2.1, 4.1): the tenant object and the `{tenant, bootstrap}` write wrapper. */
+/** Tenants (docs/api.md, Endpoints: `/tenants`): the tenant object and the `{tenant, bootstrap}` write wrapper. */
 import type { Tenant } from "../entities.js";
 import {
   child,
