@@ -24,7 +24,10 @@ export class ApiError extends Error {
     return typeof field === "string" ? field : undefined;
   }
 
-  /** Names of the provider fields the server asks for (spec 7: `{missingFields: [{<name>: {label, type, ...}}]}`). */
+  /**
+   * Names of the provider fields the server asks for: `{missingFields: [{<name>: {label, type, ...}}]}`
+   * (docs/api.md, Provider fields of a request).
+   */
   get missingFields(): string[] | undefined {
     const entries: unknown = this.details["missingFields"];
     if (!Array.isArray(entries)) return undefined;

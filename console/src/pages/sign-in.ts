@@ -13,7 +13,7 @@ export function signInPage(ctx: PageContext): MountedPage {
     name: "token",
     label: "Token",
     sensitive: true,
-    hint: "Only with security on: the access_token of GET /token on the token server (README, Security).",
+    hint: "Only with security on: the access_token of GET /token on the token server (docs/security.md).",
   });
   const message = formMessage();
   const submit = async (event: Event) => {

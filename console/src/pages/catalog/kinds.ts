@@ -1,6 +1,7 @@
 /**
  * What the console shows of each catalog kind: its names, the fields its form edits (by their path in the entity,
- * which is also the path the server's validation errors name) and the one-line summary of its list.
+ * which is also the path the server's validation errors name) and the one-line summary of its list. What the
+ * members mean is in docs/catalog.md.
  */
 import type { CatalogEntityByKind, CatalogKind, ClusterTemplate, MachineType, Provider, Service } from "@corral/contracts";
 

@@ -32,7 +32,10 @@ export interface ServiceGraph {
   levels: number;
 }
 
-/** A dependency on `name` is met by the service of that name, else by every service providing it (spec 2.5 rule 6). */
+/**
+ * A dependency on `name` is drawn to the service of that name, else to every service providing it (docs/catalog.md,
+ * Services and dependencies: `provides`).
+ */
 function resolver(services: readonly Service[]): (name: string) => string[] {
   const names = new Set(services.map((s) => s.name));
   return (name) => (names.has(name) ? [name] : services.filter((s) => s.dependencies.provides.includes(name)).map((s) => s.name));
