@@ -1,7 +1,7 @@
 /**
- * The cluster vocabulary (spec 3.1, 3.2): statuses, and the actions a cluster runs. An action is lower case on the
- * cluster record and in the API (`cluster_create`); the planner and plan records name a planned action in upper
- * case (`CLUSTER_CREATE`). {@link planActionOf} is the one mapping between them.
+ * The cluster vocabulary (docs/architecture.md, Durable actors): statuses, and the actions a cluster runs. An action is
+ * lower case on the cluster record and in the API (`cluster_create`); the planner and plan records name a planned
+ * action in upper case (`CLUSTER_CREATE`). {@link planActionOf} is the one mapping between them.
  */
 
 export const ClusterStatus = {

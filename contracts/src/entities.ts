@@ -1,5 +1,5 @@
 /**
- * The catalog and tenancy entities in their canonical stored form (spec sections 2.1-2.6).
+ * The catalog and tenancy entities in their canonical stored form (docs/catalog.md for the catalog model).
  * Validation (`validation/`) turns request bodies into these shapes; everything downstream reads them.
  */
 
@@ -7,7 +7,7 @@
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
-/** Spec 2.1. Extra tenant-specific settings are kept beside the known fields. */
+/** A tenant. Extra tenant-specific settings are kept beside the known fields. */
 export interface Tenant {
   name: string;
   workers: number;
@@ -19,7 +19,7 @@ export interface Tenant {
   [setting: string]: Json | undefined;
 }
 
-/** Spec 2.2, read-only: written by provisioners as they register and heartbeat. */
+/** A provisioner, read-only: written by provisioners as they register and heartbeat. */
 export interface Provisioner {
   id: string;
   host: string;
@@ -30,7 +30,7 @@ export interface Provisioner {
   usage: Record<string, number>;
 }
 
-/** Spec 2.3. */
+/** A provider: a provider type and its admin fields. */
 export interface Provider {
   name: string;
   description?: string;
@@ -39,7 +39,7 @@ export interface Provider {
   provisioner: JsonObject;
 }
 
-/** Spec 2.4: hardware types and image types share this shape. */
+/** Hardware types and image types share this shape. */
 export interface MachineType {
   name: string;
   description?: string;
@@ -78,7 +78,10 @@ export interface ServiceDependencies {
   runtime: DependencyOrdering;
 }
 
-/** Spec 2.5. `dependencies` is always present in stored form (empty lists when not given). */
+/**
+ * A service (docs/catalog.md, Services and dependencies). `dependencies` is always present in stored form (empty lists
+ * when not given).
+ */
 export interface Service {
   name: string;
   description?: string;
@@ -120,7 +123,7 @@ export interface LeaseDuration {
   step: number;
 }
 
-/** Spec 2.6. */
+/** A cluster template (docs/catalog.md, Cluster templates and constraints). */
 export interface ClusterTemplate {
   name: string;
   description?: string;
@@ -150,10 +153,10 @@ export interface CatalogEntityByKind {
 }
 export type CatalogEntity = CatalogEntityByKind[CatalogKind];
 
-/** Spec 4.10: the export body, each list sorted by name. */
+/** The export body, each list sorted by name. */
 export type CatalogSnapshot = { [K in CatalogKind]: CatalogEntityByKind[K][] };
 
-/** Plugin parameter field (spec 2.9). */
+/** Plugin parameter field. */
 export interface PluginField {
   label: string;
   type: string;
@@ -173,7 +176,7 @@ export interface PluginParameterSet {
 export const PluginKind = { Automator: "automatortypes", Provider: "providertypes" } as const;
 export type PluginKind = (typeof PluginKind)[keyof typeof PluginKind];
 
-/** Spec 2.9: announced by provisioners. */
+/** A plugin specification, announced by provisioners. */
 export interface PluginSpec {
   name: string;
   description?: string;

@@ -1,5 +1,5 @@
 /**
- * The provisioner registry and worker assignments (DESIGN.md "Provisioners").
+ * The provisioner registry and worker assignments (docs/architecture.md, Provisioners).
  *
  * - A provisioner writes its own record in bucket `corral_provisioners` (key `kvKey(id)`) when it starts and on
  *   every heartbeat, and its plugin specifications in `corral_plugintypes` (key `pluginTypeKey(kind, name)`).

@@ -1,4 +1,4 @@
-/** The status of a plugin resource version (spec 2.10, 3.3); services/plugins/src/domain/version-status.ts moves between them. */
+/** The status of a plugin resource version; services/plugins/src/domain/version-status.ts moves between them. */
 export const ResourceStatus = {
   Inactive: "inactive",
   Staged: "staged",

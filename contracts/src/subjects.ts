@@ -116,8 +116,8 @@ export const queues = {
 
 /**
  * JetStream KV buckets. Each is written by one owner (named on each); other services read it only through a
- * reader the owner exports, or through the documented provisioner protocol (shared/src/provisioners.ts,
- * hostpool.ts, tasks.ts).
+ * reader the owner exports, or through the documented provisioner protocol (contracts/src/provisioners.ts,
+ * shared/src/hostpool.ts, tasks.ts). Key layouts: docs/architecture.md, State in JetStream.
  */
 export const buckets = {
   /** tenant name token -> stored tenant record */
@@ -146,7 +146,10 @@ export const buckets = {
   installation: "corral_installation",
   /** cluster id token -> cluster record, written by the clusters service (provisioners read its status) */
   clusters: "corral_clusters",
-  /** `<clusterId>.<nodeId>` tokens -> node record, written by the clusters service */
+  /**
+   * `<clusterId>.nodes` -> the node group of a cluster of up to 64 nodes (`{moved: true}` once its nodes have keys
+   * of their own), `<clusterId>.<nodeId>` -> one node record; written by the clusters service
+   */
   nodes: "corral_nodes",
   /** `<clusterId>.<planId>` tokens -> plan record, written by the clusters service */
   plans: "corral_plans",

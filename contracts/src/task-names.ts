@@ -1,6 +1,6 @@
 import type { ServiceActionName } from "./entities.js";
 
-/** A task's name (spec 2.8 `taskName`). */
+/** A task's name (`taskName` of a plan's tasks). */
 export const TaskName = {
   Create: "CREATE",
   Confirm: "CONFIRM",

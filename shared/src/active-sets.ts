@@ -4,8 +4,8 @@ import { fromKeyToken, kvKey, buckets } from "@corral/contracts";
 
 /**
  * A tenant's live plugin resources: the plugins service's sync publishes one set per tenant (key `kvKey(tenant)`
- * in `buckets.pluginActive`), provisioners install exactly that set. Like Coopr's resources payload (reference
- * coopr-provisioner.md 1.4): kind -> plugin -> resource type -> what must be installed.
+ * in `buckets.pluginActive`), provisioners install exactly that set. Like Coopr's resources payload:
+ * kind -> plugin -> resource type -> what must be installed.
  */
 export interface ActiveSet {
   tenant: string;

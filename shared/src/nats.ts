@@ -40,7 +40,7 @@ export function perConnection<T extends object>(create: (nc: NatsConnection) => 
 
 /**
  * Opens a NATS connection that reconnects forever. `noAsyncTraces` is on: the default builds a
- * stack trace per request, which costs about 30% of request throughput (DESIGN.md "Runtime"). Writes are
+ * stack trace per request, which costs about 30% of request throughput (docs/architecture.md, Runtime). Writes are
  * coalesced per event-loop turn (coalesced-writes.ts).
  */
 export async function connectNats(options: ConnectOptions): Promise<NatsConnection> {

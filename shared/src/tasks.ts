@@ -14,7 +14,7 @@ import {
 import { storeReplicas } from "./replicas.js";
 
 /**
- * The task protocol between the clusters service and provisioners (DESIGN.md "Provisioners").
+ * The task protocol between the clusters service and provisioners (docs/architecture.md, Task protocol).
  *
  * - Tasks: stream CORRAL_TASKS (work queue) on `corral.tasks.<tenant>`, one durable pull consumer per tenant
  *   (`tasks-<tenant>`). Each dispatch is published with message id `<taskId>.<dispatch>`, so a re-publish is
@@ -28,7 +28,7 @@ import { storeReplicas } from "./replicas.js";
  * The names (streams, subjects, consumers) are in subjects.ts.
  */
 
-/** What every plugin gets about a node (Coopr's task config, section 2.2 of the provisioner reference). */
+/** What every plugin gets about a node (the node part of Coopr's task config). */
 export interface TaskNodeInfo {
   hostname: string;
   ipaddresses: Record<string, string>;

@@ -1,4 +1,4 @@
-/** Endpoints the clusters service answers: clusters, their plans, config and services, node properties (spec 4.7, 4.11). */
+/** Endpoints the clusters service answers: clusters, their plans, config and services, node properties. */
 import { CLUSTER_STATUSES, ClusterAction, PlanAction, type ClusterStatus } from "../cluster-actions.js";
 import type { ClusterTemplate, Json, JsonObject, Provider } from "../entities.js";
 import { subjects } from "../subjects.js";
@@ -36,7 +36,7 @@ export interface CreateClusterBody {
   config?: JsonObject;
 }
 
-/** Delete, start, stop and restart take only the provider fields a provider type asks users for (spec 7). */
+/** Delete, start, stop and restart take only the provider fields a provider type asks users for. */
 export interface ProviderFieldsBody {
   providerFields?: JsonObject;
 }
@@ -49,7 +49,7 @@ export interface ClusterProgress {
   stepscompleted: number;
 }
 
-/** What both forms of a cluster show (spec 2.7). */
+/** What both forms of a cluster show. */
 interface ClusterBasics {
   id: string;
   name: string;
@@ -64,14 +64,14 @@ interface ClusterBasics {
   progress: ClusterProgress;
 }
 
-/** Spec 2.7 summary form (`GET /clusters`). */
+/** The summary form of a cluster (`GET /clusters`). */
 export interface ClusterSummary extends ClusterBasics {
   numNodes: number;
   provider: { name: string };
   clusterTemplate: { name: string };
 }
 
-/** One entry of a node's action history (spec 2.7). */
+/** One entry of a node's action history. */
 export interface NodeActionView {
   taskId: string;
   service: string;
@@ -83,7 +83,7 @@ export interface NodeActionView {
   stderr?: string;
 }
 
-/** Spec 2.7 node object. */
+/** A node as the full form shows it. */
 export interface NodeView {
   id: string;
   clusterId: string;
@@ -92,7 +92,7 @@ export interface NodeView {
   actions: NodeActionView[];
 }
 
-/** Spec 2.7 full form (`GET /clusters/{id}`). */
+/** The full form of a cluster (`GET /clusters/{id}`). */
 export interface ClusterDetails extends ClusterBasics {
   provider: Provider;
   clusterTemplate: ClusterTemplate;
@@ -101,7 +101,7 @@ export interface ClusterDetails extends ClusterBasics {
   nodes: NodeView[];
 }
 
-/** Spec 4.7 status body. */
+/** The body of `GET /clusters/{id}/status`. */
 export interface ClusterStatusView {
   clusterid: string;
   status: ClusterStatus;
@@ -119,7 +119,7 @@ export interface PlanTaskView {
   service?: string;
 }
 
-/** Spec 2.8 plan object. */
+/** A plan as the API shows it. */
 export interface PlanView {
   id: string;
   clusterId: string;

@@ -42,7 +42,7 @@ export interface RestBinding {
   /** Usually one; start, stop and restart of services have one for all services and one for a single service. */
   routes: readonly RestRoute[];
   access: Access;
-  /** Status when the role does not allow the call (spec: 401, except import and metrics queues: 403). */
+  /** Status when the role does not allow the call: 401, except import and queue metrics 403 (docs/api.md). */
   denialStatus: 401 | 403;
   body: BodyKind;
   /**

@@ -20,13 +20,13 @@ import {
 const names = arrayOf(string);
 const withDescription = { description: string };
 
-/** Spec 2.1: the known fields, and any extra tenant setting beside them. */
+/** A tenant: the known fields, and any extra tenant setting beside them. */
 export const tenantSchema = objectOf(
   { name: string, workers: count },
   { optional: { ...withDescription, maxClusters: count, maxNodes: count }, additionalProperties: anyJson },
 );
 
-/** Spec 2.2. */
+/** A provisioner as the API shows it. */
 export const provisionerSchema = objectOf({
   id: string,
   host: string,
@@ -37,16 +37,18 @@ export const provisionerSchema = objectOf({
   usage: recordOf(count),
 });
 
-/** Spec 2.3; `provisioner` holds the provider type's fields (sensitive ones redacted for all but the tenant admin). */
+/**
+ * A provider; `provisioner` holds the provider type's fields (sensitive ones redacted for all but the tenant admin).
+ */
 export const providerSchema = objectOf({ name: string, providertype: string, provisioner: anyObject }, { optional: withDescription });
 
-/** Spec 2.4: hardware types and image types. */
+/** Hardware types and image types (one shape). */
 export const machineTypeSchema = objectOf({ name: string, providermap: recordOf(recordOf(string)) }, { optional: withDescription });
 
 const orderingSchema = objectOf({ requires: names, uses: names });
 const serviceActionSchema = objectOf({ type: string, fields: recordOf(string) });
 
-/** Spec 2.5. */
+/** A service (docs/catalog.md, Services and dependencies). */
 export const serviceSchema = objectOf(
   {
     name: string,
@@ -58,7 +60,7 @@ export const serviceSchema = objectOf(
 
 const bounds = objectOf({}, { optional: { min: count, max: count } });
 
-/** Spec 2.6. */
+/** A cluster template (docs/catalog.md, Cluster templates and constraints). */
 export const clusterTemplateSchema = objectOf(
   {
     name: string,
@@ -95,7 +97,7 @@ export const catalogEntitySchemas: Readonly<Record<CatalogKind, JsonSchema>> = {
   clustertemplates: clusterTemplateSchema,
 };
 
-/** Spec 4.10: every kind's list. */
+/** The export and import body: every kind's list. */
 export const catalogSnapshotSchema = objectOf(
   Object.fromEntries(CATALOG_KINDS.map((kind) => [kind, arrayOf(catalogEntitySchemas[kind])])),
 );

@@ -1,4 +1,4 @@
-/** Endpoints the metrics service answers: queue metrics and node usage (spec 2.11, 4.9). */
+/** Endpoints the metrics service answers: queue metrics and node usage. */
 import { subjects } from "../subjects.js";
 import { endpointsOf, route } from "./endpoint.js";
 import { arrayOf, count, integer, objectOf, recordOf, string } from "./json-schema.js";
@@ -11,7 +11,7 @@ export interface QueueCounts {
   total: number;
 }
 
-/** What `GET /metrics/nodes/usage` answers (spec 2.11): node-seconds in the window. */
+/** What `GET /metrics/nodes/usage` answers: node-seconds in the window. */
 export interface NodeUsageAnswer {
   /** Unix seconds. */
   start: number;
@@ -32,7 +32,7 @@ export const metricEndpoints = {
     body: "none",
     reply: recordOf(objectOf({ inProgress: count, queued: count, total: count })),
   }),
-  // Who may see what is decided by the metrics service (spec 4.9: 403 and 405 cases).
+  // Who may see what is decided by the metrics service (its 403 and 405 cases: services/metrics/README.md).
   "metrics.nodeUsage": define.get<NodeUsageAnswer, "start" | "end" | "user" | "tenant">(
     m.nodeUsage,
     "/metrics/nodes/usage",

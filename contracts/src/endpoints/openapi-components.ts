@@ -27,7 +27,7 @@ export interface DocSchemaObject extends Omit<JsonSchema, "properties" | "items"
   anyOf?: DocSchema[];
 }
 
-/** The JSON error body of every 4xx and 5xx answer (DESIGN.md). */
+/** The JSON error body of every 4xx and 5xx answer (docs/decisions.md, Errors are JSON). */
 export const errorBodySchema = objectOf(
   {
     status: integer,
@@ -37,7 +37,7 @@ export const errorBodySchema = objectOf(
   { optional: { details: anyObject } },
 );
 
-/** The 400 body when a provider type needs fields the request did not give (spec 7), one group per alternative. */
+/** The 400 body when a provider type needs fields the request did not give, one group per alternative. */
 export const missingFieldsSchema = objectOf({
   missingFields: arrayOf(
     recordOf(objectOf({ label: string, override: boolean, sensitive: boolean, tip: string, type: string })),
@@ -140,7 +140,7 @@ export function errorResponseComponents(): Record<ErrorResponseName, DocResponse
 
 export type SecuritySchemeName = "userId" | "tenantId" | "bearerToken";
 
-/** How a caller says who it is: the identity headers always, and a Bearer token when security is on (spec 5). */
+/** How a caller says who it is: the identity headers always, and a Bearer token when security is on. */
 export const securitySchemes = {
   userId: {
     type: "apiKey",

@@ -228,7 +228,7 @@ function streamOperationOf(name: EndpointName, endpoint: Endpoint, stream: Strea
 
 const serviceTags: ReadonlyArray<{ name: string; description: string }> = [
   { name: "gateway", description: "Answered by the gateway itself: liveness, this description and its browsable docs." },
-  { name: "tenancy", description: "Tenants, provisioners, the catalog (spec 4.3-4.6), export and import, hostpool hosts." },
+  { name: "tenancy", description: "Tenants, provisioners, the catalog, export and import, hostpool hosts." },
   { name: "clusters", description: "Clusters, their plans, configuration, services and node properties." },
   { name: "plugins", description: "Plugin types and their resources." },
   { name: "metrics", description: "Queue depths and node usage." },

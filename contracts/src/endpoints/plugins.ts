@@ -1,11 +1,11 @@
-/** Endpoints the plugins service answers: plugin types, resources and their versions, sync (spec 2.9, 2.10, 4.8). */
+/** Endpoints the plugins service answers: plugin types, resources and their versions, sync. */
 import type { PluginParameterSet } from "../entities.js";
 import { RESOURCE_STATUSES, type ResourceStatus } from "../resource-status.js";
 import { subjects } from "../subjects.js";
 import { endpointsOf, route } from "./endpoint.js";
 import { anyJson, arrayOf, boolean, bytes, count, objectOf, oneOfValues, recordOf, string } from "./json-schema.js";
 
-/** Spec 2.9: a plugin specification as the API shows it (`resourcetypes` / `filetype`, not the stored names). */
+/** A plugin specification as the API shows it (`resourcetypes` / `filetype`, not the stored names). */
 export interface PluginSpecView {
   name: string;
   description: string;
@@ -13,7 +13,7 @@ export interface PluginSpecView {
   parameters: { admin?: PluginParameterSet; user?: PluginParameterSet };
 }
 
-/** Spec 2.10: one version of a resource. */
+/** One version of a resource. */
 export interface ResourceMeta {
   name: string;
   version: number;

@@ -92,7 +92,7 @@ export type CatalogEndpoints<K extends CatalogKind> = {
   [Op in keyof CatalogKindEndpoints as `tenancy.catalog.${K}.${Op}`]: CatalogKindEndpoints[Op];
 };
 
-/** `GET|POST /{kind}`, `GET|PUT|DELETE /{kind}/{name}` of one catalog kind (spec 4.3-4.6). */
+/** `GET|POST /{kind}`, `GET|PUT|DELETE /{kind}/{name}` of one catalog kind. */
 export function catalogEndpoints<K extends CatalogKind>(kind: K): CatalogEndpoints<K> {
   const s = t.catalog[kind];
   const entity = catalogEntitySchemas[kind];
