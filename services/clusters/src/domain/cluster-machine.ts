@@ -3,8 +3,8 @@ import type { ClusterAction, ClusterStatus, JsonObject, Service } from "@corral/
 import { machineVersions } from "./actors.js";
 
 /**
- * The cluster actor: status and current action (spec 3.1, 3.2). Pure; the durable actor (src/actor/) persists the
- * snapshot and sends events when a job starts or its plan ends, and when a lease is extended.
+ * The cluster actor: status and current action (docs/architecture.md, Durable actors). Pure; the durable actor
+ * (src/actor/) persists the snapshot and sends events when a job starts or its plan ends, and when a lease is extended.
  */
 
 export const CLUSTER_MACHINE_VERSION = "cluster@1";
@@ -47,7 +47,7 @@ export type ClusterEvent =
   /** `at`: the time of the request (ms), which the new end must lie after. */
   | { type: "lease.extend"; expireTime: number; at: number };
 
-/** Which actions each settled state accepts (Coopr's rules; spec 3.1 and 4.7). */
+/** Which actions each settled state accepts (Coopr's rules; docs/architecture.md, Durable actors). */
 const ALLOWED: Record<string, readonly ClusterAction[]> = {
   active: ["cluster_delete", "cluster_configure", "cluster_configure_with_restart", "add_services", "start_services", "stop_services", "restart_services"],
   inconsistent: ["cluster_delete", "cluster_configure", "cluster_configure_with_restart"],
@@ -59,7 +59,7 @@ export function isActionAllowed(status: ClusterStatus, action: ClusterAction): b
   return ALLOWED[status]?.includes(action) ?? false;
 }
 
-/** The status a failed job leaves (spec 3.1: create and delete -> incomplete, others -> inconsistent). */
+/** The status a failed job leaves: create and delete -> incomplete, others -> inconsistent. */
 const failureStatus = (action: ClusterAction) =>
   action === "cluster_create" || action === "cluster_delete" ? "incomplete" : "inconsistent";
 

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { TaskName } from "@corral/contracts";
 import type { TaskResult } from "@corral/shared";
 
-/** Node lifecycle events for metrics (DESIGN.md "Events"). */
+/** Node lifecycle events for metrics (docs/architecture.md, Events). */
 export interface NodeEvent {
   type: "node.created" | "node.deleted";
   tenant: string;

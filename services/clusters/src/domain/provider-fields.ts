@@ -1,14 +1,14 @@
 import type { Json, PluginField, PluginSpec } from "@corral/contracts";
 
-/** One entry of the spec's `missingFields` body: field name -> its description. */
+/** One entry of the 400 `{missingFields}` body: field name -> its description. */
 export type MissingFieldGroup = Record<string, { label: string; override: boolean; sensitive: boolean; tip: string; type: string }>;
 
 const isGiven = (v: Json | undefined) => v !== undefined && v !== null && v !== "";
 
 /**
- * Which required user fields of a provider type are missing (spec 7). `required` lists alternative sets: the
- * request is fine when any one set is fully given (by the provider's own settings or the request's provider
- * fields). Otherwise every set is reported with the fields it lacks. Empty when nothing is missing.
+ * Which required user fields of a provider type are missing (docs/architecture.md, Errors). `required` lists
+ * alternative sets: the request is fine when any one set is fully given (by the provider's own settings or the
+ * request's provider fields). Otherwise every set is reported with the fields it lacks. Empty when nothing is missing.
  */
 export function missingProviderFields(spec: PluginSpec | undefined, given: Record<string, Json | undefined>): MissingFieldGroup[] {
   const user = spec?.parameters?.user;

@@ -28,7 +28,10 @@ export interface ClusterRecord extends ClusterRecordHead {
   /** ms; 0 means the lease never ends. */
   expireTime: number;
   actor: PersistedActor<ClusterContext>;
-  /** Copies taken at creation (spec 2.7), so later catalog changes do not affect the cluster. */
+  /**
+   * Copies taken at creation, so later catalog changes do not affect the cluster (docs/decisions.md, A cluster keeps
+   * the definitions it was created with).
+   */
   provider: Provider;
   clusterTemplate: ClusterTemplate;
   services: string[];
@@ -46,7 +49,7 @@ export interface ClusterRecord extends ClusterRecordHead {
   released?: boolean;
 }
 
-/** One entry of a node's action history (spec 2.7), stored as the API shows it. */
+/** One entry of a node's action history, stored as the API shows it. */
 export type NodeAction = NodeActionView;
 
 /** A node as stored. */

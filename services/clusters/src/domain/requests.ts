@@ -19,7 +19,7 @@ import {
   type QueryValues,
 } from "@corral/contracts";
 
-/** `POST /clusters` (spec 4.7), validated. */
+/** `POST /clusters`, validated. */
 export type CreateClusterRequest = CreateClusterBody;
 
 const optionalFields = (obj: Record<string, unknown>): JsonObject | undefined => {
@@ -107,7 +107,7 @@ export function parseLeaseExtension(body: unknown): { expireTime: number } {
   return { expireTime: parseInteger(getOwn(obj, "expireTime"), "expireTime", { min: 0 }) };
 }
 
-/** `POST /getNodeProperties` (spec 4.11). */
+/** `POST /getNodeProperties`, validated. */
 export function parseNodePropertiesRequest(body: unknown): { clusterId: string; properties: string[]; services: string[] } {
   const obj = requireObject(body, "");
   const clusterId = getOwn(obj, "clusterId");

@@ -20,7 +20,7 @@ export function progressOf(cluster: ClusterRecord, plan: PlanRecord | undefined)
   return { action: c.action, actionstatus: c.actionstatus, ...steps };
 }
 
-/** The fields both forms of spec 2.7 share. */
+/** The fields both forms of a cluster (summary and full) share. */
 function clusterBasics(cluster: ClusterRecord, progress: Progress) {
   return {
     id: cluster.id,
@@ -35,7 +35,7 @@ function clusterBasics(cluster: ClusterRecord, progress: Progress) {
   };
 }
 
-/** Spec 2.7 summary form. */
+/** The summary form of a cluster (`GET /clusters`). */
 export function clusterSummary(cluster: ClusterRecord, progress: Progress): ClusterSummary {
   return {
     ...clusterBasics(cluster, progress),
@@ -45,7 +45,7 @@ export function clusterSummary(cluster: ClusterRecord, progress: Progress): Clus
   };
 }
 
-/** Spec 2.7 node object. */
+/** A node as the full form shows it. */
 export function nodeView(node: ClusterNode): NodeView {
   return {
     id: node.id,
@@ -65,7 +65,7 @@ export function nodeView(node: ClusterNode): NodeView {
   };
 }
 
-/** Spec 2.7 full form. */
+/** The full form of a cluster (`GET /clusters/{id}`). */
 export function clusterDetails(cluster: ClusterRecord, nodes: ClusterNode[], progress: Progress): ClusterDetails {
   return {
     ...clusterBasics(cluster, progress),
@@ -77,7 +77,7 @@ export function clusterDetails(cluster: ClusterRecord, nodes: ClusterNode[], pro
   };
 }
 
-/** Spec 4.7 status body. */
+/** The body of `GET /clusters/{id}/status`. */
 export function clusterStatus(cluster: ClusterRecord, progress: Progress): ClusterStatusView {
   return {
     clusterid: cluster.id,
@@ -89,7 +89,7 @@ export function clusterStatus(cluster: ClusterRecord, progress: Progress): Clust
   };
 }
 
-/** Spec 2.8 plan object. */
+/** A plan as the API shows it. */
 export function planView(plan: PlanRecord, stages: StoredTask[][]): PlanView {
   let index = 0;
   return {

@@ -2,7 +2,7 @@ import type { EndpointHandlers } from "@corral/shared";
 import { parseNodePropertiesRequest } from "../domain/requests.js";
 import type { HandlerDeps } from "./context.js";
 
-/** `POST /getNodeProperties` (spec 4.11): node id -> properties, filtered. */
+/** `POST /getNodeProperties`: node id -> properties, filtered. */
 export function rpcHandlers({ queries }: HandlerDeps) {
   return {
     "clusters.nodeProperties": async (req) => queries.nodeProperties(req.identity, parseNodePropertiesRequest(req.body)),

@@ -42,7 +42,8 @@ export async function prepareAddServices(
   const cluster = await findVisibleCluster(deps, identity, id);
   const catalog = await deps.tenancy.catalog(cluster.tenant);
   checkAddable(cluster, catalog.services, req.services);
-  // The cluster's own definitions (spec 2.7), with the added services' current ones.
+  // The cluster's own definitions, with the added services' current ones (docs/decisions.md, A cluster keeps the
+  // definitions it was created with).
   const defs = new Map<string, Service>(cluster.serviceDefs.map((d) => [d.name, d]));
   for (const name of req.services) {
     const def = catalog.services.find((d) => d.name === name);

@@ -100,9 +100,10 @@ async function prepareCreate(
 }
 
 /**
- * Creates a cluster: validates, solves and plans before answering (DESIGN.md "Decisions"), reserves quota, writes
- * nodes and the create plan, then commits by creating the cluster actor, and dispatches the first stage.
- * A crash before the commit leaves only unreachable keys under an id never used again.
+ * Creates a cluster: validates, solves and plans before answering (docs/decisions.md, A create is validated, solved and
+ * planned before it is answered), reserves quota, writes nodes and the create plan, then commits by creating the
+ * cluster actor, and dispatches the first stage. A crash before the commit leaves only unreachable keys under an id
+ * never used again.
  */
 export async function createCluster(ctx: OperationContext, identity: Identity, req: CreateClusterRequest): Promise<string> {
   const takeId = async () => formatClusterId(await ctx.deps.counters.next("clusters", { block: 32 }));

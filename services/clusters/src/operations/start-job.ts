@@ -43,8 +43,9 @@ export async function prepareJob(ctx: OperationContext, solver: Solver, cluster:
     services: request.changes?.serviceDefs ?? cluster.serviceDefs,
     ...(request.service !== undefined ? { service: request.service } : {}),
     ...(request.addedServices !== undefined ? { addedServices: request.addedServices } : {}),
-    // Services already running keep running: neither adding a service nor restarting one re-starts its
-    // dependencies (Coopr did both; none of them was stopped).
+    // Services already running keep running: neither adding a service nor restarting one starts its dependencies
+    // again, since none of them was stopped (docs/decisions.md, Adding or restarting a service leaves its
+    // dependencies alone).
     options: { startUnplannedDependencies: false },
   });
   return { cluster, request, nodes, plan };

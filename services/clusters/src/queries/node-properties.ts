@@ -11,7 +11,7 @@ export interface NodePropertiesQuery {
   services: readonly string[];
 }
 
-/** `POST /getNodeProperties` (spec 4.11): node id -> properties, filtered. */
+/** `POST /getNodeProperties`: node id -> properties, filtered. */
 export async function nodeProperties(deps: EngineDeps, identity: Identity, query: NodePropertiesQuery): Promise<Record<string, Record<string, Json>>> {
   const cluster = await findVisibleCluster(deps, identity, query.clusterId);
   const nodes = await deps.nodes.getMany(cluster.id, nodeIdsOf(cluster.id, cluster.numNodes));
