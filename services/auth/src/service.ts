@@ -36,7 +36,7 @@ export interface AuthService {
 }
 
 /**
- * Starts the token server (spec 5.2) and the `corral.auth.verify` handler: Basic credentials checked by the
+ * Starts the token server (docs/security.md) and the `corral.auth.verify` handler: Basic credentials checked by the
  * configured backend (realm file, LDAP, or a custom module), tokens signed with the key from the
  * `corral_auth_keys` bucket, failed logins throttled and revocations kept in Redis.
  */

@@ -15,7 +15,7 @@ import { listenOnSharedPort } from "./shared-port.js";
 import type { TokenVerifier } from "./verifier.js";
 
 /**
- * The token server (spec 5.2):
+ * The token server (docs/security.md):
  * - `GET /token` with `Authorization: Basic` -> 200 `{access_token, token_type: "Bearer", expires_in}`;
  *   401 for missing or wrong credentials (with a Basic challenge); 429 with `Retry-After` while throttled;
  *   503 when the backend or Redis cannot answer (failed logins cannot be counted without Redis, and no login

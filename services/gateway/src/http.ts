@@ -115,7 +115,7 @@ export class Exchange {
     this.send(status, body, body ? { "content-type": "application/json", ...headers } : headers);
   }
 
-  /** The JSON error body of DESIGN.md: `{status, error, message, details?}`. */
+  /** The JSON error body (docs/decisions.md, Errors are JSON): `{status, error, message, details?}`. */
   error(status: number, code: string, message: string, details?: Record<string, unknown>, headers?: Record<string, string>): void {
     const body: Record<string, unknown> = { status, error: code, message };
     if (details !== undefined) body["details"] = details;

@@ -15,7 +15,7 @@ export function roleOf(userId: string, tenant: string): Identity["role"] {
   return tenant === SUPERADMIN_TENANT ? "superadmin" : "admin";
 }
 
-/** Establishes who calls from the identity headers (spec 5.1); 401 when absent or unknown. */
+/** Establishes who calls from the identity headers; 401 when absent or unknown. */
 export async function resolveIdentity(
   userId: string,
   tenant: string,

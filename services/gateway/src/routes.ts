@@ -8,7 +8,7 @@ interface RouteBasics {
   method: Method;
   /** Path under the version segment; `:name` segments become params. */
   pattern: string;
-  /** Status when the role does not allow the call (spec: 401, except import and metrics queues: 403). */
+  /** Status when the role does not allow the call: 401, except import and queue metrics 403 (docs/api.md). */
   denialStatus: 401 | 403;
   body: BodyKind;
 }

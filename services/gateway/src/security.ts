@@ -4,7 +4,7 @@ import type { Logger } from "@corral/shared";
 import { bindingProblem, openTokenVerifier, roleFromToken, type TenantBinding, type TokenClaims } from "@corral/auth/internal";
 
 /**
- * Bearer-token authentication of API requests when `security.enabled` is on (spec 5.2).
+ * Bearer-token authentication of API requests when `security.enabled` is on (docs/security.md).
  *
  * Every request, `/status` included, needs `Authorization: Bearer <token>`; otherwise 401 with
  * `WWW-Authenticate: Bearer realm="..."` and the token server's URL in `details.auth_uri`. Tokens are

@@ -17,7 +17,7 @@ import { openUploadSink } from "./upload.js";
 import { createRequestTelemetry, TracedExchange } from "./request-telemetry.js";
 import type { GatewaySecurity } from "./security.js";
 
-/** The version segment every API path starts with (spec 9). */
+/** The version segment every API path starts with. */
 export const API_VERSION = "v2";
 
 export interface GatewayOptions {
@@ -38,7 +38,7 @@ export interface GatewayOptions {
 export interface GatewayDeps extends GatewayOptions {
   nc: NatsConnection;
   log: Logger;
-  /** Bearer-token checks (`security.enabled`); absent: identity headers alone, as before. The caller stops it. */
+  /** Bearer-token checks (`security.enabled`); absent: identity headers alone. The caller stops it. */
   security?: GatewaySecurity;
   /** The process's Prometheus metrics: requests by route and status with their latency. @default none */
   metrics?: MetricsRegistry;
@@ -67,7 +67,7 @@ interface RequestHead {
 
 function readHead(req: HttpRequest): RequestHead {
   const length = req.getHeader("content-length");
-  void req.getHeader(API_KEY_HEADER); // accepted, not validated (spec 5.1 leaves API keys open)
+  void req.getHeader(API_KEY_HEADER); // accepted, not validated (docs/decisions.md, API keys are accepted, not checked)
   return {
     method: req.getCaseSensitiveMethod().toUpperCase(),
     path: req.getUrl(),

@@ -2,7 +2,7 @@ import type { TokenClaims } from "../domain/token.js";
 import { connectedMulti, openRedis, redisReady, REDIS_START_WAIT_MS, type Logger, type RedisClient } from "@corral/shared";
 
 /**
- * Token revocation in Redis (DESIGN.md: Redis holds token revocations):
+ * Token revocation in Redis (docs/decisions.md, Redis holds only what can be rebuilt):
  * - `corral:auth:revoked:tokens`, a sorted set of revoked token ids scored by their expiry (ms); entries past
  *   their expiry are pruned, since an expired token is refused anyway;
  * - `corral:auth:revoked:users`, a hash user -> ms instant: every token of that user issued at or before it

@@ -3,8 +3,8 @@ import type { Logger } from "@corral/shared";
 import type { AuthenticationHandler } from "./types.js";
 
 /**
- * LDAP authentication through ldapts, configured by the `security.authentication.handler.*` properties of
- * spec 5.2 (names compared case-insensitively; environment variables arrive lower-cased):
+ * LDAP authentication through ldapts, configured by the `security.authentication.handler.*` properties
+ * (docs/security.md; names compared case-insensitively; environment variables arrive lower-cased):
  *
  * | property | default | use |
  * |---|---|---|

@@ -8,7 +8,7 @@ import { APPLY_EVENTS, QUERY_USAGE } from "./usage-scripts.js";
 /** The Redis client type the store works with (`createClient()` from `redis`). */
 export type RedisClient = RedisClientType;
 
-/** Node-seconds of a scope over a window (spec 2.11), all in seconds. */
+/** Node-seconds of a scope over a window, all in seconds. */
 export interface UsageFigure {
   start: number;
   end: number;

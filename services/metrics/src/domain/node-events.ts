@@ -1,5 +1,5 @@
 /**
- * Node lifecycle events as the metrics service understands them (DESIGN.md "Messages and state": the clusters
+ * Node lifecycle events as the metrics service understands them (docs/architecture.md, Events: the clusters
  * service publishes `node.created` / `node.deleted` events when a CREATE or DELETE task completes: one
  * `node.changes` message per tenant and results batch on `corral.events.<tenant>.node.changes`; older history holds
  * one message per event on `corral.events.<tenant>.node.created|deleted`). Pure: no NATS, no Redis.

@@ -1,7 +1,7 @@
 import { BadRequestError, CorralError, ForbiddenError, type Identity, type QueryOf } from "@corral/contracts";
 
 /**
- * Who may see which node usage (spec 4.9 rules 2-5, 5.1), as a pure decision on the caller and the query.
+ * Who may see which node usage, as a pure decision on the caller and the query.
  * See services/metrics/README.md "Node usage: access".
  */
 
@@ -24,7 +24,7 @@ export interface UsageQuery {
 /** Largest accepted timestamp (year 33658); keeps every computation exact in doubles. */
 export const MAX_TIMESTAMP_SECONDS = 1e12;
 
-/** 405: a tenant-level query from a caller that is not the superadmin (spec 4.9 rule 5, 7). */
+/** 405: a tenant-level query from a caller that is not the superadmin. */
 export class TenantUsageNotAllowedError extends CorralError {
   constructor(tenant: string, caller: string) {
     // No method reads another tenant's usage for this caller: an empty `Allow`.

@@ -3,8 +3,8 @@ import type { UsageStore } from "../adapters/usage-store.js";
 import { resolveUsageQuery } from "../domain/usage-query.js";
 
 /**
- * `GET /metrics/nodes/usage` (spec 4.9 rules 2-5): node-seconds of the scope the caller may see; 503 while Redis is
- * unavailable.
+ * `GET /metrics/nodes/usage`: node-seconds of the scope the caller may see (services/metrics/README.md); 503 while
+ * Redis is unavailable.
  */
 export function nodeUsageHandlers(store: UsageStore, now: () => number, log: Logger) {
   return {

@@ -2,7 +2,7 @@ import { ForbiddenError } from "@corral/contracts";
 import type { EndpointHandlers } from "@corral/shared";
 import type { QueueStateReader } from "../adapters/queue-state.js";
 
-/** `GET /metrics/queues` (spec 4.9 rule 1): a tenant admin sees its tenant, the superadmin every tenant. */
+/** `GET /metrics/queues`: a tenant admin sees its tenant, the superadmin every tenant. */
 export function queueHandlers(reader: QueueStateReader) {
   return {
     "metrics.queues": async ({ identity }) => {

@@ -5,7 +5,7 @@ import { ArchiveLayoutError, createTarChecker } from "../domain/tar-check.js";
 import type { ByteInspector } from "./blob-store.js";
 
 /**
- * Checks an archive resource while its bytes stream past (spec 4.8): gzip-compressed (detected by its magic
+ * Checks an archive resource while its bytes stream past: gzip-compressed (detected by its magic
  * bytes) or plain tar, unpacking to one top-level directory named as the resource. Nothing is buffered beyond
  * zlib's window and one tar header; a gzip bomb of zeros stops at the end-of-archive marker.
  * Failures are 400 `invalid_archive`.

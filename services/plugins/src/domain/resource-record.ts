@@ -40,7 +40,7 @@ export interface ResourceRecord {
 
 export type { ResourceMeta };
 
-/** Adds a new version as `inactive` (spec 3.3, "upload resource"); returns the new record and the version number. */
+/** Adds a new version as `inactive` (an upload); returns the new record and the version number. */
 export function withNewVersion(
   record: ResourceRecord | undefined,
   bytes: { object: string; size: number; format: ResourceFormat; uploadedAt: number },
@@ -50,7 +50,7 @@ export function withNewVersion(
   return { record: { nextVersion: version + 1, versions: [...(record?.versions ?? []), added] }, version };
 }
 
-/** Spec 2.10 metadata of a resource's versions, ascending, optionally only those with one status. */
+/** The API's metadata of a resource's versions, ascending, optionally only those with one status. */
 export function metadataOf(name: string, record: ResourceRecord, status?: ResourceStatus): ResourceMeta[] {
   return [...record.versions]
     .sort((a, b) => a.version - b.version)
@@ -63,7 +63,7 @@ export type RemovalResult =
   | { ok: false; reason: "unknown_version" | "no_versions" }
   | { ok: false; reason: "not_inactive"; versions: Array<{ version: number; status: ResourceStatus }> };
 
-/** Removes one version or all; spec 3.3: every targeted version must be inactive. The counter is kept. */
+/** Removes one version or all; every targeted version must be inactive. The counter is kept. */
 export function withoutVersions(record: ResourceRecord, which: number | "all"): RemovalResult {
   const targeted = which === "all" ? record.versions : record.versions.filter((v) => v.version === which);
   if (targeted.length === 0) return { ok: false, reason: which === "all" ? "no_versions" : "unknown_version" };

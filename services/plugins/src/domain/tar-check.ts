@@ -1,5 +1,5 @@
 /**
- * An incremental tar header reader that checks the layout rule of archive resources (spec 4.8): the archive unpacks
+ * An incremental tar header reader that checks the layout rule of archive resources: the archive unpacks
  * to one top-level directory named exactly as the resource. It sees the bytes once, in pieces of any size, keeps
  * only the current 512-byte header (and bounded extended-header data), and skips file contents without holding them.
  *

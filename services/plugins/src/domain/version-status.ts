@@ -1,10 +1,11 @@
 /**
- * The life of a plugin resource version (spec 3.3), as pure functions over a resource's versions.
+ * The life of a plugin resource version, as pure functions over a resource's versions (docs/decisions.md, Plugin
+ * resource stage and recall never answer 409).
  *
- * Coopr keeps two flags per version (reference coopr-rest.md 7.3): `slated` (wanted after the next sync) and `live`
- * (in use by provisioners now). The four statuses are their combinations: inactive (neither), staged (slated),
- * active (slated and live), recalled (live only). Staging a version slates it and un-slates every other version of
- * the same resource, so at most one version is slated and, after a sync, at most one is live.
+ * Coopr keeps two flags per version: `slated` (wanted after the next sync) and `live` (in use by provisioners now). The
+ * four statuses are their combinations: inactive (neither), staged (slated), active (slated and live), recalled (live
+ * only). Staging a version slates it and un-slates every other version of the same resource, so at most one version is
+ * slated and, after a sync, at most one is live.
  */
 
 import { RESOURCE_STATUSES, ResourceStatus } from "@corral/contracts";
@@ -21,7 +22,7 @@ export type VersionEvent =
   | { type: "version.recall"; version: number }
   | { type: "resource.sync" };
 
-/** Spec 3.3, "stage" rows, for the targeted version. */
+/** The "stage" rows of the version status table, for the targeted version. */
 export function statusAfterStage(status: ResourceStatus): ResourceStatus {
   switch (status) {
     case "inactive":
@@ -35,7 +36,7 @@ export function statusAfterStage(status: ResourceStatus): ResourceStatus {
   }
 }
 
-/** Spec 3.3, "recall" rows, for the targeted version. */
+/** The "recall" rows of the version status table, for the targeted version. */
 export function statusAfterRecall(status: ResourceStatus): ResourceStatus {
   switch (status) {
     case "active":
@@ -50,8 +51,8 @@ export function statusAfterRecall(status: ResourceStatus): ResourceStatus {
 }
 
 /**
- * Spec 3.3, "sync" rows: staged -> active; recalled is removed from use, after which it is `inactive` (the spec
- * does not say; Coopr's sync sets live := slated, which makes a recalled version inactive).
+ * The "sync" rows of the version status table: staged -> active; recalled is removed from use, after which it is
+ * `inactive` (the spec does not say; Coopr's sync sets live := slated, which makes a recalled version inactive).
  */
 export function statusAfterSync(status: ResourceStatus): ResourceStatus {
   switch (status) {
@@ -102,7 +103,7 @@ export function isLive(status: ResourceStatus): boolean {
   return status === "active" || status === "recalled";
 }
 
-/** Spec 3.3: only inactive versions may be deleted. */
+/** Only inactive versions may be deleted. */
 export function isDeletable(status: ResourceStatus): boolean {
   return status === "inactive";
 }

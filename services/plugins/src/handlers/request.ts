@@ -25,7 +25,7 @@ export interface ResolvedType {
 
 /**
  * Resolves `{plugin-type}/{plugin-name}/{resource-type}` of a request against the announced specifications.
- * Unknown plugin or a resource type the plugin does not define: 400 (spec 4.8).
+ * Unknown plugin or a resource type the plugin does not define: 400.
  */
 export async function resolveType(types: PluginTypeStore, req: ApiRequest): Promise<ResolvedType> {
   const kind = parseKind(req.params["type"]);

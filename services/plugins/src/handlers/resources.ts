@@ -30,7 +30,7 @@ export interface ResourceHandlerDeps {
 
 const describe = (a: ResourceAddress) => `${a.kind}/${a.plugin}/${a.resourceType}/${a.resource}`;
 
-/** Upload, list, delete, stage and recall of plugin resource versions (spec 2.10, 3.3, 4.8). */
+/** Upload, list, delete, stage and recall of plugin resource versions. */
 export function resourceHandlers(deps: ResourceHandlerDeps) {
   const { types, resources, blobs, log } = deps;
 
@@ -41,7 +41,7 @@ export function resourceHandlers(deps: ResourceHandlerDeps) {
     }
   };
 
-  /** Stage or recall one version (spec 3.3 table); "no effect" rows answer 200 too. */
+  /** Stage or recall one version by the version status table; "no effect" rows answer 200 too (docs/decisions.md). */
   const changeStatus = async (req: ApiRequest, type: "version.stage" | "version.recall"): Promise<void> => {
     const { address } = await resolveResource(types, req);
     const version = parseVersion(req.params["version"]);

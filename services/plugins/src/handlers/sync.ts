@@ -28,7 +28,7 @@ export interface SyncHandlerDeps {
 
 const addressKey = (a: ResourceAddress) => [a.kind, a.plugin, a.resourceType, a.resource].join("\u0000");
 
-/** `POST /plugins/sync` and the internal tenant copy of bootstrap (spec 3.3, 4.1, 4.8). */
+/** `POST /plugins/sync` and the internal tenant copy of bootstrap. */
 export function syncHandlers(deps: SyncHandlerDeps) {
   const { types, resources, blobs, activeSets, log } = deps;
 

@@ -3,7 +3,7 @@ import type { EndpointHandlers, PluginTypeReader as PluginTypeStore } from "@cor
 import { toSpecView } from "../domain/plugin-spec-view.js";
 import { kindLabel, parseKind } from "./request.js";
 
-/** `GET /plugins/{plugin-type}` and `GET /plugins/{plugin-type}/{plugin-name}` (spec 2.9, 4.8). */
+/** `GET /plugins/{plugin-type}` and `GET /plugins/{plugin-type}/{plugin-name}`. */
 export function typeHandlers(types: PluginTypeStore) {
   return {
     "plugins.listTypes": async (req) => {

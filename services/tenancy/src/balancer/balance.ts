@@ -1,11 +1,11 @@
 import type { WorkerAssignment } from "@corral/contracts";
 
 /**
- * Spreads every tenant's `workers` over live provisioners (DESIGN.md "Provisioners"). Pure and deterministic:
- * the same input (in any key or array order) gives the same output. Coopr's greedy balancer
- * (reference/coopr-provisioner.md 1.5) fills provisioners in unspecified order, packs a tenant onto one
- * provisioner and drops a capacity shortfall; this one keeps what it can, spreads what it adds, shares a
- * shortage fairly and reports it.
+ * Spreads every tenant's `workers` over live provisioners (docs/architecture.md, Provisioners). Pure and
+ * deterministic: the same input (in any key or array order) gives the same output. Coopr's greedy balancer fills
+ * provisioners in unspecified order, packs a tenant onto one provisioner and drops a capacity shortfall; this one
+ * keeps what it can, spreads what it adds, shares a shortage fairly and reports it (docs/decisions.md, Workers are
+ * balanced across provisioners).
  *
  * Rules, in the order applied:
  * 1. Keep: every placement of the current assignment on a live provisioner, for a tenant that still wants

@@ -26,8 +26,8 @@ function counts(value: unknown): Record<string, number> {
 }
 
 /**
- * Spec 2.2: the record the provisioner wrote and what the balancer assigned it. `capacityFree` is what the
- * assignment leaves of the capacity (0, not negative, while a capacity just lowered is being rebalanced).
+ * A provisioner as the API shows it: the record the provisioner wrote and what the balancer assigned it. `capacityFree`
+ * is what the assignment leaves of the capacity (0, not negative, while a capacity just lowered is being rebalanced).
  */
 function describe(record: ProvisionerRecord, assignment: WorkerAssignment): Provisioner {
   const capacityTotal = count(record.capacityTotal);
@@ -44,7 +44,10 @@ function describe(record: ProvisionerRecord, assignment: WorkerAssignment): Prov
   };
 }
 
-/** Spec 4.2 (superadmin only, which the gateway checks): live provisioners only; a dead one is not found. */
+/**
+ * `GET /provisioners` and `/provisioners/{id}` (superadmin only, which the gateway checks): live provisioners only; a
+ * dead one is not found.
+ */
 export function provisionerHandlers(registry: RegistryStore, now: () => number) {
   const isLive = (record: ProvisionerRecord | undefined): record is ProvisionerRecord =>
     record !== undefined &&

@@ -35,7 +35,7 @@ const PLUGIN_COPY_TIMEOUT_MS = 120_000;
 
 const byName = (a: Tenant, b: Tenant) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
-/** Refuses quotas below what the tenant already uses (spec 4.1, 8). */
+/** Refuses quotas below what the tenant already uses. */
 function checkQuotas(tenant: Tenant, used: { clusters: number; nodes: number }): void {
   if (tenant.maxClusters !== undefined && tenant.maxClusters < used.clusters) {
     throw new ConflictError(
@@ -85,7 +85,7 @@ export function tenantHandlers(deps: TenantHandlerDeps) {
       };
       const snapshot = bootstrap ? await exportCatalog(catalog, SUPERADMIN_TENANT) : emptySnapshot();
       if (bootstrap) {
-        // Spec 4.1: bootstrap also copies plugin resources. Done before the tenant exists: the copy replaces whatever
+        // Bootstrap also copies plugin resources. Done before the tenant exists: the copy replaces whatever
         // the name holds and is idempotent, so when it fails no tenant is left behind and the request can be retried.
         await ensureFree();
         await callEndpoint(deps.nc, "plugins.copyTenant", { from: SUPERADMIN_TENANT, to: tenant.name }, {

@@ -11,7 +11,7 @@ import type { CatalogReplacer } from "../catalog-replacer.js";
 import { providersSeenBy, withStoredSecrets } from "../provider-secrets.js";
 import { loadValidationContext } from "../validation-context.js";
 
-/** The tenant's whole catalog, each list sorted by name (spec 4.10). */
+/** The tenant's whole catalog, each list sorted by name. */
 export async function exportCatalog(catalog: CatalogStore, tenant: string): Promise<CatalogSnapshot> {
   const lists = await Promise.all(CATALOG_KINDS.map((kind) => catalog.list(tenant, kind)));
   return Object.fromEntries(CATALOG_KINDS.map((kind, i) => [kind, lists[i]])) as CatalogSnapshot;
