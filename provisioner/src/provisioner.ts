@@ -80,8 +80,8 @@ export function defaultProvisionerId(): string {
 }
 
 /**
- * Starts a provisioner (DESIGN.md "Provisioners"): registers itself and its plugin specs, heartbeats, follows its
- * part of the worker assignment and runs that many worker loops per tenant, each pulling tasks from the tenant's
+ * Starts a provisioner (docs/architecture.md, Provisioners): registers itself and its plugin specs, heartbeats, follows
+ * its part of the worker assignment and runs that many worker loops per tenant, each pulling tasks from the tenant's
  * task consumer, running the plugin, publishing the result and acking.
  */
 export async function startProvisioner(options: ProvisionerOptions): Promise<RunningProvisioner> {

@@ -49,7 +49,7 @@ export interface InstallReport {
 }
 
 /**
- * Makes a tenant's installed plugin resources exactly `desired` (reference coopr-provisioner.md 3.6, made atomic):
+ * Makes a tenant's installed plugin resources exactly `desired` (as Coopr's provisioner did, made atomic):
  *
  * ```
  * <workDir>/<tenant>/.resources/<kind>/<plugin>/<type>/<name>/<version>/<name>   the bytes: a file, or the archive's directory

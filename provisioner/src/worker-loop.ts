@@ -45,7 +45,7 @@ export interface WorkerLoop {
   readonly done: Promise<void>;
 }
 
-/** Starts a worker loop (see DESIGN.md "Provisioners" and shared/src/tasks.ts for the protocol). */
+/** Starts a worker loop (the protocol: docs/architecture.md, Task protocol, and shared/src/tasks.ts). */
 export function startWorkerLoop(deps: WorkerLoopDeps): WorkerLoop {
   const stopping = new AbortController();
   const loop = new Loop(deps, stopping.signal);

@@ -9,8 +9,8 @@ export function show(res: ApiResponse): string {
 }
 
 /**
- * Asserts the JSON error answer of DESIGN.md: HTTP `status` (or any 4xx for `"4xx"`), a JSON content type,
- * and a body `{status, error, message}` whose `status` equals the HTTP status. `what` names the request.
+ * Asserts the JSON error answer (docs/decisions.md, Errors are JSON): HTTP `status` (or any 4xx for `"4xx"`), a JSON
+ * content type, and a body `{status, error, message}` whose `status` equals the HTTP status. `what` names the request.
  * Returns whether everything held, so table-driven tests can stop early.
  */
 export function assertError(t: ExecutionContext, res: ApiResponse, status: number | "4xx", what: string): boolean {

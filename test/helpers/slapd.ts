@@ -1,7 +1,6 @@
 /**
- * A throwaway OpenLDAP server for tests (STYLE.md section 5; recipe: shared/reference/stack-recipe.md
- * section 5): cn=config and the directory are built with slapadd in a temp dir, slapd runs in the
- * foreground (`-d 0`, so the pid is slapd's own) on a random free 127.0.0.1 port, and `stop()` kills it and
+ * A throwaway OpenLDAP server for tests: cn=config and the directory are built with slapadd in a temp dir, slapd runs
+ * in the foreground (`-d 0`, so the pid is slapd's own) on a random free 127.0.0.1 port, and `stop()` kills it and
  * removes the dir. The programs come from `ensureSlapd()` (apt-get installs them when missing).
  */
 import { spawn, type ChildProcess } from "node:child_process";

@@ -116,7 +116,7 @@ interface PreparedRun {
   attributes: string;
 }
 
-/** The run list and the attribute JSON (the reference's layout, coopr-provisioner.md 4.3, with the full `coopr`). */
+/** The run list and the attribute JSON (Coopr's layout, with the full `coopr` attribute). */
 function prepareRun(ctx: PluginContext, action: ServiceActionCall): PreparedRun | { error: string } {
   const runList = String(action.fields["run_list"] ?? "").replace(/\s+/g, "");
   if (!runList) return { error: `chef-solo: the action ${action.name} of service ${action.service} has no run_list` };
