@@ -7,33 +7,33 @@ function template(extra: Record<string, unknown> = {}): Record<string, unknown> 
   return {
     name: "t",
     compatibility: { services: ["a", "b", "c"] },
-    defaults: { services: ["a"], provider: "joyent", config: {} },
+    defaults: { services: ["a"], provider: "digitalocean", config: {} },
     ...extra,
   };
 }
 
 function withDefaults(defaults: Record<string, unknown>): Record<string, unknown> {
-  return template({ defaults: { services: ["a"], provider: "joyent", config: {}, ...defaults } });
+  return template({ defaults: { services: ["a"], provider: "digitalocean", config: {}, ...defaults } });
 }
 
-test("template - the reference template parses to its canonical form", (t) => {
+test("template - a full template parses to its canonical form", (t) => {
   const body = {
-    name: "hdfs",
-    description: "Hdfs cluster",
+    name: "k8s",
+    description: "Kubernetes cluster",
     version: 1,
     defaults: {
-      services: ["hosts-1.0", "namenode", "datanode"],
-      provider: "joyent",
+      services: ["hosts-1.0", "kube-apiserver", "kubelet"],
+      provider: "digitalocean",
       hardwaretype: "large",
-      imagetype: "centos6",
+      imagetype: "debian12",
       dnsSuffix: "example.com",
       config: {},
     },
-    compatibility: { hardwaretypes: [], imagetypes: [], services: ["hosts-1.0", "namenode", "datanode"] },
+    compatibility: { hardwaretypes: [], imagetypes: [], services: ["hosts-1.0", "kube-apiserver", "kubelet"] },
     constraints: {
-      layout: { mustcoexist: [], cantcoexist: [["namenode", "datanode"]] },
+      layout: { mustcoexist: [], cantcoexist: [["kube-apiserver", "kubelet"]] },
       services: {
-        namenode: { hardwaretypes: ["large"], imagetypes: ["centos6", "ubuntu12"], quantities: { min: 1, max: 1 } },
+        "kube-apiserver": { hardwaretypes: ["large"], imagetypes: ["debian12", "ubuntu24"], quantities: { min: 1, max: 1 } },
       },
       size: { min: 1, max: 2147483647 },
     },
@@ -44,8 +44,8 @@ test("template - the reference template parses to its canonical form", (t) => {
   };
   const parsed = parseClusterTemplate(body);
   t.deepEqual(parsed, {
-    name: "hdfs",
-    description: "Hdfs cluster",
+    name: "k8s",
+    description: "Kubernetes cluster",
     compatibility: body.compatibility,
     defaults: body.defaults,
     constraints: body.constraints,
@@ -78,7 +78,7 @@ test("template - the minimal template: compatibility lists filled, optional leve
   t.deepEqual(parsed, {
     name: "t",
     compatibility: { hardwaretypes: [], imagetypes: [], services: [] },
-    defaults: { services: ["a"], provider: "joyent", config: {} },
+    defaults: { services: ["a"], provider: "digitalocean", config: {} },
   });
   t.false("constraints" in parsed);
   t.false("administration" in parsed);
@@ -137,10 +137,10 @@ test("template - required sections", (t) => {
 });
 
 test("template - defaults.config is copied as any JSON object", (t) => {
-  const config = { hadoop: { core_site: { "fs.defaultFS": "hdfs://%host.service.nn%" } }, n: [1, null, true] };
+  const config = { kubernetes: { apiserver: { etcd_servers: "https://%host.service.etcd%:2379" } }, n: [1, null, true] };
   const parsed = parseClusterTemplate(withDefaults({ config }));
   t.deepEqual(parsed.defaults.config, config);
-  t.not(parsed.defaults.config["hadoop"], config.hadoop);
+  t.not(parsed.defaults.config["kubernetes"], config.kubernetes);
 });
 
 test("template - defaults.services must be a subset of a non-empty compatibility.services", (t) => {
@@ -182,11 +182,11 @@ test("template - defaults.hardwaretype and imagetype must be in a non-empty comp
     () =>
       parseClusterTemplate(
         template({
-          compatibility: { imagetypes: ["centos6"] },
-          defaults: { services: [], provider: "p", config: {}, imagetype: "ubuntu12" },
+          compatibility: { imagetypes: ["debian12"] },
+          defaults: { services: [], provider: "p", config: {}, imagetype: "ubuntu24" },
         }),
       ),
-    `defaults.imagetype must be one of compatibility.imagetypes (got "ubuntu12")`,
+    `defaults.imagetype must be one of compatibility.imagetypes (got "ubuntu24")`,
     "defaults.imagetype",
   );
   throws400(
@@ -361,55 +361,55 @@ test("template - constraints.layout", (t) => {
 
 test("template - constraints.services", (t) => {
   const services = {
-    nn: { hardwaretypes: ["large"], quantities: { min: "1", max: "1" } },
-    dn: { quantities: { min: 2 } },
-    hp: { quantities: { max: "0" } },
+    etcd: { hardwaretypes: ["large"], quantities: { min: "1", max: "1" } },
+    kubelet: { quantities: { min: 2 } },
+    redis: { quantities: { max: "0" } },
     any: {},
   };
   t.deepEqual(parseClusterTemplate(template({ constraints: { services } })).constraints, {
     services: {
-      nn: { hardwaretypes: ["large"], quantities: { min: 1, max: 1 } },
-      dn: { quantities: { min: 2 } },
-      hp: { quantities: { max: 0 } },
+      etcd: { hardwaretypes: ["large"], quantities: { min: 1, max: 1 } },
+      kubelet: { quantities: { min: 2 } },
+      redis: { quantities: { max: 0 } },
       any: {},
     },
   });
   const bad = (s: unknown): Record<string, unknown> => template({ constraints: { services: s } });
   throws400(
     t,
-    () => parseClusterTemplate(bad({ nn: { quantities: { min: 2, max: 1 } } })),
-    "constraints.services.nn.quantities.max must be >= quantities.min (2)",
-    "constraints.services.nn.quantities.max",
+    () => parseClusterTemplate(bad({ etcd: { quantities: { min: 2, max: 1 } } })),
+    "constraints.services.etcd.quantities.max must be >= quantities.min (2)",
+    "constraints.services.etcd.quantities.max",
   );
   throws400(
     t,
-    () => parseClusterTemplate(bad({ nn: { quantities: { min: -1 } } })),
-    "constraints.services.nn.quantities.min must be >= 0 (got -1)",
-    "constraints.services.nn.quantities.min",
+    () => parseClusterTemplate(bad({ etcd: { quantities: { min: -1 } } })),
+    "constraints.services.etcd.quantities.min must be >= 0 (got -1)",
+    "constraints.services.etcd.quantities.min",
   );
   throws400(
     t,
-    () => parseClusterTemplate(bad({ nn: { quantities: { max: "x" } } })),
-    `constraints.services.nn.quantities.max must be an integer (got "x")`,
-    "constraints.services.nn.quantities.max",
+    () => parseClusterTemplate(bad({ etcd: { quantities: { max: "x" } } })),
+    `constraints.services.etcd.quantities.max must be an integer (got "x")`,
+    "constraints.services.etcd.quantities.max",
   );
   throws400(
     t,
-    () => parseClusterTemplate(bad({ nn: { quantities: 1 } })),
-    "constraints.services.nn.quantities must be an object (got 1)",
-    "constraints.services.nn.quantities",
+    () => parseClusterTemplate(bad({ etcd: { quantities: 1 } })),
+    "constraints.services.etcd.quantities must be an object (got 1)",
+    "constraints.services.etcd.quantities",
   );
   throws400(
     t,
-    () => parseClusterTemplate(bad({ nn: { imagetypes: "centos6" } })),
-    `constraints.services.nn.imagetypes must be an array of names (got "centos6")`,
-    "constraints.services.nn.imagetypes",
+    () => parseClusterTemplate(bad({ etcd: { imagetypes: "debian12" } })),
+    `constraints.services.etcd.imagetypes must be an array of names (got "debian12")`,
+    "constraints.services.etcd.imagetypes",
   );
   throws400(
     t,
-    () => parseClusterTemplate(bad({ nn: [] })),
-    "constraints.services.nn must be an object (got an array)",
-    "constraints.services.nn",
+    () => parseClusterTemplate(bad({ etcd: [] })),
+    "constraints.services.etcd must be an object (got an array)",
+    "constraints.services.etcd",
   );
   throws400(
     t,

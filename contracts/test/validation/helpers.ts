@@ -1,12 +1,12 @@
-/** Shared helpers for the validation tests: the Coopr fixture catalog and error assertions. */
+/** Shared helpers for the validation tests: the test catalog and error assertions. */
 import type { ExecutionContext } from "ava";
 import type { CorralError } from "../../src/errors.js";
 import type { ValidationContext } from "../../src/validation/index.js";
 import { FIXTURE_PROVIDER_TYPES, fixtureAutomatorSpecs } from "../../../test/helpers/fixture-catalog.js";
 
 /**
- * The Coopr default catalog, outside the repository (`/work/shared/fixtures`; `CORRAL_FIXTURES` overrides):
- * `fixture(relative)` reads one file, `fixtures(folder)` every file of a folder sorted by name, as untrusted JSON.
+ * The test catalog (`test/fixtures/catalog`): `fixture(relative)` reads one file, `fixtures(folder)` every file of
+ * a folder sorted by name, as untrusted JSON.
  */
 export {
   FIXTURES_DIR as FIXTURES,
@@ -18,8 +18,8 @@ const AUTOMATORS = new Map(fixtureAutomatorSpecs().map((spec) => [spec.name, spe
 export const CHEF_SOLO = AUTOMATORS.get("chef-solo")!;
 export const SHELL = AUTOMATORS.get("shell")!;
 
-/** The provider types of the fixtures and the chef-solo and shell automator specs. */
-export const COOPR_CONTEXT: ValidationContext = {
+/** The provider types of the test catalog and its chef-solo and shell automator specs. */
+export const CATALOG_CONTEXT: ValidationContext = {
   isProviderType: (name) => FIXTURE_PROVIDER_TYPES.includes(name),
   automatorType: (name) => AUTOMATORS.get(name),
 };

@@ -7,17 +7,17 @@ test("machine type - hardware type with flavors", (t) => {
     name: "small",
     description: "1 vCPU",
     version: 1,
-    providermap: { joyent: { flavor: "Small 1GB" }, rackspace: { flavor: "3" } },
+    providermap: { digitalocean: { flavor: "s-2vcpu-2gb" }, "gce-europe": { flavor: "e2-small" } },
   };
   const type = parseMachineType(body);
   t.deepEqual(type, {
     name: "small",
     description: "1 vCPU",
-    providermap: { joyent: { flavor: "Small 1GB" }, rackspace: { flavor: "3" } },
+    providermap: { digitalocean: { flavor: "s-2vcpu-2gb" }, "gce-europe": { flavor: "e2-small" } },
   });
   t.deepEqual(Object.keys(type), ["name", "description", "providermap"]);
   t.not(type.providermap, body.providermap);
-  t.not(type.providermap["joyent"], body.providermap.joyent);
+  t.not(type.providermap["digitalocean"], body.providermap.digitalocean);
 });
 
 test("machine type - numbers and booleans become strings", (t) => {
@@ -80,7 +80,7 @@ test("machine type - errors", (t) => {
   );
 });
 
-test("machine type - the fixture image type parses", (t) => {
-  const image = parseMachineType(fixture("imagetypes/centos6.json"));
-  t.is(image.providermap["joyent"]?.["image"], "bf67d2fc-2ed1-11e4-a6ef-a7df3cdba7e9");
+test("machine type - the test catalog's image type parses", (t) => {
+  const image = parseMachineType(fixture("imagetypes/debian12.json"));
+  t.is(image.providermap["digitalocean"]?.["image"], "debian-12-x64");
 });

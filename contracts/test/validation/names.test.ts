@@ -3,7 +3,7 @@ import { isValidName, parseName } from "../../src/validation/index.js";
 import { throws400 } from "./helpers.js";
 
 test("names - isValidName accepts letters, digits, dot, underscore and dash", (t) => {
-  for (const name of ["a", "hadoop-hdfs-namenode", "Standard_2.xlarge", "0", "a".repeat(255), "..", "__proto_"]) {
+  for (const name of ["a", "kube-apiserver", "M6i_2.xlarge", "0", "a".repeat(255), "..", "__proto_"]) {
     t.true(isValidName(name), name);
   }
 });

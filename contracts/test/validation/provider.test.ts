@@ -1,26 +1,26 @@
 import test from "ava";
 import type { Provider } from "../../src/entities.js";
 import { mergeProviderUpdate, parseProvider, type ProviderValidationContext } from "../../src/validation/index.js";
-import { COOPR_CONTEXT, fixture, throws400 } from "./helpers.js";
+import { CATALOG_CONTEXT, fixture, throws400 } from "./helpers.js";
 
-const ctx: ProviderValidationContext = { isProviderType: (name) => name === "joyent" || name === "aws" };
+const ctx: ProviderValidationContext = { isProviderType: (name) => name === "digitalocean" || name === "aws" };
 
 test("provider - full provider, canonical key order", (t) => {
   const provider = parseProvider(
     {
-      provisioner: { joyent_version: "~7.0", port: 22, opts: { a: [1] } },
-      providertype: "joyent",
-      description: "J",
-      name: "joyent",
+      provisioner: { api_version: "v2", port: 22, opts: { a: [1] } },
+      providertype: "digitalocean",
+      description: "D",
+      name: "digitalocean",
       version: 3,
     },
     ctx,
   );
   t.deepEqual(provider, {
-    name: "joyent",
-    description: "J",
-    providertype: "joyent",
-    provisioner: { joyent_version: "~7.0", port: 22, opts: { a: [1] } },
+    name: "digitalocean",
+    description: "D",
+    providertype: "digitalocean",
+    provisioner: { api_version: "v2", port: 22, opts: { a: [1] } },
   });
   t.deepEqual(Object.keys(provider), ["name", "description", "providertype", "provisioner"]);
 });
@@ -99,23 +99,23 @@ test("provider - deeply nested settings are refused, not a stack overflow", (t) 
   t.regex(err?.message ?? "", /^provisioner\.deep(\[0\])+ is nested too deeply \(at most 64 levels\)$/);
 });
 
-const OLD: Provider = { name: "joyent", description: "old", providertype: "joyent", provisioner: { a: "1" } };
+const OLD: Provider = { name: "digitalocean", description: "old", providertype: "digitalocean", provisioner: { a: "1" } };
 
 test("provider update - absent description, providertype and provisioner keep their old values", (t) => {
-  const merged = mergeProviderUpdate(OLD, { name: "joyent" });
+  const merged = mergeProviderUpdate(OLD, { name: "digitalocean" });
   t.deepEqual(parseProvider(merged, ctx), OLD);
-  t.deepEqual(parseProvider(mergeProviderUpdate(OLD, { name: "joyent", description: null }), ctx), OLD);
+  t.deepEqual(parseProvider(mergeProviderUpdate(OLD, { name: "digitalocean", description: null }), ctx), OLD);
 });
 
 test("provider update - given values replace the old ones", (t) => {
   const merged = mergeProviderUpdate(OLD, {
-    name: "joyent",
+    name: "digitalocean",
     description: "",
     providertype: "aws",
     provisioner: { b: 2 },
   });
   t.deepEqual(parseProvider(merged, ctx), {
-    name: "joyent",
+    name: "digitalocean",
     description: "",
     providertype: "aws",
     provisioner: { b: 2 },
@@ -124,16 +124,16 @@ test("provider update - given values replace the old ones", (t) => {
 
 test("provider update - an old provider without description stays without", (t) => {
   const { description: _description, ...old } = OLD;
-  t.deepEqual(parseProvider(mergeProviderUpdate(old, { name: "joyent" }), ctx), old);
+  t.deepEqual(parseProvider(mergeProviderUpdate(old, { name: "digitalocean" }), ctx), old);
 });
 
 test("provider update - returns a new object and still validates the merged body", (t) => {
-  const body = { name: "joyent" };
+  const body = { name: "digitalocean" };
   t.not(mergeProviderUpdate(OLD, body), body);
-  t.deepEqual(body, { name: "joyent" });
+  t.deepEqual(body, { name: "digitalocean" });
   throws400(
     t,
-    () => parseProvider(mergeProviderUpdate(OLD, { name: "joyent", providertype: "x" }), ctx),
+    () => parseProvider(mergeProviderUpdate(OLD, { name: "digitalocean", providertype: "x" }), ctx),
     "providertype x is not a known provider plugin type",
     "providertype",
   );
@@ -141,8 +141,9 @@ test("provider update - returns a new object and still validates the merged body
   throws400(t, () => mergeProviderUpdate(OLD, null), "body must be a JSON object", "body");
 });
 
-test("provider - the fixture providers parse", (t) => {
-  const provider = parseProvider(fixture("providers/joyent.json"), COOPR_CONTEXT);
-  t.is(provider.providertype, "joyent");
-  t.is(provider.provisioner["joyent_version"], "~7.0");
+test("provider - the test catalog's providers parse", (t) => {
+  const provider = parseProvider(fixture("providers/digitalocean.json"), CATALOG_CONTEXT);
+  t.is(provider.providertype, "digitalocean");
+  t.is(provider.provisioner["region"], "ams3");
+  t.is(provider.provisioner["monitoring"], true);
 });

@@ -1,7 +1,7 @@
 import test from "ava";
 import type { PluginSpec } from "../../src/entities.js";
 import { parseService, type ServiceValidationContext } from "../../src/validation/index.js";
-import { CHEF_SOLO, COOPR_CONTEXT, SHELL, fixture, throws400 } from "./helpers.js";
+import { CHEF_SOLO, CATALOG_CONTEXT, SHELL, fixture, throws400 } from "./helpers.js";
 
 const EMPTY_DEPENDENCIES = {
   provides: [],
@@ -33,7 +33,7 @@ test("service - the reference service parses to its canonical form", (t) => {
     provisioner: { actions: { configure: chef("recipe[coopr_hosts::default]") } },
     links: [],
   };
-  const parsed = parseService(body, COOPR_CONTEXT);
+  const parsed = parseService(body, CATALOG_CONTEXT);
   t.deepEqual(parsed, {
     name: "hosts-1.0",
     description: "Manages /etc/hosts",
@@ -46,11 +46,11 @@ test("service - the reference service parses to its canonical form", (t) => {
 });
 
 test("service - dependencies are always complete", (t) => {
-  t.deepEqual(parseService(service({}), COOPR_CONTEXT).dependencies, EMPTY_DEPENDENCIES);
-  t.deepEqual(parseService(service({}, { dependencies: null }), COOPR_CONTEXT).dependencies, EMPTY_DEPENDENCIES);
-  t.deepEqual(parseService(service({}, { dependencies: {} }), COOPR_CONTEXT).dependencies, EMPTY_DEPENDENCIES);
+  t.deepEqual(parseService(service({}), CATALOG_CONTEXT).dependencies, EMPTY_DEPENDENCIES);
+  t.deepEqual(parseService(service({}, { dependencies: null }), CATALOG_CONTEXT).dependencies, EMPTY_DEPENDENCIES);
+  t.deepEqual(parseService(service({}, { dependencies: {} }), CATALOG_CONTEXT).dependencies, EMPTY_DEPENDENCIES);
   t.deepEqual(
-    parseService(service({}, { dependencies: { install: { uses: ["base"] }, runtime: {} } }), COOPR_CONTEXT)
+    parseService(service({}, { dependencies: { install: { uses: ["base"] }, runtime: {} } }), CATALOG_CONTEXT)
       .dependencies,
     {
       ...EMPTY_DEPENDENCIES,
@@ -62,7 +62,7 @@ test("service - dependencies are always complete", (t) => {
 test("service - dependency lists are kept exactly as given", (t) => {
   const deps = parseService(
     service({}, { dependencies: { provides: ["b", "a", "b", "c", "a"], runtime: { requires: ["x", "x"] } } }),
-    COOPR_CONTEXT,
+    CATALOG_CONTEXT,
   ).dependencies;
   t.deepEqual(deps.provides, ["b", "a", "b", "c", "a"]);
   t.deepEqual(deps.runtime.requires, ["x", "x"]);
@@ -71,48 +71,48 @@ test("service - dependency lists are kept exactly as given", (t) => {
 test("service - dependency errors name the entry", (t) => {
   throws400(
     t,
-    () => parseService(service({}, { dependencies: [] }), COOPR_CONTEXT),
+    () => parseService(service({}, { dependencies: [] }), CATALOG_CONTEXT),
     "dependencies must be an object (got an array)",
     "dependencies",
   );
   throws400(
     t,
-    () => parseService(service({}, { dependencies: { provides: "hosts" } }), COOPR_CONTEXT),
+    () => parseService(service({}, { dependencies: { provides: "hosts" } }), CATALOG_CONTEXT),
     `dependencies.provides must be an array of names (got "hosts")`,
     "dependencies.provides",
   );
   throws400(
     t,
-    () => parseService(service({}, { dependencies: { install: { requires: ["base", "bad name"] } } }), COOPR_CONTEXT),
+    () => parseService(service({}, { dependencies: { install: { requires: ["base", "bad name"] } } }), CATALOG_CONTEXT),
     `dependencies.install.requires[1] must contain only letters, digits, '.', '_' and '-' (got "bad name")`,
     "dependencies.install.requires[1]",
   );
   throws400(
     t,
-    () => parseService(service({}, { dependencies: { runtime: "x" } }), COOPR_CONTEXT),
+    () => parseService(service({}, { dependencies: { runtime: "x" } }), CATALOG_CONTEXT),
     `dependencies.runtime must be an object (got "x")`,
     "dependencies.runtime",
   );
   throws400(
     t,
-    () => parseService(service({}, { dependencies: { conflicts: [1] } }), COOPR_CONTEXT),
+    () => parseService(service({}, { dependencies: { conflicts: [1] } }), CATALOG_CONTEXT),
     "dependencies.conflicts[0] must be a string (got 1)",
     "dependencies.conflicts[0]",
   );
 });
 
 test("service - provisioner and actions are required; actions may be empty", (t) => {
-  t.deepEqual(parseService(service({}), COOPR_CONTEXT).provisioner, { actions: {} });
-  throws400(t, () => parseService({ name: "svc" }, COOPR_CONTEXT), "provisioner is required", "provisioner");
+  t.deepEqual(parseService(service({}), CATALOG_CONTEXT).provisioner, { actions: {} });
+  throws400(t, () => parseService({ name: "svc" }, CATALOG_CONTEXT), "provisioner is required", "provisioner");
   throws400(
     t,
-    () => parseService({ name: "svc", provisioner: {} }, COOPR_CONTEXT),
+    () => parseService({ name: "svc", provisioner: {} }, CATALOG_CONTEXT),
     "provisioner.actions is required",
     "provisioner.actions",
   );
   throws400(
     t,
-    () => parseService({ name: "svc", provisioner: { actions: [] } }, COOPR_CONTEXT),
+    () => parseService({ name: "svc", provisioner: { actions: [] } }, CATALOG_CONTEXT),
     "provisioner.actions must be an object (got an array)",
     "provisioner.actions",
   );
@@ -127,12 +127,12 @@ test("service - only the six action names are allowed, in lower case", (t) => {
     stop: chef("e"),
     remove: chef("f"),
   };
-  t.deepEqual(parseService(service(all), COOPR_CONTEXT).provisioner.actions, all);
+  t.deepEqual(parseService(service(all), CATALOG_CONTEXT).provisioner.actions, all);
   const allowed = "(allowed: install, configure, initialize, start, stop, remove)";
   for (const name of ["Install", "START", "bootstrap", "create", "delete", "confirm"]) {
     throws400(
       t,
-      () => parseService(service({ [name]: chef("x") }), COOPR_CONTEXT),
+      () => parseService(service({ [name]: chef("x") }), CATALOG_CONTEXT),
       `provisioner.actions.${name} is not an allowed action ${allowed}`,
       `provisioner.actions.${name}`,
     );
@@ -140,7 +140,7 @@ test("service - only the six action names are allowed, in lower case", (t) => {
 });
 
 test("service - actions come back in canonical order", (t) => {
-  const actions = parseService(service({ stop: chef("s"), install: chef("i"), start: chef("t") }), COOPR_CONTEXT)
+  const actions = parseService(service({ stop: chef("s"), install: chef("i"), start: chef("t") }), CATALOG_CONTEXT)
     .provisioner.actions;
   t.deepEqual(Object.keys(actions), ["install", "start", "stop"]);
 });
@@ -148,31 +148,31 @@ test("service - actions come back in canonical order", (t) => {
 test("service - action shape", (t) => {
   throws400(
     t,
-    () => parseService(service({ install: "chef" }), COOPR_CONTEXT),
+    () => parseService(service({ install: "chef" }), CATALOG_CONTEXT),
     `provisioner.actions.install must be an object (got "chef")`,
     "provisioner.actions.install",
   );
   throws400(
     t,
-    () => parseService(service({ install: {} }), COOPR_CONTEXT),
+    () => parseService(service({ install: {} }), CATALOG_CONTEXT),
     "provisioner.actions.install.type is required",
     "provisioner.actions.install.type",
   );
   throws400(
     t,
-    () => parseService(service({ install: { type: "" } }), COOPR_CONTEXT),
+    () => parseService(service({ install: { type: "" } }), CATALOG_CONTEXT),
     "provisioner.actions.install.type must not be empty",
     "provisioner.actions.install.type",
   );
   throws400(
     t,
-    () => parseService(service({ install: { type: "chef-solo", fields: [] } }), COOPR_CONTEXT),
+    () => parseService(service({ install: { type: "chef-solo", fields: [] } }), CATALOG_CONTEXT),
     "provisioner.actions.install.fields must be an object (got an array)",
     "provisioner.actions.install.fields",
   );
   throws400(
     t,
-    () => parseService(service({ install: { type: "chef-solo", fields: { run_list: { a: 1 } } } }), COOPR_CONTEXT),
+    () => parseService(service({ install: { type: "chef-solo", fields: { run_list: { a: 1 } } } }), CATALOG_CONTEXT),
     "provisioner.actions.install.fields.run_list must be a string (got an object)",
     "provisioner.actions.install.fields.run_list",
   );
@@ -181,7 +181,7 @@ test("service - action shape", (t) => {
 test("service - unknown automator type", (t) => {
   throws400(
     t,
-    () => parseService(service({ start: { type: "puppet", fields: {} } }), COOPR_CONTEXT),
+    () => parseService(service({ start: { type: "puppet", fields: {} } }), CATALOG_CONTEXT),
     "provisioner.actions.start.type: automator type puppet is not a known automator plugin type",
     "provisioner.actions.start.type",
   );
@@ -191,15 +191,15 @@ test("service - fields must be declared by the automator type", (t) => {
   throws400(
     t,
     () =>
-      parseService(service({ install: { type: "chef-solo", fields: { run_list: "r", recipe: "x" } } }), COOPR_CONTEXT),
-    "provisioner.actions.install.fields.recipe is not a field of automator type chef-solo (declared: json_attributes, run_list)",
+      parseService(service({ install: { type: "chef-solo", fields: { run_list: "r", recipe: "x" } } }), CATALOG_CONTEXT),
+    "provisioner.actions.install.fields.recipe is not a field of automator type chef-solo (declared: run_list, json_attributes)",
     "provisioner.actions.install.fields.recipe",
   );
   throws400(
     t,
     () =>
-      parseService(service({ configure: { type: "shell", fields: { script: "s", run_list: "r" } } }), COOPR_CONTEXT),
-    "provisioner.actions.configure.fields.run_list is not a field of automator type shell (declared: args, script)",
+      parseService(service({ configure: { type: "shell", fields: { script: "s", run_list: "r" } } }), CATALOG_CONTEXT),
+    "provisioner.actions.configure.fields.run_list is not a field of automator type shell (declared: script, args, timeout_s)",
     "provisioner.actions.configure.fields.run_list",
   );
 });
@@ -208,7 +208,7 @@ test("service - chef-solo requires a non-empty run_list", (t) => {
   t.deepEqual(
     parseService(
       service({ install: { type: "chef-solo", fields: { run_list: "r", json_attributes: "{}" } } }),
-      COOPR_CONTEXT,
+      CATALOG_CONTEXT,
     ).provisioner.actions.install,
     {
       type: "chef-solo",
@@ -218,7 +218,7 @@ test("service - chef-solo requires a non-empty run_list", (t) => {
   for (const fields of [undefined, {}, { run_list: "" }, { json_attributes: "{}" }]) {
     throws400(
       t,
-      () => parseService(service({ install: { type: "chef-solo", fields } }), COOPR_CONTEXT),
+      () => parseService(service({ install: { type: "chef-solo", fields } }), CATALOG_CONTEXT),
       "provisioner.actions.install.fields: run_list is required by automator type chef-solo",
       "provisioner.actions.install.fields",
     );
@@ -227,7 +227,7 @@ test("service - chef-solo requires a non-empty run_list", (t) => {
 
 test("service - shell requires a script; args are optional; numbers become strings", (t) => {
   t.deepEqual(
-    parseService(service({ start: { type: "shell", fields: { script: "run.sh", args: 3 } } }), COOPR_CONTEXT)
+    parseService(service({ start: { type: "shell", fields: { script: "run.sh", args: 3 } } }), CATALOG_CONTEXT)
       .provisioner.actions.start,
     {
       type: "shell",
@@ -236,7 +236,7 @@ test("service - shell requires a script; args are optional; numbers become strin
   );
   throws400(
     t,
-    () => parseService(service({ start: { type: "shell", fields: { args: "-v" } } }), COOPR_CONTEXT),
+    () => parseService(service({ start: { type: "shell", fields: { args: "-v" } } }), CATALOG_CONTEXT),
     "provisioner.actions.start.fields: script is required by automator type shell",
     "provisioner.actions.start.fields",
   );
@@ -302,13 +302,14 @@ test("service - no admin parameters or an empty required list means no field che
   t.notThrows(() => parseService(service({ install: { type: "user-only", fields: { z: "1" } } }), ctx));
 });
 
-test("service - the automator specs from the fixtures are the ones used above", (t) => {
+test("service - the automator specs of the test catalog are the ones used above", (t) => {
   t.deepEqual(CHEF_SOLO.parameters?.admin?.required, [["run_list"]]);
   t.deepEqual(SHELL.parameters?.admin?.required, [["script"]]);
 });
 
-test("service - the fixture namenode parses", (t) => {
-  const namenode = parseService(fixture("services/hadoop-hdfs-namenode.json"), COOPR_CONTEXT);
-  t.deepEqual(namenode.dependencies.install, { requires: ["base"], uses: ["kerberos-client"] });
-  t.deepEqual(Object.keys(namenode.provisioner.actions), ["install", "configure", "initialize", "start", "stop"]);
+test("service - the test catalog's kube-apiserver parses", (t) => {
+  const apiserver = parseService(fixture("services/kube-apiserver.json"), CATALOG_CONTEXT);
+  t.deepEqual(apiserver.dependencies.install, { requires: ["base"], uses: ["containerd"] });
+  t.deepEqual(apiserver.dependencies.runtime, { requires: ["etcd"], uses: ["vault-agent"] });
+  t.deepEqual(Object.keys(apiserver.provisioner.actions), ["install", "configure", "initialize", "start", "stop"]);
 });
