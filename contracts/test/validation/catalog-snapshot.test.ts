@@ -36,7 +36,8 @@ test("fixtures - every cluster template parses", (t) => {
 });
 
 /** The cluster template file `name`.json of the test catalog, as written. */
-const templateFile = (name: string): unknown => fixtures("clustertemplates").find((f) => f.file === `${name}.json`)?.body;
+const templateFile = (name: string): unknown =>
+  fixtures("clustertemplates").find((f) => f.file === `${name}.json`)?.body;
 
 test("fixtures - k8s-distributed's string numbers become integers", (t) => {
   const template = parseClusterTemplate(templateFile("k8s-distributed"));
@@ -68,7 +69,7 @@ test("fixtures - webapp's numeric strings and k8s-single's durations become inte
   t.deepEqual(single.administration, { leaseduration: { initial: 28_800_000, max: 604_800_000, step: 14_400_000 } });
 });
 
-test("snapshot - the full fixture catalog parses, each list sorted by name", (t) => {
+test("snapshot - the full test catalog parses, each list sorted by name", (t) => {
   const body = fixtureSnapshot();
   const snapshot = parseCatalogSnapshot({ ...body, partialtemplates: [{ name: "ignored" }] }, CATALOG_CONTEXT);
   t.deepEqual(Object.keys(snapshot), ["providers", "hardwaretypes", "imagetypes", "services", "clustertemplates"]);

@@ -30,7 +30,7 @@ test("service - the reference service parses to its canonical form", (t) => {
       install: { requires: [], uses: ["base"] },
       runtime: { requires: [], uses: ["base"] },
     },
-    provisioner: { actions: { configure: chef("recipe[coopr_hosts::default]") } },
+    provisioner: { actions: { configure: chef("recipe[hosts::default]") } },
     links: [],
   };
   const parsed = parseService(body, CATALOG_CONTEXT);
@@ -38,7 +38,7 @@ test("service - the reference service parses to its canonical form", (t) => {
     name: "hosts-1.0",
     description: "Manages /etc/hosts",
     dependencies: body.dependencies,
-    provisioner: { actions: { configure: chef("recipe[coopr_hosts::default]") } },
+    provisioner: { actions: { configure: chef("recipe[hosts::default]") } },
   });
   t.deepEqual(Object.keys(parsed), ["name", "description", "dependencies", "provisioner"]);
   t.not(parsed.dependencies, body.dependencies);
