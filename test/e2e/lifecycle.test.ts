@@ -1,5 +1,5 @@
 /**
- * End to end through REST: the Coopr fixture templates hadoop-distributed, cdap-distributed and lamp on the `sim`
+ * End to end through REST: the test catalog's templates k8s-distributed, data-platform and webapp on the `sim`
  * provider and the `shell` automator. Create reaches active with the solved layout on the nodes, the plans
  * follow the ordering rules, configure (with and without restart) and add services run, delete terminates, and
  * node created/deleted events land on the events stream.
@@ -36,7 +36,6 @@ const tenantWithCatalog = (t: T, prefix: string): Promise<E2eTenant> => tenantWi
 
 const get = <B = any>(t: T, caller: Caller, path: string): Promise<B> => getOk<B>(t.context.sys.baseUrl, caller, path);
 
-/** The cluster's newest plan; asserts `GET /plans/{planId}` answers the same object. */
 /** The newest plan, checked to be what `GET /plans/{planId}` answers too. */
 async function latestPlanChecked(t: T, caller: Caller, id: string): Promise<PlanBody> {
   const plan = await latestPlan(t.context.sys.baseUrl, caller, id);
@@ -58,55 +57,62 @@ const byName = <E extends { name: string }>(list: E[], name: string): E => {
   return e;
 };
 
-test("hadoop-distributed: create reaches active with the solved layout, node properties, action history and ordered plan", async (t) => {
+test("k8s-distributed: create reaches active with the solved layout, node properties, action history and ordered plan", async (t) => {
   const { baseUrl } = t.context.sys;
-  const tenant = await tenantWithCatalog(t, "hadoop");
-  const id = await createActiveCluster(baseUrl, tenant.user, { name: "hadoop1", clusterTemplate: "hadoop-distributed", numMachines: 4 });
+  const tenant = await tenantWithCatalog(t, "k8s");
+  const id = await createActiveCluster(baseUrl, tenant.user, { name: "k8s1", clusterTemplate: "k8s-distributed", numMachines: 4 });
 
-  // Status body: exactly the spec's fields.
+  // Status body: exactly the documented fields (docs/api.md).
   const status = await get(t, tenant.user, `/clusters/${id}/status`);
   t.deepEqual(status, { clusterid: id, status: "active", action: "cluster_create", actionstatus: "complete", stepstotal: status.stepstotal, stepscompleted: status.stepstotal });
   t.true(status.stepstotal > 0);
 
   const cluster = await get(t, tenant.user, `/clusters/${id}`);
-  const template = fixtureTemplate("hadoop-distributed");
+  const template = fixtureTemplate("k8s-distributed");
   t.is(cluster.status, "active");
-  t.is(cluster.name, "hadoop1");
+  t.is(cluster.name, "k8s1");
   t.is(cluster.ownerId, "alice");
   t.deepEqual([...cluster.services].sort(), [...template.defaults.services].sort());
-  t.is(cluster.provider.name, "rackspace");
+  t.is(cluster.provider.name, "aws-eu-west-1");
   t.is(cluster.provider.providertype, "sim");
-  t.is(cluster.clusterTemplate.name, "hadoop-distributed");
+  t.is(cluster.clusterTemplate.name, "k8s-distributed");
   t.is(cluster.jobs.length, 1);
   t.is(cluster.nodes.length, 4);
 
   // Layout constraints of the template hold on the nodes.
   const holding = (svc: string) => cluster.nodes.filter((n: any) => n.services.includes(svc));
-  for (const single of ["hadoop-hdfs-namenode", "hadoop-yarn-resourcemanager", "zookeeper-server", "hbase-master"]) {
+  for (const single of ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"]) {
     t.is(holding(single).length, 1, `${single} on exactly one node`);
   }
-  t.true(holding("hadoop-hdfs-datanode").length >= 2, "at least two datanodes");
-  for (const [a, b] of [["hadoop-hdfs-namenode", "hadoop-hdfs-datanode"], ["hbase-master", "hbase-regionserver"], ["hadoop-yarn-resourcemanager", "hadoop-yarn-nodemanager"]]) {
+  t.true(holding("kubelet").length >= 2, "at least two kubelets");
+  t.true(holding("coredns").length >= 1 && holding("coredns").length <= 2, "one or two coredns");
+  for (const [a, b] of [["kube-apiserver", "kubelet"], ["etcd", "kubelet"], ["kube-apiserver", "coredns"], ["kube-scheduler", "kube-proxy"]]) {
     t.false(cluster.nodes.some((n: any) => n.services.includes(a) && n.services.includes(b)), `${a} and ${b} never together`);
+  }
+  for (const group of [["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"], ["kubelet", "kube-proxy"]]) {
+    for (const node of cluster.nodes) {
+      const held = group.filter((svc) => node.services.includes(svc));
+      t.true(held.length === 0 || held.length === group.length, `${group.join(", ")} coexist on ${node.id}`);
+    }
   }
   const everyService = new Set(cluster.nodes.flatMap((n: any) => n.services));
   t.deepEqual([...everyService].sort(), [...cluster.services].sort(), "the nodes hold exactly the cluster's services");
 
   // Node properties: what the solver chose and what the sim provider answered.
   const raw = rawFixtureCatalog();
-  const flavor = byName(raw.hardwaretypes, "standard-large").providermap.rackspace.flavor;
-  const image = byName(raw.imagetypes, "ubuntu12").providermap.rackspace.image;
+  const flavor = byName(raw.hardwaretypes, "medium").providermap["aws-eu-west-1"].flavor;
+  const image = byName(raw.imagetypes, "ubuntu24").providermap["aws-eu-west-1"].image;
   const hostnames = new Set<string>();
   const addresses = new Set<string>();
   for (const node of cluster.nodes) {
     t.is(node.clusterId, id);
     const p = node.properties;
-    t.is(p.hardwaretype, "standard-large");
-    t.is(p.imagetype, "ubuntu12");
+    t.is(p.hardwaretype, "medium");
+    t.is(p.imagetype, "ubuntu24");
     t.is(p.flavor, flavor);
     t.is(p.image, image);
     t.is(typeof p.hostname, "string");
-    t.true(p.hostname.length > 0);
+    t.true(p.hostname.endsWith(".k8s.example.net"), `${p.hostname} ends with the template's dnsSuffix`);
     t.regex(p.ipaddresses.bind_v4, /^10\.\d+\.\d+\.\d+$/);
     t.regex(p.ipaddresses.access_v4, /^100\.\d+\.\d+\.\d+$/);
     t.is(p.ipaddress, p.ipaddresses.bind_v4);
@@ -149,17 +155,19 @@ test("hadoop-distributed: create reaches active with the solved layout, node pro
     if (s === undefined) throw new Error(`no ${task} ${svc} on ${node} in the plan`);
     return s;
   };
-  const master = (holding("hadoop-hdfs-namenode")[0] as { id: string }).id;
-  const workers: string[] = holding("hadoop-hdfs-datanode").map((n: any) => n.id);
-  t.true(at("INSTALL", "base", master) < at("INSTALL", "hadoop-hdfs-namenode", master), "namenode INSTALL after base INSTALL");
+  const master = (holding("kube-apiserver")[0] as { id: string }).id;
+  const workers: string[] = holding("kubelet").map((n: any) => n.id);
+  const dnsNodes: string[] = holding("coredns").map((n: any) => n.id);
+  t.true(at("INSTALL", "base", master) < at("INSTALL", "kube-apiserver", master), "kube-apiserver INSTALL after base INSTALL");
+  t.true(at("INSTALL", "containerd", master) < at("INSTALL", "kube-apiserver", master), "kube-apiserver INSTALL after containerd INSTALL (install uses)");
+  t.true(at("START", "etcd", master) < at("INITIALIZE", "kube-apiserver", master), "kube-apiserver INITIALIZE after etcd START");
   for (const w of workers) {
-    t.true(at("START", "hadoop-hdfs-namenode", master) < at("START", "hadoop-hdfs-datanode", w), "datanode START after namenode START");
-    t.true(at("START", "hbase-master", master) < at("START", "hbase-regionserver", w), "regionserver START after hbase-master START");
-    t.true(at("START", "hadoop-yarn-resourcemanager", master) < at("START", "hadoop-yarn-nodemanager", w), "nodemanager START after RM START");
-    t.true(at("START", "hadoop-hdfs-datanode", w) < at("START", "hbase-master", master), "hbase-master START after every datanode START");
+    t.true(at("INSTALL", "containerd", w) < at("INSTALL", "kubelet", w), "kubelet INSTALL after containerd INSTALL (install requires)");
+    t.true(at("START", "kube-apiserver", master) < at("START", "kubelet", w), "kubelet START after kube-apiserver START");
+    t.true(at("START", "kubelet", w) < at("START", "kube-proxy", w), "kube-proxy START after kubelet START");
+    for (const d of dnsNodes) t.true(at("START", "kubelet", w) < at("START", "coredns", d), "coredns START after every kubelet START (runtime uses)");
   }
-  t.true(at("START", "zookeeper-server", master) < at("INITIALIZE", "hbase-master", master), "hbase-master INITIALIZE after zookeeper START");
-  t.true(at("INSTALL", "zookeeper-server", master) < at("INSTALL", "hbase-master", master), "hbase-master INSTALL after zookeeper INSTALL");
+  for (const d of dnsNodes) t.true(at("START", "kube-apiserver", master) < at("START", "coredns", d), "coredns START after kube-apiserver START");
   for (const node of cluster.nodes) {
     t.true(at("CREATE", "", node.id) < at("CONFIRM", "", node.id));
     t.true(at("CONFIRM", "", node.id) < at("BOOTSTRAP", "", node.id));
@@ -176,22 +184,22 @@ test("hadoop-distributed: create reaches active with the solved layout, node pro
   t.truthy(summary);
   t.like(summary, {
     id,
-    name: "hadoop1",
+    name: "k8s1",
     status: "active",
     numNodes: 4,
     ownerId: "alice",
-    provider: { name: "rackspace" },
-    clusterTemplate: { name: "hadoop-distributed" },
+    provider: { name: "aws-eu-west-1" },
+    clusterTemplate: { name: "k8s-distributed" },
     progress: { action: "cluster_create", actionstatus: "complete", stepstotal: status.stepstotal, stepscompleted: status.stepstotal },
   });
 });
 
-test("hadoop-distributed: adding hive-metastore (with mysql-server and its database) places it on the master and plans only the new services", async (t) => {
+test("k8s-distributed: adding grafana (with prometheus and the postgresql it needs) places it on the control plane and plans only the new services", async (t) => {
   const { baseUrl } = t.context.sys;
-  const tenant = await tenantWithCatalog(t, "hadoopadd");
-  const id = await createActiveCluster(baseUrl, tenant.user, { name: "hadoop2", clusterTemplate: "hadoop-distributed", numMachines: 3 });
+  const tenant = await tenantWithCatalog(t, "k8sadd");
+  const id = await createActiveCluster(baseUrl, tenant.user, { name: "k8s2", clusterTemplate: "k8s-distributed", numMachines: 3 });
   const before = await get(t, tenant.user, `/clusters/${id}`);
-  const added = ["hive-metastore", "mysql-server", "hive-metastore-database"];
+  const added = ["grafana", "prometheus", "postgresql"];
 
   const settled = await runJob(t, tenant.user, "POST", `/clusters/${id}/services`, { services: added });
   t.is(settled.action, "add_services");
@@ -200,26 +208,22 @@ test("hadoop-distributed: adding hive-metastore (with mysql-server and its datab
   const after = await get(t, tenant.user, `/clusters/${id}`);
   t.deepEqual([...after.services].sort(), [...before.services, ...added].sort());
   t.deepEqual([...(await get<string[]>(t, tenant.user, `/clusters/${id}/services`))].sort(), [...after.services].sort());
-  const master = after.nodes.find((n: any) => n.services.includes("hadoop-hdfs-namenode"));
-  for (const svc of added) t.true(master.services.includes(svc), `${svc} placed with the namenode (mustcoexist)`);
-  t.is(after.nodes.filter((n: any) => n.services.includes("mysql-server")).length, 1);
+  const master = after.nodes.find((n: any) => n.services.includes("kube-apiserver"));
+  for (const svc of added) t.true(master.services.includes(svc), `${svc} placed with kube-apiserver (mustcoexist)`);
+  for (const svc of added) t.is(after.nodes.filter((n: any) => n.services.includes(svc)).length, 1, `${svc} on one node`);
 
   const plan = await latestPlanChecked(t, tenant.user, id);
   t.is(plan.action, "ADD_SERVICES");
   t.deepEqual(planOrderViolations(plan, after.services, deps), []);
   const tasks = plan.stages.flat();
   t.true(tasks.length > 0);
-  // Exactly the added services are installed, configured and initialized, on the changed node only; existing
-  // services get no task but a START when an added service runtime-depends on them (Coopr re-runs those).
-  const runtimeDeps = new Set(added.flatMap((svc) => [...dependencyClosure(deps, "runtime", svc, after.services)]));
+  // Exactly the added services are installed, configured, initialized and started, on the changed node only; the
+  // services already running get no task, not even those the added ones depend on (docs/catalog.md, Plans).
+  t.true(dependencyClosure(deps, "runtime", "prometheus", after.services).has("kube-apiserver"), "an added service depends on a running one");
   const unexpected = tasks.filter((task) =>
-    task.service === undefined
-      ? task.taskName !== "BOOTSTRAP" || task.nodeId !== master.id
-      : added.includes(task.service)
-        ? task.nodeId !== master.id
-        : task.taskName !== "START" || !runtimeDeps.has(task.service),
+    task.service === undefined ? task.taskName !== "BOOTSTRAP" || task.nodeId !== master.id : !added.includes(task.service) || task.nodeId !== master.id,
   );
-  t.deepEqual(unexpected, [], "only the added services (and STARTs of their runtime dependencies) get tasks");
+  t.deepEqual(unexpected, [], "only the added services get tasks");
   for (const svc of added) {
     const own = tasks.filter((task) => task.service === svc).map((task) => task.taskName).sort();
     const defined = Object.keys(byName(rawFixtureCatalog().services, svc).provisioner.actions)
@@ -229,17 +233,19 @@ test("hadoop-distributed: adding hive-metastore (with mysql-server and its datab
     t.deepEqual(own, defined, `${svc} gets the add-services tasks it defines`);
   }
   const stage = stageIndex(plan);
-  const mysqlStart = stage.get(taskKey("START", "mysql-server", master.id));
-  const dbInit = stage.get(taskKey("INITIALIZE", "hive-metastore-database", master.id));
-  const metastoreStart = stage.get(taskKey("START", "hive-metastore", master.id));
-  t.true(mysqlStart !== undefined && dbInit !== undefined && metastoreStart !== undefined);
-  t.true((mysqlStart ?? 0) < (dbInit ?? 0), "hive-metastore-database INITIALIZE after mysql-server START");
-  t.true((mysqlStart ?? 0) < (metastoreStart ?? 0), "hive-metastore START after mysql-server START");
+  const databaseStart = stage.get(taskKey("START", "postgresql", master.id));
+  const prometheusStart = stage.get(taskKey("START", "prometheus", master.id));
+  const grafanaInit = stage.get(taskKey("INITIALIZE", "grafana", master.id));
+  const grafanaStart = stage.get(taskKey("START", "grafana", master.id));
+  t.true(databaseStart !== undefined && prometheusStart !== undefined && grafanaInit !== undefined && grafanaStart !== undefined);
+  t.true((databaseStart ?? 0) < (grafanaInit ?? 0), "grafana INITIALIZE after postgresql START (it provides sql-database)");
+  t.true((databaseStart ?? 0) < (grafanaStart ?? 0), "grafana START after postgresql START");
+  t.true((prometheusStart ?? 0) < (grafanaStart ?? 0), "grafana START after prometheus START (runtime uses)");
   const history = master.actions.filter((a: any) => added.includes(a.service));
   t.true(history.length > 0 && history.every((a: any) => a.status === "complete"));
 
   // Adding a service that is already there, or one outside the template, is a 400.
-  for (const services of [["hive-metastore"], ["cdap"], ["no-such-service"]]) {
+  for (const services of [["grafana"], ["kafka-broker"], ["no-such-service"]]) {
     const res = await api(baseUrl, "POST", `/clusters/${id}/services`, { ...tenant.user, body: { services } });
     t.is(res.status, 400, `${JSON.stringify(services)}: ${show(res)}`);
   }
@@ -258,34 +264,40 @@ test("hadoop-distributed: adding hive-metastore (with mysql-server and its datab
   }
 });
 
-test("cdap-distributed: configure without and with restart, config readable back", async (t) => {
+test("data-platform: configure without and with restart, config readable back", async (t) => {
   const { baseUrl } = t.context.sys;
-  const tenant = await tenantWithCatalog(t, "cdap");
-  const id = await createActiveCluster(baseUrl, tenant.user, { name: "cdap1", clusterTemplate: "cdap-distributed", numMachines: 4 });
+  const tenant = await tenantWithCatalog(t, "data");
+  const id = await createActiveCluster(baseUrl, tenant.user, { name: "data1", clusterTemplate: "data-platform", numMachines: 4 });
   const cluster = await get(t, tenant.user, `/clusters/${id}`);
-  const template = fixtureTemplate("cdap-distributed");
+  const template = fixtureTemplate("data-platform");
   t.deepEqual([...cluster.services].sort(), [...template.defaults.services].sort());
-  t.is(cluster.nodes.filter((n: any) => n.services.includes("cdap")).length, 1);
-  t.false(cluster.nodes.some((n: any) => n.services.includes("cdap") && n.services.includes("hadoop-hdfs-datanode")));
+  t.is(cluster.nodes.filter((n: any) => n.services.includes("spark-master")).length, 1);
+  t.false(cluster.nodes.some((n: any) => n.services.includes("spark-master") && n.services.includes("spark-worker")));
+  t.false(cluster.nodes.some((n: any) => n.services.includes("zookeeper") && n.services.includes("kafka-broker")));
   const create = await latestPlanChecked(t, tenant.user, id);
   t.deepEqual(planOrderViolations(create, cluster.services, deps), []);
   const stage = stageIndex(create);
-  const cdapNode = cluster.nodes.find((n: any) => n.services.includes("cdap")).id;
-  const hbaseNode = cluster.nodes.find((n: any) => n.services.includes("hbase-master")).id;
+  const masterNode = cluster.nodes.find((n: any) => n.services.includes("spark-master")).id;
+  const zookeeperNode = cluster.nodes.find((n: any) => n.services.includes("zookeeper")).id;
+  const workerNode = cluster.nodes.find((n: any) => n.services.includes("spark-worker")).id;
   t.true(
-    (stage.get(taskKey("START", "hbase-master", hbaseNode)) ?? Infinity) < (stage.get(taskKey("START", "cdap", cdapNode)) ?? -1),
-    "cdap START after hbase-master START",
+    (stage.get(taskKey("START", "zookeeper", zookeeperNode)) ?? Infinity) < (stage.get(taskKey("START", "kafka-broker", workerNode)) ?? -1),
+    "kafka-broker START after zookeeper START",
   );
   t.true(
-    (stage.get(taskKey("INSTALL", "hbase-master", hbaseNode)) ?? Infinity) < (stage.get(taskKey("INSTALL", "cdap", cdapNode)) ?? -1),
-    "cdap INSTALL after hbase-master INSTALL",
+    (stage.get(taskKey("START", "spark-master", masterNode)) ?? Infinity) < (stage.get(taskKey("START", "spark-worker", workerNode)) ?? -1),
+    "spark-worker START after spark-master START",
+  );
+  t.true(
+    (stage.get(taskKey("INSTALL", "openjdk", workerNode)) ?? Infinity) < (stage.get(taskKey("INSTALL", "kafka-broker", workerNode)) ?? -1),
+    "kafka-broker INSTALL after openjdk INSTALL (it provides java)",
   );
 
   // The config as created is the template default.
   t.deepEqual(await get(t, tenant.user, `/clusters/${id}/config`), template.defaults.config);
 
   // Without restart: CLUSTER_CONFIGURE, BOOTSTRAP and CONFIGURE only.
-  const config1 = { ...template.defaults.config, extra: { "tuning.level": "3", nn: "%host.service.hadoop-hdfs-namenode%" } };
+  const config1 = { ...template.defaults.config, extra: { "tuning.level": "3", master: "%host.service.spark-master%" } };
   const s1 = await runJob(t, tenant.user, "PUT", `/clusters/${id}/config`, { config: config1, restart: false });
   t.like(s1, { status: "active", action: "cluster_configure", actionstatus: "complete" });
   t.deepEqual(await get(t, tenant.user, `/clusters/${id}/config`), config1);
@@ -310,8 +322,8 @@ test("cdap-distributed: configure without and with restart, config readable back
   t.deepEqual(planOrderViolations(p2, cluster.services, deps), []);
   const s2stage = stageIndex(p2);
   t.true(
-    (s2stage.get(taskKey("STOP", "cdap", cdapNode)) ?? Infinity) < (s2stage.get(taskKey("STOP", "hbase-master", hbaseNode)) ?? -1),
-    "cdap is stopped before hbase-master",
+    (s2stage.get(taskKey("STOP", "spark-worker", workerNode)) ?? Infinity) < (s2stage.get(taskKey("STOP", "spark-master", masterNode)) ?? -1),
+    "spark-worker is stopped before spark-master",
   );
 
   // Restart omitted defaults to true.
@@ -331,18 +343,18 @@ test("cdap-distributed: configure without and with restart, config readable back
   t.deepEqual(plans.map((p) => p.id), [...full.jobs].reverse());
 });
 
-test("lamp: create, node events on the events stream, delete to terminated", async (t) => {
+test("webapp: create, node events on the events stream, delete to terminated", async (t) => {
   const { baseUrl, nc } = t.context.sys;
-  const tenant = await tenantWithCatalog(t, "lamp");
-  const id = await createActiveCluster(baseUrl, tenant.user, { name: "lamp1", clusterTemplate: "lamp", numMachines: 3 });
+  const tenant = await tenantWithCatalog(t, "webapp");
+  const id = await createActiveCluster(baseUrl, tenant.user, { name: "web1", clusterTemplate: "webapp", numMachines: 3 });
   const cluster = await get(t, tenant.user, `/clusters/${id}`);
-  t.deepEqual([...cluster.services].sort(), [...fixtureTemplate("lamp").defaults.services].sort());
-  t.is(cluster.nodes.filter((n: any) => n.services.includes("mysql-server")).length, 1, "mysql-server quantities max 1");
+  t.deepEqual([...cluster.services].sort(), [...fixtureTemplate("webapp").defaults.services].sort());
+  t.is(cluster.nodes.filter((n: any) => n.services.includes("postgresql")).length, 1, "postgresql quantities max 1");
   for (const node of cluster.nodes) {
     const s: string[] = node.services;
-    const group = ["apache-httpd", "php", "php-modules"].filter((x) => s.includes(x));
-    t.true(group.length === 0 || group.length === 3, `apache-httpd, php and php-modules coexist on ${node.id}`);
-    t.is(node.properties.flavor, byName(rawFixtureCatalog().hardwaretypes, "standard-medium").providermap.rackspace.flavor);
+    const group = ["nginx", "node-app", "app-config"].filter((x) => s.includes(x));
+    t.true(group.length === 0 || group.length === 3, `nginx, node-app and app-config coexist on ${node.id}`);
+    t.is(node.properties.flavor, byName(rawFixtureCatalog().hardwaretypes, "small").providermap["aws-us-east-1"].flavor);
   }
   t.deepEqual(planOrderViolations(await latestPlanChecked(t, tenant.user, id), cluster.services, deps), []);
   const nodeIds: string[] = cluster.nodes.map((n: any) => n.id).sort();
