@@ -1,5 +1,5 @@
 /**
- * The per-tenant catalog through the REST API (spec 2.3-2.6, 4.3-4.6; README "API"): CRUD of providers,
+ * The per-tenant catalog through the REST API (docs/api.md; docs/catalog.md): CRUD of providers,
  * hardware types, image types, services and cluster templates, roles, tenant isolation, validation.
  */
 import anyTest, { type ExecutionContext, type TestFn } from "ava";
@@ -223,7 +223,7 @@ const invalid: Record<CatalogKind, Array<[string, (name: string) => unknown, boo
   hardwaretypes: [
     ["no providermap", (name) => ({ name, description: "d" })],
     ["providermap an array", (name) => ({ name, providermap: [] })],
-    ["providermap entry not an object", (name) => ({ name, providermap: { aws: "m1.small" } })],
+    ["providermap entry not an object", (name) => ({ name, providermap: { aws: "t3.small" } })],
     ["providermap value an object", (name) => ({ name, providermap: { aws: { flavor: { size: 1 } } } })],
     ["providermap value null", (name) => ({ name, providermap: { aws: { flavor: null } } })],
     ["providermap key not a NAME", (name) => ({ name, providermap: { "bad key": { flavor: "x" } } })],
@@ -305,9 +305,9 @@ const invalid: Record<CatalogKind, Array<[string, (name: string) => unknown, boo
     ["no defaults.provider", (name) => withDefaults(name, { provider: undefined })],
     ["no defaults.config", (name) => withDefaults(name, { config: undefined })],
     ["no defaults.services", (name) => withDefaults(name, { services: undefined })],
-    ["default service outside compatibility", (name) => withDefaults(name, { services: ["base", "mysql"] })],
-    ["default hardware type outside compatibility", (name) => withDefaults(name, { hardwaretype: "standard-large" })],
-    ["default image type outside compatibility", (name) => withDefaults(name, { imagetype: "ubuntu12" })],
+    ["default service outside compatibility", (name) => withDefaults(name, { services: ["base", "postgresql"] })],
+    ["default hardware type outside compatibility", (name) => withDefaults(name, { hardwaretype: "large" })],
+    ["default image type outside compatibility", (name) => withDefaults(name, { imagetype: "ubuntu24" })],
     [
       "size.max < size.min",
       (name) => ({ ...sample.clustertemplates(name), constraints: { size: { min: 5, max: 4 } } }),
@@ -551,7 +551,7 @@ test("catalog - clustertemplates - sizes and quantities given as numeric strings
       size: { min: "2", max: "8" },
       services: {
         base: { quantities: { min: "1", max: "1" } },
-        web: { quantities: { min: "0" }, hardwaretypes: ["standard-small"] },
+        web: { quantities: { min: "0" }, hardwaretypes: ["small"] },
       },
     },
   };
@@ -561,7 +561,7 @@ test("catalog - clustertemplates - sizes and quantities given as numeric strings
       size: { min: 2, max: 8 },
       services: {
         base: { quantities: { min: 1, max: 1 } },
-        web: { quantities: { min: 0 }, hardwaretypes: ["standard-small"] },
+        web: { quantities: { min: 0 }, hardwaretypes: ["small"] },
       },
     },
   };
@@ -617,7 +617,7 @@ test("catalog - clustertemplates - layout constraints are kept", async (t) => {
           ["a", "b", "c"],
         ],
       },
-      services: { web: { hardwaretypes: ["standard-small"], imagetypes: ["centos6"], quantities: { min: 1, max: 3 } } },
+      services: { web: { hardwaretypes: ["small"], imagetypes: ["debian12"], quantities: { min: 1, max: 3 } } },
     },
   };
   t.deepEqual((await create(t, who, "clustertemplates", entity)).body, entity);
