@@ -34,16 +34,16 @@ type T = ExecutionContext<Context>;
 
 const HOUR = 3_600_000;
 
-/** lamp with lease rules: 1 h initially, at most 3 h after creation, 1 h per extension. */
-const leasedLamp = () => ({
-  ...fixtureTemplate("lamp"),
-  name: "lamp-leased",
+/** webapp with lease rules: 1 h initially, at most 3 h after creation, 1 h per extension. */
+const leasedWebapp = () => ({
+  ...fixtureTemplate("webapp"),
+  name: "webapp-leased",
   administration: { leaseduration: { initial: "1h", max: "3h", step: "1h" } },
 });
-/** lamp whose clusters live 1.5 s. */
-const shortLamp = () => ({
-  ...fixtureTemplate("lamp"),
-  name: "lamp-short",
+/** webapp whose clusters live 1.5 s. */
+const shortWebapp = () => ({
+  ...fixtureTemplate("webapp"),
+  name: "webapp-short",
   administration: { leaseduration: { initial: 1500, max: 0, step: 0 } },
 });
 
@@ -57,7 +57,7 @@ test.after.always(async (t) => {
 const deps = fixtureDependencies();
 
 const tenantWithCatalog = (t: T, prefix: string): Promise<E2eTenant> =>
-  tenantWithSimCatalog(t.context.sys, prefix, { catalog: { extraTemplates: [leasedLamp(), shortLamp()] } });
+  tenantWithSimCatalog(t.context.sys, prefix, { catalog: { extraTemplates: [leasedWebapp(), shortWebapp()] } });
 
 const get = <B = any>(t: T, caller: Caller, path: string): Promise<B> => getOk<B>(t.context.sys.baseUrl, caller, path);
 
@@ -74,37 +74,37 @@ async function servicesOp(t: T, caller: Caller, id: string, path: string): Promi
 const tasksOf = (plan: PlanBody, taskName: string) =>
   [...new Set(plan.stages.flat().filter((x) => x.taskName === taskName).map((x) => x.service ?? ""))].sort();
 
-test("hadoop-distributed: stop, start and restart of one service and of all services follow the dependencies", async (t) => {
+test("k8s-distributed: stop, start and restart of one service and of all services follow the dependencies", async (t) => {
   const { baseUrl } = t.context.sys;
   const tenant = await tenantWithCatalog(t, "svcops");
-  const id = await createActiveCluster(baseUrl, tenant.user, { name: "ops1", clusterTemplate: "hadoop-distributed", numMachines: 4 });
+  const id = await createActiveCluster(baseUrl, tenant.user, { name: "ops1", clusterTemplate: "k8s-distributed", numMachines: 4 });
   const cluster = await get(t, tenant.user, `/clusters/${id}`);
   const services: string[] = cluster.services;
   const withStop = services.filter((s) => s !== "base"); // base defines neither start nor stop
-  const master = cluster.nodes.find((n: any) => n.services.includes("hadoop-hdfs-namenode")).id as string;
+  const master = cluster.nodes.find((n: any) => n.services.includes("kube-apiserver")).id as string;
 
   // Stop one service: every service that (transitively) depends on it at runtime is stopped first.
-  const stopNn = await servicesOp(t, tenant.user, id, "/hadoop-hdfs-namenode/stop");
-  t.like(stopNn.status, { action: "stop_services", actionstatus: "complete" });
-  t.is(stopNn.plan.action, "STOP_SERVICES");
-  const dependents = services.filter((s) => dependencyClosure(deps, "runtime", s, services).has("hadoop-hdfs-namenode"));
-  t.true(dependents.includes("hadoop-hdfs-datanode") && dependents.includes("hbase-regionserver"));
-  t.false(dependents.includes("zookeeper-server"));
-  t.deepEqual(tasksOf(stopNn.plan, "STOP"), ["hadoop-hdfs-namenode", ...dependents].sort());
-  t.deepEqual(planOrderViolations(stopNn.plan, services, deps), []);
-  const nnStop = stageIndex(stopNn.plan).get(taskKey("STOP", "hadoop-hdfs-namenode", master));
-  t.is(nnStop, stopNn.plan.stages.length - 1, "the namenode is stopped last");
+  const stopApi = await servicesOp(t, tenant.user, id, "/kube-apiserver/stop");
+  t.like(stopApi.status, { action: "stop_services", actionstatus: "complete" });
+  t.is(stopApi.plan.action, "STOP_SERVICES");
+  const dependents = services.filter((s) => dependencyClosure(deps, "runtime", s, services).has("kube-apiserver"));
+  t.true(dependents.includes("kubelet") && dependents.includes("coredns") && dependents.includes("kube-proxy"), "direct and indirect dependents");
+  t.false(dependents.includes("etcd") || dependents.includes("containerd"), "its dependencies are not dependents");
+  t.deepEqual(tasksOf(stopApi.plan, "STOP"), ["kube-apiserver", ...dependents].sort());
+  t.deepEqual(planOrderViolations(stopApi.plan, services, deps), []);
+  const apiStop = stageIndex(stopApi.plan).get(taskKey("STOP", "kube-apiserver", master));
+  t.is(apiStop, stopApi.plan.stages.length - 1, "kube-apiserver is stopped last");
 
   // Start one service: everything it depends on at runtime is started first; nothing else.
-  const startRs = await servicesOp(t, tenant.user, id, "/hbase-regionserver/start");
-  t.like(startRs.status, { action: "start_services", actionstatus: "complete" });
-  t.is(startRs.plan.action, "START_SERVICES");
-  t.deepEqual(tasksOf(startRs.plan, "START"), ["hbase-regionserver", ...dependencyClosure(deps, "runtime", "hbase-regionserver", services)].sort());
-  t.false(tasksOf(startRs.plan, "START").includes("hadoop-yarn-nodemanager"));
-  t.deepEqual(planOrderViolations(startRs.plan, services, deps), []);
-  const rsStage = stageIndex(startRs.plan);
-  for (const n of cluster.nodes.filter((x: any) => x.services.includes("hbase-regionserver"))) {
-    t.true((rsStage.get(taskKey("START", "hbase-master", master)) ?? Infinity) < (rsStage.get(taskKey("START", "hbase-regionserver", n.id)) ?? -1));
+  const startDns = await servicesOp(t, tenant.user, id, "/coredns/start");
+  t.like(startDns.status, { action: "start_services", actionstatus: "complete" });
+  t.is(startDns.plan.action, "START_SERVICES");
+  t.deepEqual(tasksOf(startDns.plan, "START"), ["coredns", ...dependencyClosure(deps, "runtime", "coredns", services)].sort());
+  t.false(tasksOf(startDns.plan, "START").includes("kube-proxy"), "a stopped service coredns does not need stays stopped");
+  t.deepEqual(planOrderViolations(startDns.plan, services, deps), []);
+  const dnsStage = stageIndex(startDns.plan);
+  for (const n of cluster.nodes.filter((x: any) => x.services.includes("coredns"))) {
+    t.true((dnsStage.get(taskKey("START", "kube-apiserver", master)) ?? Infinity) < (dnsStage.get(taskKey("START", "coredns", n.id)) ?? -1));
   }
 
   // Stop all, start all, restart all.
@@ -127,36 +127,40 @@ test("hadoop-distributed: stop, start and restart of one service and of all serv
   t.deepEqual(planOrderViolations(restartAll.plan, services, deps), []);
 
   // Restart one: it and its dependents are stopped (dependents first) and started again.
-  const restartZk = await servicesOp(t, tenant.user, id, "/zookeeper-server/restart");
-  t.like(restartZk.status, { action: "restart_services", actionstatus: "complete" });
-  const zkDependents = services.filter((s) => dependencyClosure(deps, "runtime", s, services).has("zookeeper-server"));
-  t.deepEqual(tasksOf(restartZk.plan, "STOP"), ["zookeeper-server", ...zkDependents].sort());
-  t.deepEqual(tasksOf(restartZk.plan, "START"), ["zookeeper-server", ...zkDependents].sort(), "no dependency of zookeeper is started: none was stopped");
-  t.deepEqual(planOrderViolations(restartZk.plan, services, deps), []);
+  const restartKubelet = await servicesOp(t, tenant.user, id, "/kubelet/restart");
+  t.like(restartKubelet.status, { action: "restart_services", actionstatus: "complete" });
+  const kubeletDependents = services.filter((s) => dependencyClosure(deps, "runtime", s, services).has("kubelet"));
+  t.true(kubeletDependents.includes("kube-proxy") && kubeletDependents.includes("coredns"));
+  t.deepEqual(tasksOf(restartKubelet.plan, "STOP"), ["kubelet", ...kubeletDependents].sort());
+  t.deepEqual(
+    tasksOf(restartKubelet.plan, "START"),
+    ["kubelet", ...kubeletDependents].sort(),
+    "no dependency of kubelet (containerd, kube-apiserver, etcd) is started: none was stopped",
+  );
+  t.deepEqual(planOrderViolations(restartKubelet.plan, services, deps), []);
 
   // The node history records the operations.
   const after = await get(t, tenant.user, `/clusters/${id}`);
-  const nn = after.nodes.find((n: any) => n.id === master);
-  const nnActions = nn.actions.filter((a: any) => a.service === "hadoop-hdfs-namenode").map((a: any) => a.action);
-  // create; stop namenode; start regionserver (needs it); stop all; start all; restart all (STOP, START); restart
-  // zookeeper: hbase-master is restarted with it; the namenode, which was never stopped, is left alone (Coopr
-  // re-ran its START).
-  t.deepEqual(nnActions, ["INSTALL", "CONFIGURE", "INITIALIZE", "START", "STOP", "START", "STOP", "START", "STOP", "START"]);
+  const apiNode = after.nodes.find((n: any) => n.id === master);
+  const apiActions = apiNode.actions.filter((a: any) => a.service === "kube-apiserver").map((a: any) => a.action);
+  // create; stop kube-apiserver; start coredns (needs it); stop all; start all; restart all (STOP, START); restart
+  // kubelet: kube-apiserver, a dependency that was never stopped, is left running.
+  t.deepEqual(apiActions, ["INSTALL", "CONFIGURE", "INITIALIZE", "START", "STOP", "START", "STOP", "START", "STOP", "START"]);
   t.is(after.jobs.length, 7);
 
   // A service that is not on the cluster: a 4xx, no job.
   for (const op of ["stop", "start", "restart"]) {
-    const res = await api(baseUrl, "POST", `/clusters/${id}/services/hive-server2/${op}`, tenant.user);
+    const res = await api(baseUrl, "POST", `/clusters/${id}/services/grafana/${op}`, tenant.user);
     assertError(t, res, "4xx", `${op} of a service not on the cluster`);
   }
   t.is((await get(t, tenant.user, `/clusters/${id}`)).jobs.length, 7);
 });
 
-test("lamp: an action with nothing to do completes with an empty plan", async (t) => {
+test("webapp: an action with nothing to do completes with an empty plan", async (t) => {
   const { baseUrl } = t.context.sys;
   const tenant = await tenantWithCatalog(t, "empty");
   // base defines only install and configure: nothing to stop, start or restart.
-  const id = await createActiveCluster(baseUrl, tenant.user, { name: "bare", clusterTemplate: "lamp", numMachines: 2, services: ["base"] });
+  const id = await createActiveCluster(baseUrl, tenant.user, { name: "bare", clusterTemplate: "webapp", numMachines: 2, services: ["base"] });
   t.deepEqual(await get(t, tenant.user, `/clusters/${id}/services`), ["base"]);
   for (const [path, action] of [
     ["/stop", "stop_services"],
@@ -183,16 +187,16 @@ test("lease: initial lease from the template, extensions within step and max, ba
 
   const tooLong = await api(baseUrl, "POST", "/clusters", {
     ...user,
-    body: { name: "l0", clusterTemplate: "lamp-leased", numMachines: 1, initialLeaseDuration: 2 * HOUR },
+    body: { name: "l0", clusterTemplate: "webapp-leased", numMachines: 1, initialLeaseDuration: 2 * HOUR },
   });
   assertError(t, tooLong, 400, "initialLeaseDuration above the template's initial");
   t.is(tooLong.body.details?.field, "initialLeaseDuration");
 
-  const shortId = await createActiveCluster(baseUrl, user, { name: "l1", clusterTemplate: "lamp-leased", numMachines: 1, initialLeaseDuration: HOUR / 2 });
+  const shortId = await createActiveCluster(baseUrl, user, { name: "l1", clusterTemplate: "webapp-leased", numMachines: 1, initialLeaseDuration: HOUR / 2 });
   const short = await get(t, user, `/clusters/${shortId}`);
   t.is(short.expireTime - short.createTime, HOUR / 2, "initialLeaseDuration is used");
 
-  const id = await createActiveCluster(baseUrl, user, { name: "l2", clusterTemplate: "lamp-leased", numMachines: 1 });
+  const id = await createActiveCluster(baseUrl, user, { name: "l2", clusterTemplate: "webapp-leased", numMachines: 1 });
   const cluster = await get(t, user, `/clusters/${id}`);
   const created = cluster.createTime as number;
   t.is(cluster.expireTime - created, HOUR, "the template's initial lease");
@@ -222,7 +226,7 @@ test("lease: initial lease from the template, extensions within step and max, ba
   assertError(t, await api(baseUrl, "POST", `/clusters/99999999`, { ...user, body: { expireTime: created + HOUR } }), 404, "unknown cluster");
 
   // A cluster whose lease never ends cannot be extended.
-  const forever = await createActiveCluster(baseUrl, user, { name: "l3", clusterTemplate: "lamp", numMachines: 1 });
+  const forever = await createActiveCluster(baseUrl, user, { name: "l3", clusterTemplate: "webapp", numMachines: 1 });
   t.is((await get(t, user, `/clusters/${forever}`)).expireTime, 0);
   assertError(t, await api(baseUrl, "POST", `/clusters/${forever}`, { ...user, body: { expireTime: Date.now() + HOUR } }), 400, "unlimited lease");
 });
@@ -230,8 +234,8 @@ test("lease: initial lease from the template, extensions within step and max, ba
 test("lease: an expired cluster is deleted automatically", async (t) => {
   const { baseUrl } = t.context.sys;
   const tenant = await tenantWithCatalog(t, "expiry");
-  const id = await createCluster(baseUrl, tenant.user, { name: "short", clusterTemplate: "lamp-short", numMachines: 2 });
-  const keep = await createActiveCluster(baseUrl, tenant.user, { name: "keep", clusterTemplate: "lamp", numMachines: 1 });
+  const id = await createCluster(baseUrl, tenant.user, { name: "short", clusterTemplate: "webapp-short", numMachines: 2 });
+  const keep = await createActiveCluster(baseUrl, tenant.user, { name: "keep", clusterTemplate: "webapp", numMachines: 1 });
   const cluster = await get(t, tenant.user, `/clusters/${id}`);
   t.is(cluster.expireTime - cluster.createTime, 1500);
   const status = await eventually(
@@ -251,9 +255,9 @@ test("GET /clusters?status= filters by status; bad statuses are 400", async (t) 
   const { baseUrl } = t.context.sys;
   const tenant = await tenantWithCatalog(t, "filter");
   const user = tenant.user;
-  const a = await createActiveCluster(baseUrl, user, { name: "fa", clusterTemplate: "lamp", numMachines: 1 });
-  const b = await createActiveCluster(baseUrl, user, { name: "fb", clusterTemplate: "lamp", numMachines: 1 });
-  const c = await createActiveCluster(baseUrl, user, { name: "fc", clusterTemplate: "lamp", numMachines: 1 });
+  const a = await createActiveCluster(baseUrl, user, { name: "fa", clusterTemplate: "webapp", numMachines: 1 });
+  const b = await createActiveCluster(baseUrl, user, { name: "fb", clusterTemplate: "webapp", numMachines: 1 });
+  const c = await createActiveCluster(baseUrl, user, { name: "fc", clusterTemplate: "webapp", numMachines: 1 });
   assertOk(t, await api(baseUrl, "DELETE", `/clusters/${b}`, user), "delete fb");
   await waitForStatus(baseUrl, user, b, "terminated");
 
@@ -290,7 +294,7 @@ test("POST /getNodeProperties with properties and services filters", async (t) =
   const { baseUrl } = t.context.sys;
   const tenant = await tenantWithCatalog(t, "props");
   const user = tenant.user;
-  const id = await createActiveCluster(baseUrl, user, { name: "p1", clusterTemplate: "lamp", numMachines: 3 });
+  const id = await createActiveCluster(baseUrl, user, { name: "p1", clusterTemplate: "webapp", numMachines: 3 });
   const cluster = await get(t, user, `/clusters/${id}`);
   const rpc = (body: unknown) => api(baseUrl, "POST", "/getNodeProperties", { ...user, body });
 
@@ -309,14 +313,15 @@ test("POST /getNodeProperties with properties and services filters", async (t) =
     t.deepEqual(some.body[node.id], { hostname: node.properties.hostname, ipaddress: node.properties.ipaddress });
   }
 
-  const mysqlNodes = cluster.nodes.filter((n: any) => n.services.includes("mysql-server"));
-  t.is(mysqlNodes.length, 1);
-  const mysql = await rpc({ clusterId: id, services: ["mysql-server"], properties: ["hostname"] });
-  assertOk(t, mysql, "mysql-server nodes");
-  t.deepEqual(mysql.body, Object.fromEntries(mysqlNodes.map((n: any) => [n.id, { hostname: n.properties.hostname }])));
+  const databaseNodes = cluster.nodes.filter((n: any) => n.services.includes("postgresql"));
+  t.is(databaseNodes.length, 1);
+  const database = await rpc({ clusterId: id, services: ["postgresql"], properties: ["hostname"] });
+  assertOk(t, database, "postgresql nodes");
+  t.deepEqual(database.body, Object.fromEntries(databaseNodes.map((n: any) => [n.id, { hostname: n.properties.hostname }])));
 
-  const both = cluster.nodes.filter((n: any) => n.services.includes("apache-httpd") && n.services.includes("base"));
-  const web = await rpc({ clusterId: id, services: ["apache-httpd", "base"], properties: ["ipaddress"] });
+  const both = cluster.nodes.filter((n: any) => n.services.includes("postgresql") && n.services.includes("nginx"));
+  t.true(both.length > 0 && both.length < cluster.nodes.length, "some nodes hold both, others not");
+  const web = await rpc({ clusterId: id, services: ["postgresql", "nginx"], properties: ["ipaddress"] });
   t.deepEqual(Object.keys(web.body).sort(), both.map((n: any) => n.id).sort(), "nodes holding all listed services");
   t.deepEqual((await rpc({ clusterId: id, services: ["haproxy"] })).body, {}, "no node holds haproxy");
   t.deepEqual((await rpc({ clusterId: id, properties: ["no-such-property"] })).body, Object.fromEntries(cluster.nodes.map((n: any) => [n.id, {}])));
