@@ -42,14 +42,14 @@ interface NodeAction {
 const historyOf = (node: { actions: NodeAction[] }, service?: string) =>
   node.actions.filter((a) => service === undefined || a.service === service).map((a) => `${a.action} ${a.status}`);
 
-/** The provider `joyent` fails every CONFIRM. */
-const failConfirm: SimCatalogOptions = { providerOverrides: { joyent: { fail_confirm: "true" } } };
+/** The provider `digitalocean` fails every CONFIRM. */
+const failConfirm: SimCatalogOptions = { providerOverrides: { digitalocean: { fail_confirm: "true" } } };
 
 test("fail_confirm: CONFIRM is rolled back and retried as DELETE, CREATE, CONFIRM, then the cluster is incomplete and can be deleted", async (t) => {
   const { baseUrl } = t.context.sys;
   const tenant = await tenantWithCatalog(t, "failconfirm", failConfirm);
   const user = tenant.user;
-  const id = await createCluster(baseUrl, user, { name: "fc", clusterTemplate: "lamp", numMachines: 2, provider: "joyent" });
+  const id = await createCluster(baseUrl, user, { name: "fc", clusterTemplate: "webapp", numMachines: 2, provider: "digitalocean" });
   const status = await waitForStatus(baseUrl, user, id, "incomplete");
   t.like(status, { clusterid: id, status: "incomplete", action: "cluster_create", actionstatus: "failed" });
   t.true(status.stepscompleted < status.stepstotal);
@@ -89,7 +89,7 @@ test("fail_confirm: CONFIRM is rolled back and retried as DELETE, CREATE, CONFIR
     ["POST", `/clusters/${id}/services/stop`, undefined],
     ["POST", `/clusters/${id}/services/start`, undefined],
     ["POST", `/clusters/${id}/services/restart`, undefined],
-    ["POST", `/clusters/${id}/services`, { services: ["memcached"] }],
+    ["POST", `/clusters/${id}/services`, { services: ["redis"] }],
   ] as const) {
     assertError(t, await api(baseUrl, method, path, { ...user, ...(body ? { body } : {}) }), 409, `${method} ${path} on an incomplete cluster`);
   }
@@ -103,7 +103,7 @@ test("events: every machine the provider creates and deletes is a node.created /
   const { baseUrl, nc } = t.context.sys;
   const tenant = await tenantWithCatalog(t, "failevents", failConfirm);
   const user = tenant.user;
-  const id = await createCluster(baseUrl, user, { name: "fe", clusterTemplate: "lamp", numMachines: 1, provider: "joyent" });
+  const id = await createCluster(baseUrl, user, { name: "fe", clusterTemplate: "webapp", numMachines: 1, provider: "digitalocean" });
   await waitForStatus(baseUrl, user, id, "incomplete");
   assertOk(t, await api(baseUrl, "DELETE", `/clusters/${id}`, user), "delete");
   await waitForStatus(baseUrl, user, id, "terminated");
@@ -145,7 +145,7 @@ test("a failing configure leaves the cluster inconsistent; it can be configured 
   const { baseUrl } = t.context.sys;
   const tenant = await tenantWithCatalog(t, "failconf", breakableConfigure);
   const user = tenant.user;
-  const id = await createActiveCluster(baseUrl, user, { name: "cf", clusterTemplate: "lamp", numMachines: 2 });
+  const id = await createActiveCluster(baseUrl, user, { name: "cf", clusterTemplate: "webapp", numMachines: 2 });
 
   const broken = { BREAK_CONFIGURE: true };
   assertOk(t, await api(baseUrl, "PUT", `/clusters/${id}/config`, { ...user, body: { config: broken, restart: false } }), "configure");
@@ -170,12 +170,12 @@ test("a failing configure leaves the cluster inconsistent; it can be configured 
   // Inconsistent: service operations and add services are refused; configure and delete are allowed.
   for (const [method, path, body] of [
     ["POST", `/clusters/${id}/services/stop`, undefined],
-    ["POST", `/clusters/${id}/services/apache-httpd/start`, undefined],
-    ["POST", `/clusters/${id}/services`, { services: ["memcached"] }],
+    ["POST", `/clusters/${id}/services/nginx/start`, undefined],
+    ["POST", `/clusters/${id}/services`, { services: ["redis"] }],
   ] as const) {
     assertError(t, await api(baseUrl, method, path, { ...user, ...(body ? { body } : {}) }), 409, `${method} ${path} on an inconsistent cluster`);
   }
-  const good = { php: { modules: ["memcache"] } };
+  const good = { app: { workers: 4 } };
   assertOk(t, await api(baseUrl, "PUT", `/clusters/${id}/config`, { ...user, body: { config: good } }), "configure again");
   t.like(await waitForStatus(baseUrl, user, id, "active"), { action: "cluster_configure_with_restart", actionstatus: "complete" });
   t.deepEqual(await get(t, user, `/clusters/${id}/config`), good);
@@ -186,32 +186,32 @@ test("a task that fails once is retried and the cluster becomes active; one that
   const tenant = await tenantWithCatalog(t, "flaky", {
     scripts: {
       // The node's working directory keeps a marker between attempts.
-      "mysql-server": { install: { script: 'test -f .ok-mysql-install || { touch .ok-mysql-install; echo "first attempt fails" >&2; exit 1; }' } },
-      memcached: { install: { script: "false" } },
+      postgresql: { install: { script: 'test -f .ok-postgresql-install || { touch .ok-postgresql-install; echo "first attempt fails" >&2; exit 1; }' } },
+      redis: { install: { script: "false" } },
     },
   });
   const user = tenant.user;
-  const id = await createCluster(baseUrl, user, { name: "flaky", clusterTemplate: "lamp", numMachines: 2 });
+  const id = await createCluster(baseUrl, user, { name: "flaky", clusterTemplate: "webapp", numMachines: 2 });
   const status = await waitForStatus(baseUrl, user, id, "active");
   t.like(status, { action: "cluster_create", actionstatus: "complete" });
   t.is(status.stepscompleted, status.stepstotal);
   const cluster = await get(t, user, `/clusters/${id}`);
-  const mysqlNode = cluster.nodes.find((n: any) => n.services.includes("mysql-server"));
-  t.deepEqual(historyOf(mysqlNode, "mysql-server"), ["INSTALL failed", "INSTALL complete", "CONFIGURE complete", "START complete"]);
-  const installs = (mysqlNode.actions as NodeAction[]).filter((a) => a.service === "mysql-server" && a.action === "INSTALL");
+  const databaseNode = cluster.nodes.find((n: any) => n.services.includes("postgresql"));
+  t.deepEqual(historyOf(databaseNode, "postgresql"), ["INSTALL failed", "INSTALL complete", "CONFIGURE complete", "INITIALIZE complete", "START complete"]);
+  const installs = (databaseNode.actions as NodeAction[]).filter((a) => a.service === "postgresql" && a.action === "INSTALL");
   t.is(installs[0]?.taskId, installs[1]?.taskId, "the retry is the same task");
   t.regex(installs[0]?.stderr ?? "", /first attempt fails/);
   for (const node of cluster.nodes) {
-    if (node === mysqlNode) continue;
+    if (node === databaseNode) continue;
     t.true((node.actions as NodeAction[]).every((a) => a.status === "complete"));
   }
 
   // Always failing: retried a bounded number of times, then the create fails.
-  const bad = await createCluster(baseUrl, user, { name: "doomed", clusterTemplate: "lamp", numMachines: 1, services: ["base", "memcached"] });
+  const bad = await createCluster(baseUrl, user, { name: "doomed", clusterTemplate: "webapp", numMachines: 1, services: ["base", "redis"] });
   t.like(await waitForStatus(baseUrl, user, bad, "incomplete"), { action: "cluster_create", actionstatus: "failed" });
   const doomed = (await get(t, user, `/clusters/${bad}`)).nodes[0];
-  const attempts = historyOf(doomed, "memcached");
-  t.true(attempts.length >= 2 && attempts.every((a) => a === "INSTALL failed"), `memcached attempts: ${attempts.join(", ")}`);
+  const attempts = historyOf(doomed, "redis");
+  t.true(attempts.length >= 2 && attempts.every((a) => a === "INSTALL failed"), `redis attempts: ${attempts.join(", ")}`);
   t.false((doomed.actions as NodeAction[]).some((a) => a.action === "START"), "nothing after the failed stage runs");
 });
 
@@ -219,14 +219,14 @@ test("quotas: maxClusters and maxNodes refuse creates with 409; usage frees up a
   const { baseUrl } = t.context.sys;
   const tenant = await tenantWithCatalog(t, "quota", {}, { maxClusters: 2, maxNodes: 5 });
   const user = tenant.user;
-  const a = await createActiveCluster(baseUrl, user, { name: "qa", clusterTemplate: "lamp", numMachines: 3 });
+  const a = await createActiveCluster(baseUrl, user, { name: "qa", clusterTemplate: "webapp", numMachines: 3 });
 
-  const tooMany = await api(baseUrl, "POST", "/clusters", { ...user, body: { name: "qb", clusterTemplate: "lamp", numMachines: 3 } });
+  const tooMany = await api(baseUrl, "POST", "/clusters", { ...user, body: { name: "qb", clusterTemplate: "webapp", numMachines: 3 } });
   assertError(t, tooMany, 409, "3 + 3 nodes over maxNodes 5");
   t.regex(tooMany.body.message, /maxNodes/);
 
-  const b = await createActiveCluster(baseUrl, user, { name: "qb", clusterTemplate: "lamp", numMachines: 2 });
-  const third = await api(baseUrl, "POST", "/clusters", { ...tenant.other, body: { name: "qc", clusterTemplate: "lamp", numMachines: 1 } });
+  const b = await createActiveCluster(baseUrl, user, { name: "qb", clusterTemplate: "webapp", numMachines: 2 });
+  const third = await api(baseUrl, "POST", "/clusters", { ...tenant.other, body: { name: "qc", clusterTemplate: "webapp", numMachines: 1 } });
   assertError(t, third, 409, "a third cluster over maxClusters 2 (quotas are per tenant, not per user)");
   t.regex(third.body.message, /maxClusters/);
   t.deepEqual((await get<any[]>(t, tenant.admin, "/clusters")).map((c) => c.id).sort(), [a, b].sort(), "refused creates leave nothing behind");
@@ -241,11 +241,11 @@ test("quotas: maxClusters and maxNodes refuse creates with 409; usage frees up a
 
   assertOk(t, await api(baseUrl, "DELETE", `/clusters/${a}`, user), "delete qa");
   await waitForStatus(baseUrl, user, a, "terminated");
-  const c = await createActiveCluster(baseUrl, user, { name: "qc", clusterTemplate: "lamp", numMachines: 3 });
+  const c = await createActiveCluster(baseUrl, user, { name: "qc", clusterTemplate: "webapp", numMachines: 3 });
   t.truthy(c, "room again after the delete");
   assertError(
     t,
-    await api(baseUrl, "POST", "/clusters", { ...user, body: { name: "qd", clusterTemplate: "lamp", numMachines: 1 } }),
+    await api(baseUrl, "POST", "/clusters", { ...user, body: { name: "qd", clusterTemplate: "webapp", numMachines: 1 } }),
     409,
     "full again",
   );
@@ -257,19 +257,19 @@ test("a busy cluster answers 409 to every other operation", async (t) => {
     providerOverrides: { "aws-us-east-1": { delay_create_ms: "3000", delay_delete_ms: "2000" } },
   });
   const user = tenant.user;
-  const id = await createCluster(baseUrl, user, { name: "slow", clusterTemplate: "lamp", numMachines: 1, provider: "aws-us-east-1" });
+  const id = await createCluster(baseUrl, user, { name: "slow", clusterTemplate: "webapp", numMachines: 1, provider: "aws-us-east-1" });
 
   const operations = [
     ["DELETE", `/clusters/${id}`, undefined],
     ["PUT", `/clusters/${id}/config`, { config: { a: 1 } }],
     ["PUT", `/clusters/${id}/config`, { config: { a: 1 }, restart: false }],
-    ["POST", `/clusters/${id}/services`, { services: ["memcached"] }],
+    ["POST", `/clusters/${id}/services`, { services: ["redis"] }],
     ["POST", `/clusters/${id}/services/stop`, undefined],
     ["POST", `/clusters/${id}/services/start`, undefined],
     ["POST", `/clusters/${id}/services/restart`, undefined],
-    ["POST", `/clusters/${id}/services/apache-httpd/stop`, undefined],
-    ["POST", `/clusters/${id}/services/apache-httpd/start`, undefined],
-    ["POST", `/clusters/${id}/services/apache-httpd/restart`, undefined],
+    ["POST", `/clusters/${id}/services/nginx/stop`, undefined],
+    ["POST", `/clusters/${id}/services/nginx/start`, undefined],
+    ["POST", `/clusters/${id}/services/nginx/restart`, undefined],
   ] as const;
   const tryAll = async (when: string) => {
     for (const [method, path, body] of operations) {
@@ -305,15 +305,15 @@ test("concurrent operations on one cluster: exactly one starts, the others are 4
   const { baseUrl } = t.context.sys;
   const tenant = await tenantWithCatalog(t, "race");
   const user = tenant.user;
-  const id = await createActiveCluster(baseUrl, user, { name: "race", clusterTemplate: "lamp", numMachines: 2 });
+  const id = await createActiveCluster(baseUrl, user, { name: "race", clusterTemplate: "webapp", numMachines: 2 });
   const requests = [
     ["POST", `/clusters/${id}/services/stop`, undefined],
     ["POST", `/clusters/${id}/services/start`, undefined],
     ["POST", `/clusters/${id}/services/restart`, undefined],
-    ["POST", `/clusters/${id}/services/apache-httpd/stop`, undefined],
+    ["POST", `/clusters/${id}/services/nginx/stop`, undefined],
     ["PUT", `/clusters/${id}/config`, { config: { race: 1 } }],
     ["PUT", `/clusters/${id}/config`, { config: { race: 2 }, restart: false }],
-    ["POST", `/clusters/${id}/services`, { services: ["memcached"] }],
+    ["POST", `/clusters/${id}/services`, { services: ["redis"] }],
     ["DELETE", `/clusters/${id}`, undefined],
   ] as const;
   const answers = await Promise.all(requests.map(([method, path, body]) => api(baseUrl, method, path, { ...user, ...(body ? { body } : {}) })));
@@ -353,7 +353,7 @@ test("concurrent creates never exceed maxClusters / maxNodes", async (t) => {
   const tenant = await tenantWithCatalog(t, "racequota", {}, { maxClusters: 3, maxNodes: 100 });
   const answers = await Promise.all(
     Array.from({ length: 8 }, (_, i) =>
-      api(baseUrl, "POST", "/clusters", { ...tenant.user, body: { name: `r${i}`, clusterTemplate: "lamp", numMachines: 1 } }),
+      api(baseUrl, "POST", "/clusters", { ...tenant.user, body: { name: `r${i}`, clusterTemplate: "webapp", numMachines: 1 } }),
     ),
   );
   const ok = answers.filter((r) => r.status === 200);
@@ -364,7 +364,7 @@ test("concurrent creates never exceed maxClusters / maxNodes", async (t) => {
   const nodesTenant = await tenantWithCatalog(t, "racenodes", {}, { maxClusters: 100, maxNodes: 5 });
   const byNodes = await Promise.all(
     Array.from({ length: 6 }, (_, i) =>
-      api(baseUrl, "POST", "/clusters", { ...nodesTenant.user, body: { name: `n${i}`, clusterTemplate: "lamp", numMachines: 2 } }),
+      api(baseUrl, "POST", "/clusters", { ...nodesTenant.user, body: { name: `n${i}`, clusterTemplate: "webapp", numMachines: 2 } }),
     ),
   );
   t.is(byNodes.filter((r) => r.status === 200).length, 2, byNodes.map(show).join(" | "));
@@ -377,11 +377,11 @@ test("a failing DELETE leaves the cluster incomplete, its nodes still counted", 
   const tenant = await tenantWithCatalog(
     t,
     "faildelete",
-    { providerOverrides: { joyent: { fail_delete: "true" } } },
+    { providerOverrides: { digitalocean: { fail_delete: "true" } } },
     { maxClusters: 1 },
   );
   const user = tenant.user;
-  const id = await createActiveCluster(baseUrl, user, { name: "sticky", clusterTemplate: "lamp", numMachines: 1, provider: "joyent" });
+  const id = await createActiveCluster(baseUrl, user, { name: "sticky", clusterTemplate: "webapp", numMachines: 1, provider: "digitalocean" });
   assertOk(t, await api(baseUrl, "DELETE", `/clusters/${id}`, user), "delete");
   t.like(await waitForStatus(baseUrl, user, id, "incomplete"), { action: "cluster_delete", actionstatus: "failed" });
   const node = (await get(t, user, `/clusters/${id}`)).nodes[0];
@@ -390,7 +390,7 @@ test("a failing DELETE leaves the cluster incomplete, its nodes still counted", 
   // The machine still exists: it still counts against the quota.
   assertError(
     t,
-    await api(baseUrl, "POST", "/clusters", { ...user, body: { name: "next", clusterTemplate: "lamp", numMachines: 1 } }),
+    await api(baseUrl, "POST", "/clusters", { ...user, body: { name: "next", clusterTemplate: "webapp", numMachines: 1 } }),
     409,
     "quota still used by the incomplete cluster",
   );
