@@ -1,5 +1,5 @@
 /**
- * `corral apply` and `corral export` against a running Corral: the Coopr fixture catalog applied from its folder
+ * `corral apply` and `corral export` against a running Corral: the test catalog applied from its folder
  * is created, applied again unchanged; an edited file is an update with its diff; an export (JSON or YAML files)
  * applies back unchanged to its own tenant and creates the same catalog in another.
  */
@@ -39,7 +39,7 @@ interface Outcome {
 }
 const actions = (outcomes: Outcome[]) => [...new Set(outcomes.map((o) => o.action))];
 
-test("apply - the fixture folder is created, then unchanged on a second apply; the plugins folder beside it is skipped", async (t) => {
+test("apply - the test catalog folder is created, then unchanged on a second apply; the plugins folder beside it is skipped", async (t) => {
   const { name } = await createTenant(t.context.sys.baseUrl, "cliapply");
   const corral = asAdmin(t, name);
 
@@ -49,7 +49,7 @@ test("apply - the fixture folder is created, then unchanged on a second apply; t
   t.is(lines.filter((l) => / created$/.test(l)).length, fixtureCount(), shown(first));
   t.true(lines.includes("providers/aws-us-east-1 created"), shown(first));
   t.is(lines.at(-1), `${fixtureCount()} created, 0 updated, 0 unchanged, 0 failed`);
-  t.regex(first.stderr, /skipped 7 files naming no catalog kind/);
+  t.regex(first.stderr, /skipped 6 files naming no catalog kind/);
 
   const second = await corral(["apply", "-f", FIXTURES_DIR, "-o", "json"]);
   t.is(second.code, 0, shown(second));
@@ -57,7 +57,7 @@ test("apply - the fixture folder is created, then unchanged on a second apply; t
   t.is(outcomes.length, fixtureCount());
   t.deepEqual(actions(outcomes), ["unchanged"], "nothing changes the second time");
 
-  // What the server holds is the fixture, as an import of it would store it.
+  // What the server holds is the test catalog, as an import of it would store it.
   const exported = await exportCatalog(t.context.sys.baseUrl, { user: "admin", tenant: name });
   for (const kind of KINDS) t.is(exported[kind].length, rawFixtureCatalog()[kind].length, kind);
 });
@@ -66,22 +66,22 @@ test("apply - an edited file is updated with a short diff; --dry-run shows it an
   const { name } = await createTenant(t.context.sys.baseUrl, "clidiff");
   const corral = asAdmin(t, name);
   t.is((await corral(["apply", "-f", FIXTURES_DIR])).code, 0);
-  const service = JSON.parse(await readFile(join(FIXTURES_DIR, "services", "mysql-server.json"), "utf8"));
+  const service = JSON.parse(await readFile(join(FIXTURES_DIR, "services", "postgresql.json"), "utf8"));
   const edited = join(t.context.scratch.dir, "services");
   await import("node:fs/promises").then((fs) => fs.mkdir(edited, { recursive: true }));
-  await writeFile(join(edited, "mysql-server.json"), JSON.stringify({ ...service, description: "edited by the test" }));
+  await writeFile(join(edited, "postgresql.json"), JSON.stringify({ ...service, description: "edited by the test" }));
 
-  const dry = await corral(["apply", "-f", join(edited, "mysql-server.json"), "--dry-run"]);
+  const dry = await corral(["apply", "-f", join(edited, "postgresql.json"), "--dry-run"]);
   t.is(dry.code, 0, shown(dry));
-  t.regex(dry.stdout, /services\/mysql-server updated \(dry run\)/);
+  t.regex(dry.stdout, /services\/postgresql updated \(dry run\)/);
   const stillStored = await exportCatalog(t.context.sys.baseUrl, { user: "admin", tenant: name });
-  t.not(stillStored.services.find((s) => s.name === "mysql-server").description, "edited by the test", "a dry run writes nothing");
+  t.not(stillStored.services.find((s) => s.name === "postgresql").description, "edited by the test", "a dry run writes nothing");
 
   const applied = await corral(["apply", "-f", edited]);
   t.is(applied.code, 0, shown(applied));
-  t.regex(applied.stdout, /^services\/mysql-server updated\n {4}~ description: ".*" -> "edited by the test"\n0 created, 1 updated, 0 unchanged, 0 failed\n$/);
+  t.regex(applied.stdout, /^services\/postgresql updated\n {4}~ description: ".*" -> "edited by the test"\n0 created, 1 updated, 0 unchanged, 0 failed\n$/);
   const again = await corral(["apply", "-f", edited]);
-  t.regex(again.stdout, /services\/mysql-server unchanged/);
+  t.regex(again.stdout, /services\/postgresql unchanged/);
 });
 
 for (const as of ["json", "yaml"] as const) {
@@ -118,7 +118,7 @@ test("apply - an entity the server refuses is reported with its message, the oth
     [
       "hardwaretypes:",
       "  - name: tiny",
-      "    providermap: { aws-us-east-1: { flavor: t1.micro } }",
+      "    providermap: { aws-us-east-1: { flavor: t3.micro } }",
       "clustertemplates:",
       "  - name: broken",
       "    constraints: { size: { min: 3, max: 1 } }",
