@@ -17,13 +17,13 @@ import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
 const test = testWithSystem({ clusters: 1, provisioners: 2, reconcileIntervalMs: 500 });
 type T = SystemTest;
 
-const lamp = (name: string) => ({ name, clusterTemplate: "lamp", numMachines: 2 });
+const webapp = (name: string) => ({ name, clusterTemplate: "webapp", numMachines: 2 });
 
 const tenantOf = (t: T, prefix: string, catalog: SimCatalogOptions = {}): Promise<E2eTenant> =>
   tenantWithSimCatalog(t.context.sys, prefix, { workers: 3, catalog });
 
-/** lamp whose lease can be extended: 1 h at first, 1 h per step, 3 h at most. */
-const leasedLamp = { ...fixtureTemplate("lamp"), name: "lamp-leased", administration: { leaseduration: { initial: "1h", max: "3h", step: "1h" } } };
+/** webapp whose lease can be extended: 1 h at first, 1 h per step, 3 h at most. */
+const leasedWebapp = { ...fixtureTemplate("webapp"), name: "webapp-leased", administration: { leaseduration: { initial: "1h", max: "3h", step: "1h" } } };
 
 const settledStatus = (e: ClusterStreamEvent) => e.type === "cluster.status" && e.status !== "pending";
 const hasSettled = (c: SseClient) => c.events().some((e) => settledStatus(e.event));
@@ -42,7 +42,7 @@ async function extraGateway(t: T, events: Parameters<typeof startGateway>[0]["ev
 test("SSE of a cluster create shows its status, each stage and every task's end up to active, in order; no task.started without a retry", async (t) => {
   const { baseUrl } = t.context.sys;
   const tenant = await tenantOf(t, "evorder");
-  const id = await createCluster(baseUrl, tenant.user, lamp("ev1"));
+  const id = await createCluster(baseUrl, tenant.user, webapp("ev1"));
   const sse = await openSse(baseUrl, tenant.user, id);
   t.is(sse.status, 200);
   await sse.waitFor(() => hasSettled(sse), "the cluster settled");
@@ -97,7 +97,7 @@ test("SSE of a cluster create shows its status, each stage and every task's end 
 test("SSE resumed with Last-Event-ID misses nothing and repeats nothing; a bad Last-Event-ID is a 400", async (t) => {
   const { baseUrl } = t.context.sys;
   const tenant = await tenantOf(t, "evresume");
-  const id = await createCluster(baseUrl, tenant.user, lamp("ev2"));
+  const id = await createCluster(baseUrl, tenant.user, webapp("ev2"));
   const first = await openSse(baseUrl, tenant.user, id);
   await first.waitFor((m) => m.length >= 6, "six events");
   first.close();
@@ -142,8 +142,8 @@ test("SSE resumed with Last-Event-ID misses nothing and repeats nothing; a bad L
 
 test("a failed task's end carries its output tail; the plan's end says what failed", async (t) => {
   const { baseUrl } = t.context.sys;
-  const tenant = await tenantOf(t, "evfail", { scripts: { "mysql-server": { install: { script: "echo mysql-install-broke-here >&2; false" } } } });
-  const id = await createCluster(baseUrl, tenant.user, lamp("ev3"));
+  const tenant = await tenantOf(t, "evfail", { scripts: { postgresql: { install: { script: "echo postgresql-install-broke-here >&2; false" } } } });
+  const id = await createCluster(baseUrl, tenant.user, webapp("ev3"));
   const sse = await openSse(baseUrl, tenant.user, id);
   await sse.waitFor(() => hasSettled(sse), "the cluster settled");
   sse.close();
@@ -152,9 +152,9 @@ test("a failed task's end carries its output tail; the plan's end says what fail
   if (failures.length === 0) t.log(JSON.stringify(events.filter((e) => e.type !== "task.started" && e.type !== "plan.progress")));
   t.true(failures.length >= 1, "a task.ended with ok false");
   for (const f of failures) {
-    t.like(f, { service: "mysql-server", taskName: "INSTALL" });
+    t.like(f, { service: "postgresql", taskName: "INSTALL" });
     t.not(f.status, 0);
-    t.regex(f.output?.stderr ?? "", /mysql-install-broke-here/);
+    t.regex(f.output?.stderr ?? "", /postgresql-install-broke-here/);
   }
   t.deepEqual(failures.map((f) => f.attempt), failures.map((_, i) => i + 1), "each retry is the next attempt");
   const retries = events.flatMap((e) => (e.type === "task.started" ? [e.attempt] : []));
@@ -166,16 +166,16 @@ test("a failed task's end carries its output tail; the plan's end says what fail
 test("a task that fails once is retried: the retry has a task.started with attempt 2, between the two ends; the first attempt none", async (t) => {
   const { baseUrl } = t.context.sys;
   // The node's working directory keeps a marker between attempts.
-  const flakyInstall = { script: 'test -f .ok-mysql-install || { touch .ok-mysql-install; echo "first attempt fails" >&2; exit 1; }' };
-  const tenant = await tenantOf(t, "evretry", { scripts: { "mysql-server": { install: flakyInstall } } });
-  const id = await createCluster(baseUrl, tenant.user, lamp("ev8"));
+  const flakyInstall = { script: 'test -f .ok-postgresql-install || { touch .ok-postgresql-install; echo "first attempt fails" >&2; exit 1; }' };
+  const tenant = await tenantOf(t, "evretry", { scripts: { postgresql: { install: flakyInstall } } });
+  const id = await createCluster(baseUrl, tenant.user, webapp("ev8"));
   const sse = await openSse(baseUrl, tenant.user, id);
   await sse.waitFor(() => hasSettled(sse), "the cluster settled");
   sse.close();
   const events = sse.events().map((e) => e.event);
   t.like(events.at(-1), { type: "cluster.status", status: "active" });
   const started = events.flatMap((e, at) => (e.type === "task.started" ? [{ at, e }] : []));
-  t.deepEqual(started.map(({ e }) => [e.taskName, e.service, e.attempt]), [["INSTALL", "mysql-server", 2]], "one task.started: the retry's");
+  t.deepEqual(started.map(({ e }) => [e.taskName, e.service, e.attempt]), [["INSTALL", "postgresql", 2]], "one task.started: the retry's");
   const retry = started[0]!;
   const ends = events.flatMap((e, at) => (e.type === "task.ended" && e.taskId === retry.e.taskId ? [{ at, e }] : []));
   t.deepEqual(ends.map(({ e }) => [e.attempt, e.ok]), [[1, false], [2, true]]);
@@ -184,7 +184,7 @@ test("a task that fails once is retried: the retry has a task.started with attem
 
 test("WebSocket: a user follows its own cluster, the admin the whole tenant; a user may not follow the tenant", async (t) => {
   const { baseUrl } = t.context.sys;
-  const tenant = await tenantOf(t, "evws", { extraTemplates: [leasedLamp] });
+  const tenant = await tenantOf(t, "evws", { extraTemplates: [leasedWebapp] });
   const userSocket = opened(await openEventSocket(baseUrl, tenant.user));
   const adminSocket = opened(await openEventSocket(baseUrl, tenant.admin));
   adminSocket.send({ type: "subscribe", tenant: true });
@@ -194,8 +194,8 @@ test("WebSocket: a user follows its own cluster, the admin the whole tenant; a u
   t.like(userSocket.messages[0], { type: "error", status: 403, error: "forbidden" });
   t.regex((userSocket.messages[0] as { message: string }).message, /admin/);
 
-  const mine = await createCluster(baseUrl, tenant.user, { ...lamp("ev4"), clusterTemplate: "lamp-leased" });
-  const bobs = await createCluster(baseUrl, tenant.other, lamp("ev5"));
+  const mine = await createCluster(baseUrl, tenant.user, { ...webapp("ev4"), clusterTemplate: "webapp-leased" });
+  const bobs = await createCluster(baseUrl, tenant.other, webapp("ev5"));
   userSocket.send({ type: "subscribe", clusterId: mine });
   userSocket.send({ type: "subscribe", clusterId: bobs });
   await waitForStatus(baseUrl, tenant.user, mine, "active");
@@ -264,7 +264,7 @@ test("another tenant sees nothing: 404 for a foreign cluster id, nothing on its 
   const spy = opened(await openEventSocket(baseUrl, b.admin));
   spy.send({ type: "subscribe", tenant: true });
   await spy.waitFor((m) => m.some((x) => x.type === "subscribed"), "subscribed");
-  const id = await createCluster(baseUrl, a.user, lamp("ev6"));
+  const id = await createCluster(baseUrl, a.user, webapp("ev6"));
   spy.send({ type: "subscribe", clusterId: id });
   const foreign = await openSse(baseUrl, b.admin, id);
   t.is(foreign.status, 404);
@@ -281,7 +281,7 @@ test("another tenant sees nothing: 404 for a foreign cluster id, nothing on its 
 test("a client that stops reading is closed with a message saying so; the gateway answers 503 past its connection cap", async (t) => {
   const { sys } = t.context;
   const tenant = await tenantOf(t, "evslow");
-  const id = await createCluster(sys.baseUrl, tenant.user, lamp("ev7"));
+  const id = await createCluster(sys.baseUrl, tenant.user, webapp("ev7"));
   await waitForStatus(sys.baseUrl, tenant.user, id, "active");
   const { baseUrl } = await extraGateway(t, { maxBufferedBytes: 64 * 1024, maxConnections: 3 });
 
