@@ -17,8 +17,8 @@ interface Context {
 }
 const test = anyTest as TestFn<Context>;
 
-/** mysql-server's install writes to both streams and fails, every attempt. */
-const FAILING_INSTALL = { script: "sh", args: "-c 'echo installing mysql; echo disk full on /var/lib/mysql >&2; exit 3'" };
+/** postgresql's install writes to both streams and fails, every attempt. */
+const FAILING_INSTALL = { script: "sh", args: "-c 'echo installing postgresql; echo disk full on /var/lib/postgresql >&2; exit 3'" };
 
 test.before(async (t) => {
   const sys = await startSystem({ clusters: 1, provisioners: 1 });
@@ -27,7 +27,7 @@ test.before(async (t) => {
   t.context.healthy = await createWorkerTenant(sys.baseUrl, sys.nc, "clihealthy", { workers: 3 });
   await importSimCatalog(sys.baseUrl, t.context.healthy.admin);
   t.context.failing = await createWorkerTenant(sys.baseUrl, sys.nc, "clifailing", { workers: 3 });
-  await importSimCatalog(sys.baseUrl, t.context.failing.admin, { scripts: { "mysql-server": { install: FAILING_INSTALL } } });
+  await importSimCatalog(sys.baseUrl, t.context.failing.admin, { scripts: { postgresql: { install: FAILING_INSTALL } } });
 });
 test.after.always(async (t) => {
   await t.context.sys?.stop();
@@ -45,13 +45,13 @@ const idOf = (run: CorralRun): string => {
 
 test("cluster create --wait draws stages and tasks until active, exit 0; status and plan show it as table, json and yaml", async (t) => {
   const corral = corralAs(t, t.context.healthy);
-  const created = await corral(["cluster", "create", "--name", "web", "--cluster-template", "lamp", "--num-machines", "2", "--wait"]);
+  const created = await corral(["cluster", "create", "--name", "web", "--cluster-template", "webapp", "--num-machines", "2", "--wait"]);
   t.is(created.code, 0, shown(created));
   const id = idOf(created);
   const lines = created.stdout.trim().split("\n");
   t.regex(created.stdout, /^plan \S+ CLUSTER_CREATE: \d+ stages, \d+ tasks$/m);
   t.regex(created.stdout, /^stage 1\/\d+ started: CREATE x2$/m);
-  t.regex(created.stdout, /^ {2}\[\d+\/\d+\] complete +INSTALL mysql-server on \S+ \(\d+(ms|\.\ds)\)$/m);
+  t.regex(created.stdout, /^ {2}\[\d+\/\d+\] complete +INSTALL postgresql on \S+ \(\d+(ms|\.\ds)\)$/m);
   t.regex(lines.at(-1) ?? "", new RegExp(`^cluster ${id} is active \\(cluster_create complete, (\\d+)/\\1 tasks\\)$`));
   t.false(/\u001b\[/.test(created.stdout), "no escape sequences without a terminal");
 
@@ -61,11 +61,11 @@ test("cluster create --wait draws stages and tasks until active, exit 0; status 
   // Other tests of this file create clusters of the same user at the same time: find this one's row.
   const row = rows.find((r) => r.startsWith(`${id} `));
   t.regex(header ?? "", /^ID +NAME +TEMPLATE +STATUS +NODES +PROGRESS +OWNER +EXPIRES$/);
-  t.regex(row ?? "", new RegExp(`^${id} +web +lamp +active +2 +cluster_create complete (\\d+)/\\1 +alice +never$`));
+  t.regex(row ?? "", new RegExp(`^${id} +web +webapp +active +2 +cluster_create complete (\\d+)/\\1 +alice +never$`));
 
   const json = await corral(["status", "-o", "json"]);
   const thisCluster = (clusters: Array<{ id: string }>) => clusters.find((c) => c.id === id);
-  t.like(thisCluster(JSON.parse(json.stdout)), { id, name: "web", status: "active", numNodes: 2, clusterTemplate: { name: "lamp" } });
+  t.like(thisCluster(JSON.parse(json.stdout)), { id, name: "web", status: "active", numNodes: 2, clusterTemplate: { name: "webapp" } });
   const yaml = await corral(["status", "-o", "yaml"]);
   t.is(yaml.code, 0, shown(yaml));
   t.deepEqual(thisCluster(parseYaml(yaml.stdout)), thisCluster(JSON.parse(json.stdout)), "the yaml says what the json says");
@@ -87,24 +87,24 @@ test("cluster create --wait draws stages and tasks until active, exit 0; status 
 
 test("a failing create exits 1 with the failing task and its output; watch of the failed job says the same", async (t) => {
   const corral = corralAs(t, t.context.failing);
-  const created = await corral(["cluster", "create", "--name", "db", "--cluster-template", "lamp", "--num-machines", "1", "--wait"]);
+  const created = await corral(["cluster", "create", "--name", "db", "--cluster-template", "webapp", "--num-machines", "1", "--wait"]);
   t.is(created.code, 1, shown(created));
   const id = idOf(created);
-  t.regex(created.stdout, /^failed tasks:\n {2}INSTALL mysql-server on \S+: failed after 3 attempts\n {4}stderr\| disk full on \/var\/lib\/mysql\n {4}stdout\| installing mysql$/m);
+  t.regex(created.stdout, /^failed tasks:\n {2}INSTALL postgresql on \S+: failed after 3 attempts\n {4}stderr\| disk full on \/var\/lib\/postgresql\n {4}stdout\| installing postgresql$/m);
   t.regex(created.stdout.trim().split("\n").at(-1) ?? "", new RegExp(`^cluster ${id} failed: incomplete \\(cluster_create failed, stage \\d+/\\d+`));
 
   // The event stream shows every failed attempt as it happens, each with its output.
-  t.regex(created.stdout, /^ {2}\[\d+\/\d+\] retrying INSTALL mysql-server on \S+ attempt 2 \(.+\)\n {6}stderr\| disk full on \/var\/lib\/mysql$/m);
+  t.regex(created.stdout, /^ {2}\[\d+\/\d+\] retrying INSTALL postgresql on \S+ attempt 2 \(.+\)\n {6}stderr\| disk full on \/var\/lib\/postgresql$/m);
 
   for (const how of [[], ["--poll"]]) {
     const watched = await corral(["watch", id, ...how]);
     t.is(watched.code, 1, shown(watched));
-    t.regex(watched.stdout, /stderr\| disk full on \/var\/lib\/mysql/);
+    t.regex(watched.stdout, /stderr\| disk full on \/var\/lib\/postgresql/);
   }
 
   const plan = JSON.parse((await corral(["plan", id, "-o", "json"])).stdout);
   const failed = plan.stages.flatMap((s: { tasks: any[] }) => s.tasks).filter((task: any) => task.state === "failed");
-  t.like(failed, [{ taskName: "INSTALL", service: "mysql-server", attempts: 3, failure: { stderr: "disk full on /var/lib/mysql\n" } }]);
+  t.like(failed, [{ taskName: "INSTALL", service: "postgresql", attempts: 3, failure: { stderr: "disk full on /var/lib/postgresql\n" } }]);
 
   // With -o json the progress goes to stderr and stdout is one document: the final state.
   const json = await corral(["watch", id, "-o", "json"]);
@@ -115,10 +115,10 @@ test("a failing create exits 1 with the failing task and its output; watch of th
 
 test("--dry-run prints the layout and plan a create or an operation would make and creates nothing", async (t) => {
   const corral = corralAs(t, t.context.healthy);
-  const create = ["cluster", "create", "--name", "preview", "--cluster-template", "lamp", "--num-machines", "2", "--dry-run"];
+  const create = ["cluster", "create", "--name", "preview", "--cluster-template", "webapp", "--num-machines", "2", "--dry-run"];
   const table = await corral(create);
   t.is(table.code, 0, shown(table));
-  t.regex(table.stdout, /^dry run for cluster new: nothing was changed\nlayout: 2 nodes, services .*mysql-server/);
+  t.regex(table.stdout, /^dry run for cluster new: nothing was changed\nlayout: 2 nodes, services .*postgresql/);
   t.regex(table.stdout, /^NODE +HOSTNAME +HARDWARE +IMAGE +SERVICES$/m);
   t.regex(table.stdout, /^plan CLUSTER_CREATE: \d+ stages, \d+ tasks\nstage 1: CREATE on new-\d+, CREATE on new-\d+$/m);
   const json = JSON.parse((await corral([...create, "-o", "json"])).stdout);
@@ -131,7 +131,7 @@ test("--dry-run prints the layout and plan a create or an operation would make a
 test("on a terminal the progress is a block redrawn in place, ending with the outcome", async (t) => {
   const { baseUrl } = t.context.sys;
   const env = { ...corralEnv(baseUrl, t.context.healthy.user, t.context.scratch.profile), TERM: "xterm" };
-  const command = [process.execPath, await bundledCorral(), "cluster", "create", "--name", "tty", "--cluster-template", "lamp", "--num-machines", "1", "--wait"];
+  const command = [process.execPath, await bundledCorral(), "cluster", "create", "--name", "tty", "--cluster-template", "webapp", "--num-machines", "1", "--wait"];
   // script(1) gives the command a pseudo-terminal, as a user's shell would.
   const run = await runCorral(["-qec", command.map((a) => `'${a}'`).join(" "), "/dev/null"], { bin: "script", env });
   t.is(run.code, 0, shown(run));
