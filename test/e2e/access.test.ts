@@ -1,6 +1,6 @@
 /**
  * End to end through REST: who sees which cluster (another user's cluster is a 404 everywhere, the tenant admin
- * sees every cluster of the tenant, other tenants see nothing), missing provider fields (spec 7's exact body),
+ * sees every cluster of the tenant, other tenants see nothing), missing provider fields (the exact `missingFields` body, docs/api.md),
  * and bad input on every cluster endpoint (400 JSON errors naming the problem, never a 5xx, nothing written).
  */
 import { SIM_SECURED_SPEC } from "@corral/provisioner";
@@ -19,8 +19,11 @@ import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
 const test = testWithSystem({ clusters: 1, provisioners: 1, reconcileIntervalMs: 500, simSecured: true });
 type T = SystemTest;
 
-/** `aws-us-west-2` is a `sim-secured` provider without `sim_password`: users must give it as a provider field. */
-const NO_PASSWORD = "aws-us-west-2";
+/**
+ * `openstack-lab` (no template used here defaults to it) is a `sim-secured` provider without `sim_password`: users
+ * must give it as a provider field.
+ */
+const NO_PASSWORD = "openstack-lab";
 
 const tenantWithCatalog = (t: T, prefix: string, tenant: Record<string, unknown> = {}): Promise<E2eTenant> =>
   tenantWithSimCatalog(t.context.sys, prefix, {
@@ -40,13 +43,13 @@ function clusterEndpoints(id: string, planId: string): Array<[string, string, un
     ["GET", `/clusters/${id}/config`, undefined],
     ["PUT", `/clusters/${id}/config`, { config: { a: 1 }, restart: false }],
     ["GET", `/clusters/${id}/services`, undefined],
-    ["POST", `/clusters/${id}/services`, { services: ["memcached"] }],
+    ["POST", `/clusters/${id}/services`, { services: ["redis"] }],
     ["POST", `/clusters/${id}/services/stop`, undefined],
     ["POST", `/clusters/${id}/services/start`, undefined],
     ["POST", `/clusters/${id}/services/restart`, undefined],
-    ["POST", `/clusters/${id}/services/apache-httpd/stop`, undefined],
-    ["POST", `/clusters/${id}/services/apache-httpd/start`, undefined],
-    ["POST", `/clusters/${id}/services/apache-httpd/restart`, undefined],
+    ["POST", `/clusters/${id}/services/nginx/stop`, undefined],
+    ["POST", `/clusters/${id}/services/nginx/start`, undefined],
+    ["POST", `/clusters/${id}/services/nginx/restart`, undefined],
     ["POST", `/clusters/${id}`, { expireTime: Date.now() + 3_600_000 }],
     ["DELETE", `/clusters/${id}`, undefined],
     ["POST", "/getNodeProperties", { clusterId: id }],
@@ -60,8 +63,8 @@ test("another user's cluster is a 404 on every endpoint; the tenant admin sees a
   const { baseUrl } = t.context.sys;
   const tenant = await tenantWithCatalog(t, "access");
   const stranger = await tenantWithCatalog(t, "stranger");
-  const id = await createActiveCluster(baseUrl, tenant.user, { name: "mine", clusterTemplate: "lamp", numMachines: 1 });
-  const bobs = await createActiveCluster(baseUrl, tenant.other, { name: "bobs", clusterTemplate: "lamp", numMachines: 1 });
+  const id = await createActiveCluster(baseUrl, tenant.user, { name: "mine", clusterTemplate: "webapp", numMachines: 1 });
+  const bobs = await createActiveCluster(baseUrl, tenant.other, { name: "bobs", clusterTemplate: "webapp", numMachines: 1 });
   const planId = (await get<PlanBody[]>(t, tenant.user, `/clusters/${id}/plans`))[0]?.id ?? "";
   const before = await get(t, tenant.user, `/clusters/${id}`);
 
@@ -125,7 +128,7 @@ test("missing provider fields: create is 400 with exactly {missingFields}; given
   t.like(expected.missingFields[0]?.sim_password, { label: "Simulator password", type: "password", sensitive: true, override: false });
 
   for (const providerFields of [undefined, {}, { sim_password: "" }, { other: "x" }, null]) {
-    const body: Record<string, unknown> = { name: "f1", clusterTemplate: "lamp", numMachines: 1, provider: NO_PASSWORD };
+    const body: Record<string, unknown> = { name: "f1", clusterTemplate: "webapp", numMachines: 1, provider: NO_PASSWORD };
     if (providerFields !== undefined) body["providerFields"] = providerFields;
     const res = await api(baseUrl, "POST", "/clusters", { ...user, body });
     t.is(res.status, 400, `providerFields ${JSON.stringify(providerFields)}: ${show(res)}`);
@@ -137,7 +140,7 @@ test("missing provider fields: create is 400 with exactly {missingFields}; given
   const secret = "s3cret-sim-password";
   const res = await api(baseUrl, "POST", "/clusters", {
     ...user,
-    body: { name: "f2", clusterTemplate: "lamp", numMachines: 1, provider: NO_PASSWORD, providerFields: { sim_password: secret } },
+    body: { name: "f2", clusterTemplate: "webapp", numMachines: 1, provider: NO_PASSWORD, providerFields: { sim_password: secret } },
   });
   assertOk(t, res, "create with providerFields");
   const id = res.body.id as string;
@@ -146,12 +149,12 @@ test("missing provider fields: create is 400 with exactly {missingFields}; given
     t.false((await api(baseUrl, "GET", path, user)).text.includes(secret), `${path} does not show the provider field`);
   }
   // A plain sim provider needs none.
-  await createActiveCluster(baseUrl, user, { name: "f3", clusterTemplate: "lamp", numMachines: 1 });
-  // The fields of the create are gone with its plan: every later operation brings its own (spec 7 lists them all).
+  await createActiveCluster(baseUrl, user, { name: "f3", clusterTemplate: "webapp", numMachines: 1 });
+  // The fields of the create are gone with its plan: every later operation brings its own (docs/api.md, secret provider fields).
   for (const [method, path, body] of [
     ["POST", `/clusters/${id}/services/stop`, undefined],
-    ["POST", `/clusters/${id}/services/apache-httpd/start`, {}],
-    ["POST", `/clusters/${id}/services`, { services: ["memcached"] }],
+    ["POST", `/clusters/${id}/services/nginx/start`, {}],
+    ["POST", `/clusters/${id}/services`, { services: ["redis"] }],
     ["PUT", `/clusters/${id}/config`, { config: { a: 1 } }],
     ["DELETE", `/clusters/${id}`, undefined],
   ] as const) {
@@ -204,7 +207,7 @@ test("bad input on cluster create: 400 JSON errors naming the problem, nothing c
   const { baseUrl } = t.context.sys;
   // maxClusters 1: a create that leaked a reservation would make the final good create a 409.
   const tenant = await tenantWithCatalog(t, "badcreate", { maxClusters: 1 });
-  const ok = { name: "good", clusterTemplate: "lamp", numMachines: 2 };
+  const ok = { name: "good", clusterTemplate: "webapp", numMachines: 2 };
   const create = (what: string, body: unknown, extra: Partial<BadCase> = {}): BadCase => ({ what, method: "POST", path: "/clusters", body, ...extra });
   await checkBad(t, tenant.user, [
     { what: "broken JSON", method: "POST", path: "/clusters", raw: '{"name": "x",' },
@@ -229,12 +232,12 @@ test("bad input on cluster create: 400 JSON errors naming the problem, nothing c
     create("unknown provider", { ...ok, provider: "no-such-provider" }, { names: "provider", message: /no-such-provider/ }),
     create("unknown hardware type", { ...ok, hardwaretype: "no-such-hw" }, { message: /no-such-hw/ }),
     create("unknown image type", { ...ok, imagetype: "no-such-image" }, { message: /no-such-image/ }),
-    create("hardware type outside the template", { ...ok, clusterTemplate: "hadoop-distributed", numMachines: 3, hardwaretype: "standard-small" }, { message: /standard-small/ }),
+    create("hardware type outside the template", { ...ok, clusterTemplate: "k8s-distributed", numMachines: 3, hardwaretype: "small" }, { message: /\bsmall\b/ }),
     create("unknown service", { ...ok, services: ["base", "no-such-service"] }, { message: /no-such-service/ }),
-    create("service outside the template", { ...ok, services: ["base", "cdap"] }, { message: /cdap/ }),
+    create("service outside the template", { ...ok, services: ["base", "kafka-broker"] }, { message: /kafka-broker/ }),
     create("services not a list", { ...ok, services: "base" }, { names: "services" }),
     create("services with a number", { ...ok, services: ["base", 7] }, { names: "services" }),
-    create("a required service missing", { ...ok, clusterTemplate: "hadoop-distributed", numMachines: 3, services: ["base", "hadoop-hdfs-datanode"] }, { message: /hadoop-hdfs-namenode/ }),
+    create("a required service missing", { ...ok, services: ["base", "nginx", "node-app", "app-config"] }, { message: /node-app requires sql-database/ }),
     create("config not an object", { ...ok, config: "x" }, { names: "config" }),
     create("config an array", { ...ok, config: [1] }, { names: "config" }),
     create("config with a broken macro", { ...ok, config: { a: "%host.service.%" } }),
@@ -243,9 +246,9 @@ test("bad input on cluster create: 400 JSON errors naming the problem, nothing c
     create("initialLeaseDuration negative", { ...ok, initialLeaseDuration: -1 }, { names: "initialLeaseDuration" }),
     create("description a number", { ...ok, description: 5 }, { names: "description" }),
     create("dnsSuffix invalid", { ...ok, dnsSuffix: "not a suffix!" }, { names: "dnsSuffix" }),
-    create("below the template's size.min", { ...ok, clusterTemplate: "hadoop-distributed", numMachines: 2 }, { names: "size", message: /at least 3/ }),
-    create("above the template's size.max", { ...ok, clusterTemplate: "cdap-distributed", numMachines: 101 }, { names: "size", message: /100/ }),
-    create("hardware type the provider has no flavor for", { ...ok, provider: "aws-us-east-1", hardwaretype: "standard-2xlarge", clusterTemplate: "hadoop-distributed", numMachines: 3 }, { message: /standard-2xlarge/ }),
+    create("below the template's size.min", { ...ok, clusterTemplate: "k8s-distributed", numMachines: 2 }, { names: "size", message: /at least 3/ }),
+    create("above the template's size.max", { ...ok, clusterTemplate: "data-platform", numMachines: 51 }, { names: "size", message: /\b50\b/ }),
+    create("hardware type the provider has no flavor for", { ...ok, provider: "digitalocean", hardwaretype: "xlarge", clusterTemplate: "k8s-distributed", numMachines: 3 }, { message: /xlarge/ }),
   ]);
   t.deepEqual(await get(t, tenant.admin, "/clusters"), [], "no cluster was created");
   const id = await createActiveCluster(baseUrl, tenant.user, { ...ok, numMachines: "2" });
@@ -256,8 +259,8 @@ test("bad input on the other cluster endpoints: 400/404 JSON errors, the cluster
   const { baseUrl } = t.context.sys;
   const tenant = await tenantWithCatalog(t, "badops");
   const user = tenant.user;
-  const id = await createActiveCluster(baseUrl, user, { name: "target", clusterTemplate: "lamp", numMachines: 2 });
-  const other = await createActiveCluster(baseUrl, user, { name: "other", clusterTemplate: "lamp", numMachines: 1 });
+  const id = await createActiveCluster(baseUrl, user, { name: "target", clusterTemplate: "webapp", numMachines: 2 });
+  const other = await createActiveCluster(baseUrl, user, { name: "other", clusterTemplate: "webapp", numMachines: 1 });
   const otherPlan = (await get<PlanBody[]>(t, user, `/clusters/${other}/plans`))[0]?.id ?? "";
   const before = await get(t, user, `/clusters/${id}`);
   const c = `/clusters/${id}`;
@@ -275,15 +278,15 @@ test("bad input on the other cluster endpoints: 400/404 JSON errors, the cluster
     { what: "add services: empty body", method: "POST", path: `${c}/services`, raw: "" },
     { what: "add services: no services", method: "POST", path: `${c}/services`, body: {}, names: "services" },
     { what: "add services: empty list", method: "POST", path: `${c}/services`, body: { services: [] }, names: "services" },
-    { what: "add services: not a list", method: "POST", path: `${c}/services`, body: { services: "memcached" }, names: "services" },
+    { what: "add services: not a list", method: "POST", path: `${c}/services`, body: { services: "redis" }, names: "services" },
     { what: "add services: a number", method: "POST", path: `${c}/services`, body: { services: [3] }, names: "services" },
     { what: "add services: unknown", method: "POST", path: `${c}/services`, body: { services: ["no-such-service"] }, message: /no-such-service/ },
-    { what: "add services: outside the template", method: "POST", path: `${c}/services`, body: { services: ["hadoop-hdfs-namenode"] }, message: /hadoop-hdfs-namenode/ },
+    { what: "add services: outside the template", method: "POST", path: `${c}/services`, body: { services: ["kube-apiserver"] }, message: /kube-apiserver/ },
     { what: "add services: already on the cluster", method: "POST", path: `${c}/services`, body: { services: ["base"] }, message: /base/ },
     { what: "stop: broken JSON", method: "POST", path: `${c}/services/stop`, raw: "{" },
     { what: "start: body an array", method: "POST", path: `${c}/services/start`, body: [1] },
     { what: "restart: providerFields a string", method: "POST", path: `${c}/services/restart`, body: { providerFields: "x" }, names: "providerFields" },
-    { what: "single stop: broken JSON", method: "POST", path: `${c}/services/apache-httpd/stop`, raw: "{]" },
+    { what: "single stop: broken JSON", method: "POST", path: `${c}/services/nginx/stop`, raw: "{]" },
     { what: "delete: broken JSON", method: "DELETE", path: c, raw: "{" },
     { what: "delete: body a string", method: "DELETE", path: c, body: "please" },
     { what: "lease: broken JSON", method: "POST", path: c, raw: "{" },
@@ -310,7 +313,7 @@ test("bad input on the other cluster endpoints: 400/404 JSON errors, the cluster
   t.deepEqual(after, before, "the cluster is unchanged");
   t.like(await get(t, user, `${c}/status`), { status: "active", action: "cluster_create", actionstatus: "complete" });
   // Still fully usable.
-  assertOk(t, await api(baseUrl, "POST", `${c}/services`, { ...user, body: { services: ["memcached"] } }), "add memcached");
+  assertOk(t, await api(baseUrl, "POST", `${c}/services`, { ...user, body: { services: ["redis"] } }), "add redis");
   await waitForStatus(baseUrl, user, id, "active");
-  t.true((await get<string[]>(t, user, `${c}/services`)).includes("memcached"));
+  t.true((await get<string[]>(t, user, `${c}/services`)).includes("redis"));
 });
