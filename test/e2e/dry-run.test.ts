@@ -108,7 +108,7 @@ function watchSolverRequests(nc: NatsConnection): { take(): Promise<Record<strin
 test("create: the dry run answers the layout and plan the create then gets, from the solver service, and writes nothing", async (t) => {
   const { sys } = t.context;
   const tenant = await tenantWithSimCatalog(sys, "drycreate");
-  const body = { name: "dry1", clusterTemplate: "hadoop-distributed", numMachines: 4 };
+  const body = { name: "dry1", clusterTemplate: "k8s-distributed", numMachines: 4 };
   const solver = watchSolverRequests(sys.nc);
   t.teardown(() => solver.stop());
 
@@ -122,7 +122,7 @@ test("create: the dry run answers the layout and plan the create then gets, from
   t.is(answer.layout.nodes.length, 4);
   for (const node of answer.layout.nodes) {
     t.regex(node.id, /^new-\d+$/);
-    t.regex(node.hostname, /^dry1new-\d+\.local$/);
+    t.regex(node.hostname, /^dry1new-\d+\.k8s\.example\.net$/, "the template's dnsSuffix");
   }
   t.true(answer.plan.stages.length > 0);
 
@@ -140,15 +140,15 @@ test("create: the dry run answers the layout and plan the create then gets, from
 test("configure, add services, stop, start, restart and delete: each dry run answers what the request then does, and changes nothing", async (t) => {
   const { sys } = t.context;
   const tenant = await tenantWithSimCatalog(sys, "dryops");
-  const id = await createActiveCluster(sys.baseUrl, tenant.user, { name: "ops", clusterTemplate: "lamp", numMachines: 3 });
+  const id = await createActiveCluster(sys.baseUrl, tenant.user, { name: "ops", clusterTemplate: "webapp", numMachines: 3 });
   const c = `/clusters/${id}`;
   const operations = [
     { method: "PUT", path: `${c}/config`, body: { config: { a: 1 }, restart: true }, action: "CLUSTER_CONFIGURE_WITH_RESTART" },
     { method: "PUT", path: `${c}/config`, body: { config: { a: 2 }, restart: false }, action: "CLUSTER_CONFIGURE" },
-    { method: "POST", path: `${c}/services`, body: { services: ["memcached"] }, action: "ADD_SERVICES" },
-    { method: "POST", path: `${c}/services/apache-httpd/restart`, action: "RESTART_SERVICES" },
+    { method: "POST", path: `${c}/services`, body: { services: ["redis"] }, action: "ADD_SERVICES" },
+    { method: "POST", path: `${c}/services/nginx/restart`, action: "RESTART_SERVICES" },
     { method: "POST", path: `${c}/services/restart`, action: "RESTART_SERVICES" },
-    { method: "POST", path: `${c}/services/mysql-server/stop`, action: "STOP_SERVICES" },
+    { method: "POST", path: `${c}/services/postgresql/stop`, action: "STOP_SERVICES" },
     { method: "POST", path: `${c}/services/start`, action: "START_SERVICES" },
     { method: "DELETE", path: c, action: "CLUSTER_DELETE", settles: "terminated" as const },
   ];
@@ -176,38 +176,38 @@ test("configure, add services, stop, start, restart and delete: each dry run ans
 test("bad input: a dry run answers the same 4xx as the real request", async (t) => {
   const { sys } = t.context;
   // A `sim-secured` provider without its password: each request must give it as a provider field.
-  const secured = "aws-us-west-2";
+  const secured = "openstack-lab";
   const tenant = await tenantWithSimCatalog(sys, "drybad", {
     catalog: { providerOverrides: { [secured]: {} }, providerTypes: { [secured]: "sim-secured" } },
   });
   const password = { providerFields: { sim_password: "s3cret" } };
   const id = await createActiveCluster(sys.baseUrl, tenant.user, {
     name: "bad",
-    clusterTemplate: "lamp",
+    clusterTemplate: "webapp",
     numMachines: 1,
     provider: secured,
     ...password,
   });
   const c = `/clusters/${id}`;
-  const ok = { name: "x", clusterTemplate: "lamp", numMachines: 2 };
+  const ok = { name: "x", clusterTemplate: "webapp", numMachines: 2 };
   const requests: Array<{ what: string; method: string; path: string; body?: unknown }> = [
-    { what: "create without a name", method: "POST", path: "/clusters", body: { clusterTemplate: "lamp", numMachines: 1 } },
+    { what: "create without a name", method: "POST", path: "/clusters", body: { clusterTemplate: "webapp", numMachines: 1 } },
     { what: "create with an unknown template", method: "POST", path: "/clusters", body: { ...ok, clusterTemplate: "nope" } },
     { what: "create of no machines", method: "POST", path: "/clusters", body: { ...ok, numMachines: 0 } },
-    { what: "create below the template's size (solver)", method: "POST", path: "/clusters", body: { ...ok, clusterTemplate: "hadoop-distributed" } },
-    { what: "create of an incompatible service (solver)", method: "POST", path: "/clusters", body: { ...ok, services: ["base", "nodejs"] } },
+    { what: "create below the template's size (solver)", method: "POST", path: "/clusters", body: { ...ok, clusterTemplate: "k8s-distributed" } },
+    { what: "create of an incompatible service (solver)", method: "POST", path: "/clusters", body: { ...ok, services: ["base", "kafka-broker"] } },
     { what: "create with an unknown provider", method: "POST", path: "/clusters", body: { ...ok, provider: "nope" } },
     { what: "create with a broken macro", method: "POST", path: "/clusters", body: { ...ok, config: { a: "%host.service.%" } } },
     { what: "create without the provider's fields", method: "POST", path: "/clusters", body: { ...ok, provider: secured } },
     { what: "configure without the provider's fields", method: "PUT", path: `${c}/config`, body: { config: { a: 1 } } },
-    { what: "add services without the provider's fields", method: "POST", path: `${c}/services`, body: { services: ["memcached"] } },
+    { what: "add services without the provider's fields", method: "POST", path: `${c}/services`, body: { services: ["redis"] } },
     { what: "restart without the provider's fields", method: "POST", path: `${c}/services/restart` },
     { what: "delete without the provider's fields", method: "DELETE", path: c },
     { what: "configure without a config", method: "PUT", path: `${c}/config`, body: { restart: true } },
     { what: "configure with a broken macro", method: "PUT", path: `${c}/config`, body: { config: { a: "%join(%" } } },
     { what: "add an unknown service", method: "POST", path: `${c}/services`, body: { services: ["nope"] } },
     { what: "add a service already there", method: "POST", path: `${c}/services`, body: { services: ["base"] } },
-    { what: "restart a service not on the cluster", method: "POST", path: `${c}/services/hive-server2/restart` },
+    { what: "restart a service not on the cluster", method: "POST", path: `${c}/services/redis/restart` },
     { what: "stop on an unknown cluster", method: "POST", path: "/clusters/99999999/services/stop" },
     { what: "delete an unknown cluster", method: "DELETE", path: "/clusters/99999999" },
   ];
@@ -223,7 +223,7 @@ test("bad input: a dry run answers the same 4xx as the real request", async (t) 
     t.deepEqual(answer.body, real.body, `dry run: ${r.what} is refused with the same answer`);
   }
   const missing = dry[requests.findIndex((r) => r.what === "create without the provider's fields")]?.body;
-  t.deepEqual(Object.keys(missing), ["missingFields"], "the spec's {missingFields} body");
+  t.deepEqual(Object.keys(missing), ["missingFields"], "the {missingFields} body");
   t.like(missing.missingFields[0]?.sim_password, { label: "Simulator password", type: "password" });
 
   const unparsable = await send(t, tenant.user, "POST", "/clusters?dryRun=maybe", ok);
@@ -235,18 +235,18 @@ test("bad input: a dry run answers the same 4xx as the real request", async (t) 
 test("quota: a dry run over the tenant's quota is refused with the 409 the create gets; within it, it reserves nothing", async (t) => {
   const { sys } = t.context;
   const tenant = await tenantWithSimCatalog(sys, "dryquota", { tenant: { maxClusters: 1, maxNodes: 3 } });
-  const overNodes = { name: "big", clusterTemplate: "lamp", numMachines: 4 };
+  const overNodes = { name: "big", clusterTemplate: "webapp", numMachines: 4 };
   const dryOverNodes = await refusedAlike(t, tenant.user, "POST", "/clusters", overNodes, 409, "4 nodes over maxNodes 3");
   t.is(dryOverNodes.body.error, "quota_exceeded");
 
   // Within the quota: answered, and nothing is reserved (else the real create below would be over maxClusters).
-  const fits = { name: "fits", clusterTemplate: "lamp", numMachines: 3 };
+  const fits = { name: "fits", clusterTemplate: "webapp", numMachines: 3 };
   const before = await settledClusterStateSequences(sys.nc);
   for (let i = 0; i < 3; i++) t.is((await dryRun(t, tenant.user, "POST", "/clusters", fits)).layout.nodes.length, 3);
   t.deepEqual(await clusterStateSequences(sys.nc), before, "usage untouched");
   await createActiveCluster(sys.baseUrl, tenant.user, fits);
 
-  const second = { name: "second", clusterTemplate: "lamp", numMachines: 1 };
+  const second = { name: "second", clusterTemplate: "webapp", numMachines: 1 };
   const drySecond = await refusedAlike(t, tenant.user, "POST", "/clusters", second, 409, "a second cluster over maxClusters 1");
   t.regex(drySecond.body.message, /maxClusters/);
 });
@@ -255,11 +255,11 @@ test("no cluster of another tenant or user: dry runs on it are 404 as the real r
   const { sys } = t.context;
   const owner = await tenantWithSimCatalog(sys, "dryowner");
   const stranger = await tenantWithSimCatalog(sys, "drystranger");
-  const id = await createActiveCluster(sys.baseUrl, owner.user, { name: "mine", clusterTemplate: "lamp", numMachines: 1 });
+  const id = await createActiveCluster(sys.baseUrl, owner.user, { name: "mine", clusterTemplate: "webapp", numMachines: 1 });
   const c = `/clusters/${id}`;
   const requests = [
     { method: "PUT", path: `${c}/config`, body: { config: { a: 1 } } },
-    { method: "POST", path: `${c}/services`, body: { services: ["memcached"] } },
+    { method: "POST", path: `${c}/services`, body: { services: ["redis"] } },
     { method: "POST", path: `${c}/services/restart` },
     { method: "POST", path: `${c}/services/base/stop` },
     { method: "DELETE", path: c },
@@ -270,7 +270,7 @@ test("no cluster of another tenant or user: dry runs on it are 404 as the real r
     for (const r of requests) {
       const what = `${caller.user}@${caller.tenant}: ${r.method} ${r.path}`;
       const dry = await refusedAlike(t, caller, r.method, r.path, r.body, 404, what);
-      t.notRegex(dry.text, /memcached|lamp|mine/, `dry run: ${what} shows nothing of the cluster`);
+      t.notRegex(dry.text, /redis|webapp|mine/, `dry run: ${what} shows nothing of the cluster`);
     }
   }
   t.deepEqual(await clusterStateSequences(sys.nc), before, "nothing written");
@@ -279,8 +279,8 @@ test("no cluster of another tenant or user: dry runs on it are 404 as the real r
 
 test("a busy cluster: a dry run answers the 409 the operation gets", async (t) => {
   const { sys } = t.context;
-  const tenant = await tenantWithSimCatalog(sys, "drybusy", { catalog: { providerOverrides: { rackspace: { delay_create_ms: "3000" } } } });
-  const id = await createCluster(sys.baseUrl, tenant.user, { name: "slow", clusterTemplate: "lamp", numMachines: 1 });
+  const tenant = await tenantWithSimCatalog(sys, "drybusy", { catalog: { providerOverrides: { "aws-us-east-1": { delay_create_ms: "3000" } } } });
+  const id = await createCluster(sys.baseUrl, tenant.user, { name: "slow", clusterTemplate: "webapp", numMachines: 1 });
   const path = `/clusters/${id}/services/restart`;
   await refusedAlike(t, tenant.user, "POST", path, undefined, 409, "restart while the create runs");
   await waitForStatus(sys.baseUrl, tenant.user, id, "active");
