@@ -43,7 +43,7 @@ test("every field of every request body, given any JSON value, answers below 500
   t.timeout(600_000);
   const { sys } = t.context;
   const tenant = await tenantWithSimCatalog(sys, "hostile");
-  const id = await createActiveCluster(sys.baseUrl, tenant.admin, { name: "h", clusterTemplate: "hadoop-distributed", numMachines: 3 });
+  const id = await createActiveCluster(sys.baseUrl, tenant.admin, { name: "h", clusterTemplate: "k8s-distributed", numMachines: 3 });
   const cases: Case[] = [
     { method: "POST", path: "/tenants", caller: SUPERADMIN, body: () => ({ tenant: { name: uniqueName("t"), workers: 0, description: "d", maxClusters: 5, maxNodes: 9 }, bootstrap: false }) },
     { method: "PUT", path: `/tenants/${tenant.name}`, caller: SUPERADMIN, body: () => ({ tenant: { name: tenant.name, workers: 3, description: "d" } }) },
@@ -52,12 +52,12 @@ test("every field of every request body, given any JSON value, answers below 500
       method: "POST",
       path: "/clusters",
       caller: tenant.admin,
-      body: () => ({ name: "c", clusterTemplate: "hadoop-distributed", numMachines: 3, description: "d", services: ["hadoop-hdfs-namenode"], config: { a: 1 }, initialLeaseDuration: 0 }),
+      body: () => ({ name: "c", clusterTemplate: "k8s-distributed", numMachines: 3, description: "d", services: ["base", "etcd", "kube-apiserver"], config: { a: 1 }, initialLeaseDuration: 0 }),
     },
     { method: "POST", path: `/clusters/${id}`, caller: tenant.admin, body: () => ({ expireTime: Date.now() + 60_000 }) },
     { method: "PUT", path: `/clusters/${id}/config`, caller: tenant.admin, body: () => ({ config: { a: 1 }, restart: false, providerFields: { x: "y" } }) },
     { method: "POST", path: `/clusters/${id}/services`, caller: tenant.admin, body: () => ({ services: ["nosuch"], providerFields: { x: "y" } }) },
-    { method: "POST", path: "/getNodeProperties", caller: tenant.admin, body: () => ({ clusterId: id, properties: ["hostname"], services: ["hadoop-hdfs-namenode"] }) },
+    { method: "POST", path: "/getNodeProperties", caller: tenant.admin, body: () => ({ clusterId: id, properties: ["hostname"], services: ["kube-apiserver"] }) },
     { method: "DELETE", path: `/clusters/nosuch`, caller: tenant.admin, body: () => ({ providerFields: { x: "y" } }) },
   ];
   for (const kind of KINDS) {
