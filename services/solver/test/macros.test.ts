@@ -26,10 +26,10 @@ const node = (id: string, nodenum: number, services: string[], extra: Partial<Ma
 
 // Given out of nodenum order on purpose: lists follow nodenum, not input order.
 const nodes: MacroNode[] = [
-  node("zk3", 1003, ["base", "zookeeper-server"]),
-  node("zk1", 1001, ["base", "zookeeper-server", "hadoop-hdfs-namenode"]),
-  node("zk2", 1002, ["base", "zookeeper-server"]),
-  node("db", 1004, ["base", "mysql-server"]),
+  node("zk3", 1003, ["base", "zookeeper"]),
+  node("zk1", 1001, ["base", "zookeeper", "spark-master"]),
+  node("zk2", 1002, ["base", "zookeeper"]),
+  node("db", 1004, ["base", "postgresql"]),
 ];
 const ctx = createMacroContext({ nodes, owner: "alice" });
 const x = (text: string, nodeId = "zk2"): string => expandString(text, ctx, nodeId);
@@ -54,14 +54,14 @@ test("macros - exports exactly the documented API", (t) => {
 // ---- every macro form ----
 
 test("macros - host.service lists hostnames in nodenum order", (t) => {
-  t.is(x("%host.service.zookeeper-server%"), "zk1.example.com,zk2.example.com,zk3.example.com");
-  t.is(x("hdfs://%host.service.hadoop-hdfs-namenode%:8020/x"), "hdfs://zk1.example.com:8020/x");
+  t.is(x("%host.service.zookeeper%"), "zk1.example.com,zk2.example.com,zk3.example.com");
+  t.is(x("spark://%host.service.spark-master%:7077/x"), "spark://zk1.example.com:7077/x");
 });
 
 test("macros - ip.service uses bind_v4 by default; typed forms pick the ip type", (t) => {
-  t.is(x("%ip.service.zookeeper-server%"), "10.0.0.1,10.0.0.2,10.0.0.3");
-  t.is(x("%ip.bind_v4.service.mysql-server%"), "10.0.0.4");
-  t.is(x("%ip.access_v4.service.zookeeper-server%"), "203.0.113.1,203.0.113.2,203.0.113.3");
+  t.is(x("%ip.service.zookeeper%"), "10.0.0.1,10.0.0.2,10.0.0.3");
+  t.is(x("%ip.bind_v4.service.postgresql%"), "10.0.0.4");
+  t.is(x("%ip.access_v4.service.zookeeper%"), "203.0.113.1,203.0.113.2,203.0.113.3");
 });
 
 test("macros - self forms: host.self, ip.self, ip.<type>.self", (t) => {
@@ -72,29 +72,29 @@ test("macros - self forms: host.self, ip.self, ip.<type>.self", (t) => {
 });
 
 test("macros - indexed forms pick the i-th node (0-based, by nodenum)", (t) => {
-  t.is(x("%host.service.zookeeper-server[0]%"), "zk1.example.com");
-  t.is(x("%host.service.zookeeper-server[2]%"), "zk3.example.com");
-  t.is(x("%ip.service.zookeeper-server[1]%"), "10.0.0.2");
-  t.is(x("%ip.access_v4.service.zookeeper-server[1]%"), "203.0.113.2");
-  t.is(x("%join(map(host.service.zookeeper-server[1],'$:2181'),';')%"), "zk2.example.com:2181");
+  t.is(x("%host.service.zookeeper[0]%"), "zk1.example.com");
+  t.is(x("%host.service.zookeeper[2]%"), "zk3.example.com");
+  t.is(x("%ip.service.zookeeper[1]%"), "10.0.0.2");
+  t.is(x("%ip.access_v4.service.zookeeper[1]%"), "203.0.113.2");
+  t.is(x("%join(map(host.service.zookeeper[1],'$:2181'),';')%"), "zk2.example.com:2181");
 });
 
 test("macros - num.service counts nodes, 0 when absent", (t) => {
-  t.is(x("%num.service.zookeeper-server%"), "3");
+  t.is(x("%num.service.zookeeper%"), "3");
   t.is(x("%num.service.nothing-here%"), "0");
   t.is(x("%join(num.service.base,'-')%"), "4");
 });
 
 test("macros - instance.self.service is the 1-based rank of this node; absent when the node lacks the service", (t) => {
-  t.deepEqual(["zk1", "zk2", "zk3"].map((n) => x("%instance.self.service.zookeeper-server%", n)), ["1", "2", "3"]);
-  t.is(x("id=%instance.self.service.zookeeper-server%", "db"), "id=%instance.self.service.zookeeper-server%");
+  t.deepEqual(["zk1", "zk2", "zk3"].map((n) => x("%instance.self.service.zookeeper%", n)), ["1", "2", "3"]);
+  t.is(x("id=%instance.self.service.zookeeper%", "db"), "id=%instance.self.service.zookeeper%");
 });
 
 test("macros - an instance number on a macro that takes none is ignored, as Coopr did", (t) => {
   t.is(x("%cluster.owner[0]%"), x("%cluster.owner%"));
   t.is(x("%host.self[5]%"), x("%host.self%"));
-  t.is(x("%num.service.zookeeper-server[5]%"), "3");
-  t.is(x("%instance.self.service.zookeeper-server[2]%", "zk1"), "1");
+  t.is(x("%num.service.zookeeper[5]%"), "3");
+  t.is(x("%instance.self.service.zookeeper[2]%", "zk1"), "1");
   t.notThrows(() => validateMacros({ a: "%cluster.owner[0]%", b: "%ip.self[1]%" }));
 });
 
@@ -105,17 +105,17 @@ test("macros - cluster.owner", (t) => {
 });
 
 test("macros - join and map", (t) => {
-  t.is(x("%join(map(host.service.zookeeper-server,'$:2181'),',')%"), "zk1.example.com:2181,zk2.example.com:2181,zk3.example.com:2181");
-  t.is(x("%join(host.service.zookeeper-server,' ')%"), "zk1.example.com zk2.example.com zk3.example.com");
-  t.is(x("%map(ip.service.zookeeper-server,\"$:2888:3888\")%"), "10.0.0.1:2888:3888,10.0.0.2:2888:3888,10.0.0.3:2888:3888");
+  t.is(x("%join(map(host.service.zookeeper,'$:2181'),',')%"), "zk1.example.com:2181,zk2.example.com:2181,zk3.example.com:2181");
+  t.is(x("%join(host.service.zookeeper,' ')%"), "zk1.example.com zk2.example.com zk3.example.com");
+  t.is(x("%map(ip.service.zookeeper,\"$:2888:3888\")%"), "10.0.0.1:2888:3888,10.0.0.2:2888:3888,10.0.0.3:2888:3888");
   t.is(x("%map(num.service.base,'$$$')%"), "$4"); // $$ is a literal $
-  t.is(x("%join(map(host.service.hive-metastore,'thrift://$:9083'),',')%"), "%join(map(host.service.hive-metastore,'thrift://$:9083'),',')%");
+  t.is(x("%join(map(host.service.schema-registry,'http://$:8081'),',')%"), "%join(map(host.service.schema-registry,'http://$:8081'),',')%");
 });
 
 test("macros - a macro without value stays as is unless another macro in the string has one", (t) => {
   t.is(x("%host.service.none%"), "%host.service.none%");
   t.is(x("a %host.service.none% b %ip.service.none% c"), "a %host.service.none% b %ip.service.none% c");
-  t.is(x("a %host.service.none% b %host.service.mysql-server% c"), "a  b db.example.com c");
+  t.is(x("a %host.service.none% b %host.service.postgresql% c"), "a  b db.example.com c");
   t.is(x("%host.self%", "zk1"), "zk1.example.com");
 });
 
@@ -135,7 +135,7 @@ test("macros - service names may contain dots; ip.<type> splits on the first two
   t.is(expandString("%ip.self.service.none%", dotted, "a"), "%ip.self.service.none%");
 });
 
-test("macros - the spec's single ipaddress property serves bind_v4 when ipaddresses lacks it", (t) => {
+test("macros - a single ipaddress property serves bind_v4 when ipaddresses lacks it", (t) => {
   const c = createMacroContext({ nodes: [{ id: "a", nodenum: 1, services: ["s"], properties: { hostname: "a", ipaddress: "192.0.2.7" } }] });
   t.is(expandString("%ip.service.s% %ip.self%", c, "a"), "192.0.2.7 192.0.2.7");
   rejects(t, () => expandString("%ip.access_v4.self%", c, "a"), "macro_incomplete_cluster", "node a has no ip for macro expansion.");
@@ -146,7 +146,7 @@ test("macros - the spec's single ipaddress property serves bind_v4 when ipaddres
 test("macros - malformed macros are syntax errors with Coopr's messages", (t) => {
   const cases: [string, string][] = [
     ["50% and 60%", "A macro name must not be empty."],
-    ["50% of %host.service.mysql-server%", "A macro name must not be empty."],
+    ["50% of %host.service.postgresql%", "A macro name must not be empty."],
     ["%a%%b%", "Extra characters after macro at position 1"],
     ["%join(map(host.service.zk, '$:2181'), ',')%", "Expected ' or \" at position 25"],
     ["%join(host.service.zk,',')x%", "Extra characters after macro at position 25"],
@@ -171,7 +171,7 @@ test("macros - malformed macros are syntax errors with Coopr's messages", (t) =>
 });
 
 test("macros - missing cluster data is an incomplete-cluster error", (t) => {
-  rejects(t, () => x("%host.service.zookeeper-server[3]%"), "macro_incomplete_cluster", "There are fewer than 4 nodes with zookeeper-server on the cluster");
+  rejects(t, () => x("%host.service.zookeeper[3]%"), "macro_incomplete_cluster", "There are fewer than 4 nodes with zookeeper on the cluster");
   rejects(t, () => x("%ip.service.none[0]%"), "macro_incomplete_cluster", "There are fewer than 1 nodes with none on the cluster");
   const partial = createMacroContext({
     nodes: [
@@ -227,61 +227,101 @@ test("macros - path expands only that subtree", (t) => {
   t.is(expandConfig(config, ctx, "zk1", { path: ["c", "deeper"] }), config);
 });
 
+/** A k8s-distributed cluster with every optional service: the control plane and two workers. */
+const k8sWorker = ["base", "containerd", "coredns", "ingress-nginx", "kube-proxy", "kubelet", "node-exporter"];
+const k8sLayout: MacroNode[] = [
+  node("control", 1000, [
+    "base", "containerd", "etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler",
+    "node-exporter", "prometheus", "grafana", "postgresql",
+  ], { hostname: "k1000.local" }),
+  node("w1", 1001, k8sWorker, { hostname: "k1001.local" }),
+  node("w2", 1002, k8sWorker, { hostname: "k1002.local" }),
+];
+
 test("macros - compileConfig parses once and gives the same results", (t) => {
-  const config = template("hadoop-distributed").defaults.config;
+  const config = template("k8s-distributed").defaults.config;
   const compiled = compileConfig(config);
   t.is(compiled.source, config);
-  t.is(compiled.macroCount, 14);
-  for (const n of nodes) t.deepEqual(expandConfig(compiled, ctx, n.id), expandConfig(config, ctx, n.id));
+  // kubernetes: cluster 3, etcd 3, apiserver 3, kubelet 5, coredns 1, ingress 1; prometheus 3 (the %% escape
+  // is no macro); grafana 2; postgresql 1
+  t.is(compiled.macroCount, 22);
+  const k8sCtx = createMacroContext({ nodes: k8sLayout, owner: "bob" });
+  for (const n of k8sLayout) t.deepEqual(expandConfig(compiled, k8sCtx, n.id), expandConfig(config, k8sCtx, n.id));
+  // on a cluster without kube-apiserver both fail alike on the indexed macro
+  const err = t.throws(() => expandConfig(config, ctx, "zk1"));
+  t.deepEqual(t.throws(() => expandConfig(compiled, ctx, "zk1")), err);
+  t.like(err, { code: "macro_incomplete_cluster", details: { path: "kubernetes.cluster.control_plane_endpoint", nodeId: "zk1" } });
 });
 
-test("macros - every fixture template's config is syntactically valid", (t) => {
+test("macros - every catalog template's config is syntactically valid", (t) => {
   for (const tpl of fixtureTemplates()) t.notThrows(() => validateMacros(tpl.defaults.config), tpl.name);
 });
 
-test("macros - hadoop-distributed config expanded for a sample layout", (t) => {
-  const layout: MacroNode[] = [
-    node("master", 1000, [
-      "base", "hadoop-hdfs-namenode", "hadoop-yarn-resourcemanager", "hadoop-mapreduce-historyserver", "zookeeper-server",
-      "hbase-master", "mysql-server", "hive-metastore-database", "hive-metastore", "hive-server2",
-    ], { hostname: "hd1000.local" }),
-    node("w1", 1001, ["base", "hadoop-hdfs-datanode", "hadoop-yarn-nodemanager", "hbase-regionserver"], { hostname: "hd1001.local" }),
-    node("w2", 1002, ["base", "hadoop-hdfs-datanode", "hadoop-yarn-nodemanager", "hbase-regionserver"], { hostname: "hd1002.local" }),
-  ];
-  const c = createMacroContext({ nodes: layout, owner: "bob" });
-  const config = template("hadoop-distributed").defaults.config;
+test("macros - k8s-distributed config expanded for a sample layout", (t) => {
+  const c = createMacroContext({ nodes: k8sLayout, owner: "bob" });
+  const config = template("k8s-distributed").defaults.config as any;
   const forW1 = expandConfig(config, c, "w1") as any;
-  t.deepEqual(forW1.hadoop.core_site, { "fs.defaultFS": "hdfs://hd1000.local", "io.file.buffer.size": "131072", "hadoop.tmp.dir": "/data/hadoop" });
-  t.deepEqual(forW1.hadoop.hdfs_site, {
-    "dfs.datanode.max.transfer.threads": "4096",
-    "dfs.replication": "2",
-    "dfs.namenode.rpc-bind-host": "10.0.0.1",
-    "dfs.namenode.servicerpc-bind-host": "10.0.0.1",
-    "dfs.namenode.datanode.registration.ip-hostname-check": "false",
+  t.deepEqual(forW1.kubernetes, {
+    cluster: {
+      owner: "bob",
+      pod_cidr: "10.244.0.0/16",
+      service_cidr: "10.96.0.0/12",
+      control_plane_endpoint: "https://k1000.local:6443",
+      worker_count: "2",
+    },
+    etcd: {
+      // a format with two $: both take the value
+      initial_cluster: "k1000.local=https://k1000.local:2380",
+      listen_client_urls: "https://10.0.0.1:2379",
+      // w1 runs no etcd: the macro has no value and stays
+      member_index: "%instance.self.service.etcd%",
+      snapshot_count: 10000,
+    },
+    apiserver: {
+      advertise_address: "10.0.0.0",
+      external_address: "203.0.113.0",
+      etcd_servers: "https://k1000.local:2379",
+      secure_port: 6443,
+      admission_plugins: ["NodeRestriction", "PodSecurity"],
+    },
+    kubelet: {
+      hostname_override: "k1001.local",
+      node_ip: "10.0.0.1",
+      public_ip: "203.0.113.1",
+      worker_index: "1",
+      cluster_dns: "10.0.0.1,10.0.0.2",
+      max_pods: 110,
+      rotate_certificates: true,
+    },
+    kube_proxy: config.kubernetes.kube_proxy,
+    coredns: { replicas: "2", upstream: ["1.1.1.1", "9.9.9.9"] },
+    ingress: { endpoints: "k1001.local:443 k1002.local:443" },
   });
-  t.deepEqual(forW1.hadoop.yarn_site, {
-    "yarn.resourcemanager.hostname": "hd1000.local",
-    "yarn.resourcemanager.scheduler.address": "hd1000.local:8030",
-    "yarn.resourcemanager.resource-tracker.address": "hd1000.local:8031",
-    "yarn.resourcemanager.address": "hd1000.local:8032",
-    "yarn.resourcemanager.admin.address": "hd1000.local:8033",
+  t.is(forW1.kubernetes.kube_proxy, config.kubernetes.kube_proxy, "a subtree without macros is shared");
+  t.deepEqual(forW1.prometheus, {
+    scrape_targets: ["k1000.local:9100,k1001.local:9100,k1002.local:9100", "k1000.local:6443"],
+    retention: "15d",
+    alert_summary: "CPU above 90%% on k1001.local",
   });
-  t.is(forW1.hadoop.mapred_site, (config as any).hadoop.mapred_site);
-  t.deepEqual(forW1.hbase.hbase_site, {
-    "hbase.rootdir": "hdfs://hd1000.local/hbase",
-    "hbase.cluster.distributed": "true",
-    "hbase.zookeeper.quorum": "hd1000.local:2181",
+  t.deepEqual(forW1.grafana, { datasource_url: "http://k1000.local:9090", database: { host: "k1000.local:5432", name: "grafana", user: "grafana" } });
+  t.deepEqual(forW1.postgresql, { listen_addresses: "10.0.0.0", max_connections: 200 });
+  const forControl = expandConfig(config, c, "control") as any;
+  t.like(forControl.kubernetes.etcd, { listen_client_urls: "https://10.0.0.0:2379", member_index: "1" });
+  t.like(forControl.kubernetes.kubelet, {
+    hostname_override: "k1000.local",
+    node_ip: "10.0.0.0",
+    public_ip: "203.0.113.0",
+    worker_index: "%instance.self.service.kubelet%",
   });
-  t.like(forW1.hive.hive_site, {
-    "javax.jdo.option.ConnectionURL": "jdbc:mysql://hd1000.local:3306/hive",
-    "hive.metastore.uris": "thrift://hd1000.local:9083",
-    "hive.zookeeper.quorum": "hd1000.local",
+  t.is(forControl.prometheus.alert_summary, "CPU above 90%% on k1000.local");
+  // Only the self macros differ between nodes.
+  const withoutSelf = (expanded: any) => ({
+    ...expanded,
+    kubernetes: { ...expanded.kubernetes, etcd: undefined, kubelet: undefined },
+    prometheus: { ...expanded.prometheus, alert_summary: undefined },
   });
-  t.is(forW1.mysql.bind_address, "10.0.0.0");
-  t.is(forW1.mysql.server, (config as any).mysql.server);
-  const forMaster = expandConfig(config, c, "master") as any;
-  t.is(forMaster.hadoop.hdfs_site["dfs.namenode.rpc-bind-host"], "10.0.0.0");
-  t.deepEqual({ ...forMaster, hadoop: undefined }, { ...forW1, hadoop: undefined });
+  t.deepEqual(withoutSelf(forControl), withoutSelf(forW1));
+  t.is((expandConfig(config, c, "w2") as any).kubernetes.kubelet.worker_index, "2");
 });
 
 // ---- properties ----
