@@ -97,7 +97,7 @@ test("every REST endpoint answers what the API description says, refusals too", 
   await call(admin, "DELETE", `/providers/pool/hosts/${quarantined.host}/quarantine`);
 
   // A cluster through every operation.
-  const { id } = (await call(user, "POST", "/clusters", { name: "contract", clusterTemplate: "lamp", numMachines: 1, initialLeaseDuration: 3_600_000 })).body as { id: string };
+  const { id } = (await call(user, "POST", "/clusters", { name: "contract", clusterTemplate: "webapp", numMachines: 1, initialLeaseDuration: 3_600_000 })).body as { id: string };
   await settled(user, id);
   await call(user, "GET", "/clusters");
   await call(user, "GET", `/clusters/${id}`);
@@ -108,17 +108,17 @@ test("every REST endpoint answers what the API description says, refusals too", 
   await call(user, "GET", `/clusters/${id}/services`);
   await call(user, "POST", "/getNodeProperties", { clusterId: id });
   // Dry runs answer what the description gives for `?dryRun=true` (also where the real call answers no body).
-  const dryCreate = await call(user, "POST", "/clusters?dryRun=true", { name: "contract-dry", clusterTemplate: "lamp", numMachines: 1 });
+  const dryCreate = await call(user, "POST", "/clusters?dryRun=true", { name: "contract-dry", clusterTemplate: "webapp", numMachines: 1 });
   const dryRestart = await call(user, "POST", `/clusters/${id}/services/restart?dryRun=true`);
   const dryRunFlag = (res: ApiResponse) => (res.body as { dryRun?: boolean } | undefined)?.dryRun;
   t.deepEqual([dryRunFlag(dryCreate), dryRunFlag(dryRestart)], [true, true], "both answered a dry run");
   await call(user, "POST", `/clusters/${id}`, { expireTime: Date.now() + 7_200_000 });
   for (const [method, path, body] of [
     ["PUT", `/clusters/${id}/config`, { config: { a: 1 }, restart: false }],
-    ["POST", `/clusters/${id}/services`, { services: ["memcached"] }],
+    ["POST", `/clusters/${id}/services`, { services: ["redis"] }],
     ["POST", `/clusters/${id}/services/stop`, undefined],
     ["POST", `/clusters/${id}/services/start`, undefined],
-    ["POST", `/clusters/${id}/services/apache-httpd/restart`, undefined],
+    ["POST", `/clusters/${id}/services/nginx/restart`, undefined],
   ] as const) {
     await call(user, method, path, body);
     await settled(user, id);

@@ -17,9 +17,9 @@ const test = testWithSystem({ clusters: 1, provisioners: 1, reconcileIntervalMs:
 type T = SystemTest;
 
 /** `sim-secured` with the admin's password in the catalog. */
-const WITH_PASSWORD = "aws-us-west-2";
+const WITH_PASSWORD = "aws-eu-west-1";
 /** `sim-secured` without one: users give `sim_password` with their requests. */
-const NO_PASSWORD = "aws-us-west-1";
+const NO_PASSWORD = "openstack-lab";
 /** `hostpool`, whose `ssh_password` is a sensitive admin field (never used here: no cluster runs on it). */
 const POOL = "pool";
 const ADMIN_SECRET = "admin-Secret-4711";
@@ -76,7 +76,7 @@ test("secret provider fields: an ordinary user never sees them (providers, expor
 
   // Cluster details and task output: the user's cluster on the provider with the admin's password, whose
   // CONFIGURE prints that password and fails.
-  const id = await createCluster(baseUrl, user, { name: "leaky", clusterTemplate: "lamp", numMachines: 1, provider: WITH_PASSWORD, config: { x: "LEAK" } });
+  const id = await createCluster(baseUrl, user, { name: "leaky", clusterTemplate: "webapp", numMachines: 1, provider: WITH_PASSWORD, config: { x: "LEAK" } });
   await waitForStatus(baseUrl, user, id, "incomplete");
   const seenByUser = await get(t, user, `/clusters/${id}`);
   const seenByAdmin = await get(t, admin, `/clusters/${id}`);
@@ -131,7 +131,7 @@ test("a redacted value written back keeps the stored secret (PUT, import); as a 
   assertError(t, imported, 400, "import of a new provider with the marker");
   t.is(imported.body.details?.field, `providers[${before.providers.length}].provisioner.sim_password`);
   t.deepEqual(await get(t, admin, "/export"), before, "the refused import changed nothing");
-  // A field the specification does not call secret takes the text as it is.
+  // A field the provider type's specification does not call secret takes the text as it is.
   assertOk(t, await api(baseUrl, "POST", "/providers", { ...admin, body: { name: "plain", providertype: "sim", provisioner: { note: REDACTED } } }), "marker in a plain field");
   t.is((await get(t, user, "/providers/plain")).provisioner.note, REDACTED);
 });
@@ -144,7 +144,7 @@ test("provider fields given with a request live only as long as their plan: noth
   // Its CONFIGURE prints the password it was given, then fails.
   const id = await createCluster(baseUrl, user, {
     name: "given",
-    clusterTemplate: "lamp",
+    clusterTemplate: "webapp",
     numMachines: 1,
     provider: NO_PASSWORD,
     config: { x: "LEAK" },
@@ -168,7 +168,7 @@ test("provider fields given with a request live only as long as their plan: noth
   // The next operation brings its own fields; delete runs with them and they go too.
   const refused = await api(baseUrl, "DELETE", `/clusters/${id}`, user);
   t.is(refused.status, 400, `delete without the fields: ${show(refused)}`);
-  t.truthy(refused.body?.missingFields, "the spec's missingFields body");
+  t.truthy(refused.body?.missingFields, "the missingFields body");
   assertOk(t, await api(baseUrl, "DELETE", `/clusters/${id}`, { ...user, body: { providerFields: { sim_password: secret } } }), "delete with them");
   await waitForStatus(baseUrl, user, id, "terminated");
   t.deepEqual(await keptFields(), []);
