@@ -1,7 +1,7 @@
 /**
- * Add-services solver: Coopr's own ClusterLayoutUpdaterTest cases, the bugs of reference 2.7, the real catalog,
- * and a property test against a literal re-implementation of Coopr's search (AddServiceChangeIterator +
- * ClusterLayout.isValid + depth-first search), with the lost-queue bug fixed.
+ * Add-services solver: Coopr's own ClusterLayoutUpdaterTest cases, the service Coopr's search loses when it
+ * backtracks, the test catalog, and a property test against a literal re-implementation of Coopr's search
+ * (AddServiceChangeIterator + ClusterLayout.isValid + depth-first search), with the lost-queue bug fixed.
  */
 import test from "ava";
 import fc from "fast-check";
@@ -30,7 +30,7 @@ function finalServices(nodes: readonly ExistingNode[], result: AddServicesResult
 
 const reactorTemplateAdd = reactorTemplate();
 const reactorCatalogAdd = reactorCatalog();
-const hadoopNodes: ExistingNode[] = [
+const reactorNodes: ExistingNode[] = [
   { id: "master", nodenum: 1000, services: ["namenode"], hardwaretype: "large-mem", imagetype: "centos6" },
   ...Array.from({ length: 50 }, (_, i) => ({
     id: `slave-${i}`,
@@ -43,7 +43,7 @@ const hadoopNodes: ExistingNode[] = [
 const reactorRequest = (services: string[]): AddServicesRequest => ({
   template: reactorTemplateAdd,
   catalog: reactorCatalogAdd,
-  nodes: hadoopNodes,
+  nodes: reactorNodes,
   services,
 });
 
@@ -58,11 +58,11 @@ test("coopr ClusterLayoutUpdaterTest.testAddService - resourcemanager joins the 
 
 test("coopr ClusterLayoutUpdaterTest.testAddServices - masters to the master, workers to every slave", (t) => {
   const result = addServices(reactorRequest(["resourcemanager", "nodemanager", "hbasemaster", "regionserver"]));
-  const after = finalServices(hadoopNodes, result);
+  const after = finalServices(reactorNodes, result);
   t.deepEqual(after.get("master"), ["hbasemaster", "namenode", "resourcemanager"]);
   for (let i = 0; i < 50; i++) t.deepEqual(after.get(`slave-${i}`), ["datanode", "nodemanager", "regionserver"]);
   t.is(result.changedNodes.length, 51);
-  t.deepEqual(checkLayout(reactorTemplateAdd, [...hadoopNodes].map((n) => ({ ...n, services: after.get(n.id)! }))), []);
+  t.deepEqual(checkLayout(reactorTemplateAdd, [...reactorNodes].map((n) => ({ ...n, services: after.get(n.id)! }))), []);
 });
 
 test("coopr ClusterLayoutUpdaterTest.testNoSolution - zookeeper cannot share a node with namenode or datanode", (t) => {
@@ -76,7 +76,8 @@ test("coopr ClusterLayoutUpdaterTest.testNoSolution - zookeeper cannot share a n
   t.regex(err.message, /^no node can take zookeeper/);
 });
 
-// reference 2.7 [BUG] lost services on backtrack: two nodes {x}; A (1..2) and B (1..3) with cantcoexist [A, B].
+// Coopr's search drops a queued service when it backtracks: two nodes {x}; A (1..2) and B (1..3) with
+// cantcoexist [A, B].
 test("lost-service bug - B is placed after A backs off to one node", (t) => {
   const template: ClusterTemplate = {
     name: "t",
@@ -185,7 +186,7 @@ test("requests are validated first: empty, already present, unknown, incompatibl
   t.is(err.message, "zookeeper conflicts with namenode.");
   err = badRequest(t, () => addServices({ ...reactorRequest(["resourcemanager"]), nodes: [] }));
   t.is(err.message, "the cluster has no nodes");
-  const broken = [...hadoopNodes, { id: "extra", nodenum: 2000, services: ["namenode"], hardwaretype: "large-mem", imagetype: "centos6" }];
+  const broken = [...reactorNodes, { id: "extra", nodenum: 2000, services: ["namenode"], hardwaretype: "large-mem", imagetype: "centos6" }];
   err = badRequest(t, () => addServices({ ...reactorRequest(["resourcemanager"]), nodes: broken }));
   t.is(err.message, "the cluster's current layout already breaks its template: namenode is on 2 nodes, but must be on exactly 1");
 });
@@ -196,20 +197,26 @@ test("budget - a tiny step budget fails with solver_budget_exhausted", (t) => {
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// The real catalog: a hadoop-distributed cluster gets hive and the history server
+// The test catalog: a k8s-distributed cluster gets its optional services
 
-test("hadoop-distributed fixture - hive and the history server go to the master, on a 200-node cluster", (t) => {
-  const template = fixtureTemplate("hadoop-distributed");
+test("k8s-distributed - the monitoring stack joins the control plane, ingress-nginx every worker, on a 200-node cluster", (t) => {
+  const template = fixtureTemplate("k8s-distributed");
   const catalog = fixtureSolverCatalog();
-  const cluster = solveLayout({ template, provider: { name: "rackspace" }, catalog, numMachines: 200, clusterId: "9", clusterName: "hdp" });
-  const toAdd = ["hive-server2", "hive-metastore", "mysql-server", "hive-metastore-database", "hadoop-mapreduce-historyserver"];
+  const cluster = solveLayout({ template, provider: { name: template.defaults.provider }, catalog, numMachines: 200, clusterId: "9", clusterName: "k8s" });
+  // prometheus, grafana and postgresql share the control plane's mustcoexist set, whose services are on the
+  // first node only: they go there (each at most 1), and nowhere else.
+  const toAdd = ["grafana", "prometheus", "postgresql"];
   const result = addServices({ template, catalog, nodes: cluster.nodes, clusterServices: cluster.services, services: toAdd });
   t.deepEqual(result.changedNodes.map((n) => n.id), ["9-1000"]);
   t.deepEqual(result.changedNodes[0]!.addedServices, [...toAdd].sort());
   const after = finalServices(cluster.nodes, result);
   t.deepEqual(checkLayout(template, cluster.nodes.map((n) => ({ ...n, services: after.get(n.id)! }))), []);
-  // hive-server2 needs hive-metastore: alone it is refused before any solving.
-  const err = badRequest(t, () => addServices({ template, catalog, nodes: cluster.nodes, services: ["hive-server2"] }));
+  // ingress-nginx shares the workers' set: every node with kubelet gets it.
+  const ingress = addServices({ template, catalog, nodes: cluster.nodes, clusterServices: cluster.services, services: ["ingress-nginx"] });
+  t.deepEqual(ingress.placements, [{ service: "ingress-nginx", nodeIds: cluster.nodes.slice(1).map((n) => n.id) }]);
+  // grafana needs sql-database, which only postgresql provides here: alone it is refused before any solving.
+  const err = badRequest(t, () => addServices({ template, catalog, nodes: cluster.nodes, services: ["grafana"] }));
+  t.is(err.message, "grafana requires sql-database, which is not on the cluster or in the list of services to add.");
   t.is((err.details as { constraint: string }).constraint, "requires");
 });
 
