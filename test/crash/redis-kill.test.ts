@@ -1,5 +1,5 @@
 /**
- * Redis down or restarted (README "Redis down"), against a running system with security on: redis-server is hung
+ * Redis down or restarted (docs/operations.md, "Redis down or restarted"), against a running system with security on: redis-server is hung
  * (SIGSTOP), then killed (SIGKILL) and restarted empty on its port. Clusters keep working through the secured
  * gateway; login, revocation and node usage answer a quick 503 saying Redis is unavailable; a revoked token stays
  * refused; a verifier that never read the revocation list refuses every token. After the restart everything
@@ -126,7 +126,7 @@ test.serial("Redis killed (SIGKILL): clusters are created and operated; Redis fe
   process.kill(c.sys.redis!.pid, "SIGKILL");
   await c.sys.redis!.exited;
 
-  const created = await asOps(c, "POST", "/clusters", { body: { name: "during-outage", clusterTemplate: "lamp", numMachines: 1 } });
+  const created = await asOps(c, "POST", "/clusters", { body: { name: "during-outage", clusterTemplate: "webapp", numMachines: 1 } });
   t.is(created.status, 200, created.text);
   const id = created.body.id as string;
   await waitForActive(c, id);

@@ -1,5 +1,5 @@
 /**
- * Metrics end to end (spec 4.9; services/metrics/README.md): real clusters on the `sim` provider are created and
+ * Metrics end to end (docs/api.md, Metrics; services/metrics/README.md): real clusters on the `sim` provider are created and
  * deleted; node usage through REST equals the node-seconds of the node events the clusters service published
  * (times floored to seconds), and lies within what the wall clock allows. Queue metrics drain to zero.
  */
@@ -35,8 +35,8 @@ test("e2e metrics - node usage of real clusters equals their node events' node-s
   const bob = tenant.other;
 
   const createdFrom = Math.floor(Date.now() / 1000);
-  const aliceCluster = await createCluster(base, alice, { name: "a", clusterTemplate: "lamp", numMachines: 2 });
-  const bobCluster = await createCluster(base, bob, { name: "b", clusterTemplate: "lamp", numMachines: 1 });
+  const aliceCluster = await createCluster(base, alice, { name: "a", clusterTemplate: "webapp", numMachines: 2 });
+  const bobCluster = await createCluster(base, bob, { name: "b", clusterTemplate: "webapp", numMachines: 1 });
   await waitForStatus(base, alice, aliceCluster, "active");
   await waitForStatus(base, bob, bobCluster, "active");
   const activeAt = Math.ceil(Date.now() / 1000);

@@ -67,7 +67,7 @@ test("plugins e2e - a synced script is on the PATH of shell actions and runs in 
   await must(c.call("POST", "/plugins/sync"), "sync");
   const installed = join(resourceDir(sys.workDir, catalog.tenant, "automatortypes", "shell", "scripts"), "write-marker.sh");
   await eventuallyContent(installed, script, "the provisioner installed write-marker.sh");
-  t.is((await stat(installed)).mode & 0o777, 0o755, "scripts get the spec's permissions (0755)");
+  t.is((await stat(installed)).mode & 0o777, 0o755, "scripts are installed executable (0755)");
 
   const id = await createCluster(sys.baseUrl, catalog, 1);
   await waitForStatus(sys.baseUrl, catalog, id, "active", 30_000);
