@@ -1,5 +1,5 @@
 /**
- * The chaos benchmark: 200 clusters of mixed templates (fixture catalog on `sim`, actions by the `recorder` test
+ * The chaos benchmark: 200 clusters of mixed templates (test catalog on `sim`, actions by the `recorder` test
  * automator) through create, configure, add services, stop, start and delete on a three-node NATS cluster with two
  * processes of every service and three provisioners; first without faults, then (new tenant, same system) while
  * the fault injector SIGKILLs each service instance, each provisioner, one NATS node at a time and Redis at random
@@ -72,7 +72,7 @@ const result = {
   machine: machine(),
   loadAverage: { before: loadBefore, after: load() },
   system: "three-node NATS JetStream cluster (R3, lazy fsync), 2 processes each of gateway, tenancy, clusters, solver, plugins, metrics; 3 provisioners; redis",
-  configuration: { clusters: CLUSTERS, minutesPerRun: MINUTES, concurrency: CONCURRENCY, workersPerRun: 3 * CAPACITY, provisionerCapacity: 2 * CAPACITY, simDelayMs: SIM_DELAY_MS, templates: ["lamp x2", "hadoop-singlenode x1", "hadoop-distributed x3"] },
+  configuration: { clusters: CLUSTERS, minutesPerRun: MINUTES, concurrency: CONCURRENCY, workersPerRun: 3 * CAPACITY, provisionerCapacity: 2 * CAPACITY, simDelayMs: SIM_DELAY_MS, templates: ["webapp x2", "k8s-single x1", "k8s-distributed x3"] },
   withoutFaults: baseline ? summary(baseline) : null,
   withFaults: {
     ...withFaults,

@@ -1,5 +1,5 @@
 /**
- * Screenshots of the console's main pages for the README, taken in headless Chromium against a real Corral (sim
+ * Screenshots of the console's main pages for docs/console.md, taken in headless Chromium against a real Corral (sim
  * provider): sign-in, cluster list, create with its dry run, a cluster with a failed action's output, its plan,
  * the list on a phone-sized screen, the services' dependency graph, a template's validation error and the
  * superadmin's metrics charts. Writes docs/console-*.png.
@@ -31,13 +31,13 @@ try {
     catalog: { scripts: { base: { configure: { script: 'if grep -q BREAK_CONF"IGURE" "$CORRAL_TASK_FILE"; then echo "configure: /etc/app.conf: port 80 already in use" >&2; false; fi' } } } },
   });
   const user = tenant.user;
-  for (const [name, template, size] of [["web-frontend", "lamp", 3], ["cache", "lamp", 2], ["reporting", "lamp", 1]] as const) {
+  for (const [name, template, size] of [["web-frontend", "webapp", 3], ["cache", "webapp", 2], ["reporting", "webapp", 1]] as const) {
     await createActiveCluster(sys.baseUrl, user, { name, clusterTemplate: template, numMachines: size });
   }
-  const broken = await createActiveCluster(sys.baseUrl, user, { name: "billing", clusterTemplate: "lamp", numMachines: 3 });
+  const broken = await createActiveCluster(sys.baseUrl, user, { name: "billing", clusterTemplate: "webapp", numMachines: 3 });
   await api(sys.baseUrl, "PUT", `/clusters/${broken}/config`, { ...user, body: { config: { BREAK_CONFIGURE: true }, restart: false } });
   await waitForStatus(sys.baseUrl, user, broken, "inconsistent");
-  await createCluster(sys.baseUrl, user, { name: "staging", clusterTemplate: "lamp", numMachines: 4 });
+  await createCluster(sys.baseUrl, user, { name: "staging", clusterTemplate: "webapp", numMachines: 4 });
 
   const page = await browser.newPage();
   const origin = consoleOrigin(sys.baseUrl);
@@ -52,9 +52,9 @@ try {
   await shot(page, "clusters");
 
   await page.goto(`${origin}/ui/#/clusters/new`);
-  await page.waitForSelector("select[name=clusterTemplate] option[value=lamp]");
+  await page.waitForSelector("select[name=clusterTemplate] option[value=webapp]");
   await page.type("input[name=name]", "analytics");
-  await page.select("select[name=clusterTemplate]", "lamp");
+  await page.select("select[name=clusterTemplate]", "webapp");
   await page.$eval("input[name=numMachines]", (el) => ((el as HTMLInputElement).value = "3"));
   await page.click("form button[type=submit]");
   await waitForText(page, "dialog[open]", "Layout");
@@ -75,11 +75,11 @@ try {
 
   await openSignedIn(page, sys.baseUrl, tenant.admin, "/catalog/services");
   await page.waitForSelector("svg.dependency-graph .node");
-  await page.$eval("svg.dependency-graph a.node[data-service=php]", (el: Element) => (el as SVGElement).focus());
+  await page.$eval("svg.dependency-graph a.node[data-service=node-app]", (el: Element) => (el as SVGElement).focus());
   await shot(page, "catalog-services");
-  await openSignedIn(page, sys.baseUrl, tenant.admin, "/catalog/clustertemplates/lamp");
+  await openSignedIn(page, sys.baseUrl, tenant.admin, "/catalog/clustertemplates/webapp");
   await page.waitForSelector("input[name='defaults.services']");
-  await fillIn(page, "input[name='defaults.services']", "base, apache-httpd, hadoop-hdfs-namenode");
+  await fillIn(page, "input[name='defaults.services']", "base, nginx, kube-apiserver");
   await clickButton(page, "Save");
   await page.waitForSelector(".field.invalid");
   await page.evaluate(() => document.querySelector(".field.invalid")?.scrollIntoView({ block: "center" }));
@@ -87,7 +87,7 @@ try {
 
   // A tenant without workers: its tasks wait, so the queue chart has something to draw.
   const waiting = await tenantWithSimCatalog(sys, "globex", { workers: 0 });
-  await createCluster(sys.baseUrl, waiting.user, { name: "queued", clusterTemplate: "lamp", numMachines: 3 });
+  await createCluster(sys.baseUrl, waiting.user, { name: "queued", clusterTemplate: "webapp", numMachines: 3 });
   await openSignedIn(page, sys.baseUrl, SUPERADMIN, "/metrics");
   await page.waitForSelector(`[data-chart=queues] g[data-category="${waiting.name}"]`);
   await page.waitForSelector("[data-chart=usage] svg");

@@ -127,7 +127,7 @@ try {
     async (i) => {
       const due = started + i * CREATE_EVERY_MS - Date.now();
       if (due > 0) await new Promise((r) => setTimeout(r, due));
-      const id = await createCluster(corral.baseUrl, tenant.user, { name: `ev${i}`, clusterTemplate: "lamp", numMachines: 2 });
+      const id = await createCluster(corral.baseUrl, tenant.user, { name: `ev${i}`, clusterTemplate: "webapp", numMachines: 2 });
       ids.push(id);
       await Promise.all([
         ...Array.from({ length: SOCKETS_PER_CLUSTER }, () => openSocket({ clusterId: id })),
@@ -166,7 +166,7 @@ try {
         inThisProcess: "every client, in the benchmark's own Node process",
       },
       clusters: CLUSTERS,
-      template: "lamp, 2 machines, sim provider, shell actions",
+      template: "webapp, 2 machines, sim provider, shell actions",
       createConcurrency: CREATE_CONCURRENCY,
       createEveryMs: CREATE_EVERY_MS,
       delay: "receipt time minus resultAt of task.ended (when the worker published the result; same clock), events received live only",

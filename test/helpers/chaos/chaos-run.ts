@@ -1,5 +1,5 @@
 /**
- * One chaos run on a {@link ChaosSystem}: a tenant with the fixture catalog on `sim` and the `recorder` automator,
+ * One chaos run on a {@link ChaosSystem}: a tenant with the test catalog on `sim` and the `recorder` automator,
  * clusters of mixed templates through the workload while the fault injector (unless off) kills and pauses, REST
  * probed every 100 ms; then the checker's verdict. The test and the benchmark both run this.
  */
@@ -14,11 +14,11 @@ import { call, gatewayRotation } from "./rest.js";
 import { readSideEffects } from "./side-effects.js";
 import { expectedStatus, runWorkload, type ClusterSpec, type WorkloadReport } from "./workload.js";
 
-/** Mixed templates of the fixture catalog, each with a service it can add. */
+/** Mixed templates of the test catalog, each with a service it can add. */
 const TEMPLATES: ReadonlyArray<Omit<ClusterSpec, "name">> = [
-  { template: "lamp", numMachines: 2, addService: "memcached" },
-  { template: "hadoop-singlenode", numMachines: 1, addService: "hadoop-mapreduce-historyserver" },
-  { template: "hadoop-distributed", numMachines: 3, addService: "hadoop-mapreduce-historyserver" },
+  { template: "webapp", numMachines: 2, addService: "redis" },
+  { template: "k8s-single", numMachines: 1, addService: "node-exporter" },
+  { template: "k8s-distributed", numMachines: 3, addService: "prometheus" },
 ];
 
 export interface ChaosRunOptions {
@@ -84,7 +84,7 @@ export async function runChaos(sys: ChaosSystem, options: ChaosRunOptions): Prom
   };
 }
 
-/** The tenant with its workers placed and the fixture catalog imported (retried until the plugin types are known). */
+/** The tenant with its workers placed and the test catalog imported (retried until the plugin types are known). */
 async function setUpTenant(sys: ChaosSystem, options: ChaosRunOptions, admin: Caller): Promise<void> {
   const next = gatewayRotation(sys.baseUrls);
   const created = await call(next(), SUPERADMIN, "POST", "/tenants", { tenant: { name: options.tenant, workers: options.workers } });
@@ -99,7 +99,7 @@ async function setUpTenant(sys: ChaosSystem, options: ChaosRunOptions, admin: Ca
   }
 }
 
-/** The fixture catalog on `sim`, every service action run by the `recorder` automator. */
+/** The test catalog on `sim`, every service action run by the `recorder` automator. */
 function recorderCatalog(sim: Record<string, string>): Record<string, any[]> {
   const catalog = simFixtureCatalog({ providerFields: sim });
   for (const service of catalog["services"] ?? []) {

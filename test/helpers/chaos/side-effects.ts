@@ -15,7 +15,7 @@ export interface SideEffect {
   tenant: string;
   clusterId: string;
   nodeId: string;
-  /** `CREATE`, `CONFIRM`, `DELETE`, `BOOTSTRAP recorder`, `INSTALL hadoop-hdfs-namenode`, ... */
+  /** `CREATE`, `CONFIRM`, `DELETE`, `BOOTSTRAP recorder`, `INSTALL kube-apiserver`, ... */
   action: string;
   provisionerId: string;
   workerId: string;
