@@ -85,9 +85,9 @@ test("queue and node-usage charts drawn from real figures", async (t) => {
   const { sys } = t.context;
   // No workers: its tasks wait in the queue. The other runs a cluster, so it has node-seconds.
   const waiting = await tenantWithSimCatalog(sys, "uiqueue", { workers: 0 });
-  await createCluster(sys.baseUrl, waiting.user, { name: "waits", clusterTemplate: "lamp", numMachines: 2 });
+  await createCluster(sys.baseUrl, waiting.user, { name: "waits", clusterTemplate: "webapp", numMachines: 2 });
   const running = await tenantWithSimCatalog(sys, "uiusage", { workers: 2 });
-  await createActiveCluster(sys.baseUrl, running.user, { name: "runs", clusterTemplate: "lamp", numMachines: 2 });
+  await createActiveCluster(sys.baseUrl, running.user, { name: "runs", clusterTemplate: "webapp", numMachines: 2 });
 
   const page = await newPage(t);
   await openSignedIn(page, sys.baseUrl, SUPERADMIN, "/metrics");

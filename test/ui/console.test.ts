@@ -59,9 +59,9 @@ test("sign in, create a cluster through the form, watch it become active, fail a
   await page.waitForSelector(".cluster-list");
 
   await page.click("a[href='#/clusters/new']");
-  await page.waitForSelector("select[name=clusterTemplate] option[value=lamp]");
+  await page.waitForSelector("select[name=clusterTemplate] option[value=webapp]");
   await page.type("input[name=name]", "ui-web");
-  await page.select("select[name=clusterTemplate]", "lamp");
+  await page.select("select[name=clusterTemplate]", "webapp");
   await page.$eval("input[name=numMachines]", (el) => ((el as HTMLInputElement).value = "2"));
   await clickButton(page, "Preview and create");
   await waitForText(page, "dialog[open]", "Layout: 2 nodes");
@@ -73,7 +73,7 @@ test("sign in, create a cluster through the form, watch it become active, fail a
   await page.evaluate(() => ((window as unknown as { stillThisPage: boolean }).stillThisPage = true));
   await waitForText(page, "[data-testid=cluster-status]", "active", 60_000);
   t.true(await page.evaluate(() => (window as unknown as { stillThisPage?: boolean }).stillThisPage === true), "no reload happened");
-  await waitForText(page, ".vtable[aria-label=Nodes] tbody", "lamp", 10_000).catch(() => undefined);
+  await waitForText(page, ".vtable[aria-label=Nodes] tbody", "nginx", 10_000).catch(() => undefined);
   t.is(await page.$$eval(".vtable[aria-label=Nodes] tbody tr[data-key]", (rows) => rows.length), 2, "two nodes listed");
 
   // Configure into a failure, through the Config tab (dry run first), and read the failed action's output.
@@ -105,7 +105,7 @@ test("sign in, create a cluster through the form, watch it become active, fail a
 });
 
 test("the plan tab shows a started stage's tasks as running (its plan.stage announces them), then complete", async (t) => {
-  // mysql-server's install waits until the test has seen it running: no race with how fast the page opens.
+  // postgresql's install waits until the test has seen it running: no race with how fast the page opens.
   const gate = await mkdtemp(join(tmpdir(), "corral-ui-gate-"));
   await chmod(gate, 0o755); // actions run as the tenant's own user
   const release = join(gate, "release");
@@ -113,9 +113,9 @@ test("the plan tab shows a started stage's tasks as running (its plan.stage anno
     await writeFile(release, "");
     await rm(gate, { recursive: true, force: true });
   });
-  const held = { scripts: { "mysql-server": { install: { script: `while [ ! -e '${release}' ]; do sleep 0.1; done` } } } };
+  const held = { scripts: { postgresql: { install: { script: `while [ ! -e '${release}' ]; do sleep 0.1; done` } } } };
   const tenant = await tenantWithSimCatalog(t.context.sys, "uirunning", { workers: 2, catalog: held });
-  const id = await createCluster(t.context.sys.baseUrl, tenant.user, { name: "held", clusterTemplate: "lamp", numMachines: 1 });
+  const id = await createCluster(t.context.sys.baseUrl, tenant.user, { name: "held", clusterTemplate: "webapp", numMachines: 1 });
   const page = await newPage(t);
   await openSignedIn(page, t.context.sys.baseUrl, tenant.user, `/clusters/${encodeURIComponent(id)}`);
   await clickButton(page, "Plan");
@@ -130,7 +130,7 @@ test("a server validation error shows beside the field it names", async (t) => {
   const tenant = await tenantWithSimCatalog(t.context.sys, "uivalid", { workers: 2 });
   const page = await newPage(t);
   await openSignedIn(page, t.context.sys.baseUrl, tenant.user, "/clusters/new");
-  await page.waitForSelector("select[name=clusterTemplate] option[value=lamp]");
+  await page.waitForSelector("select[name=clusterTemplate] option[value=webapp]");
   await page.type("input[name=name]", "too-many");
   await page.$eval("input[name=numMachines]", (el) => ((el as HTMLInputElement).value = "0"));
   await clickButton(page, "Preview and create");
@@ -140,13 +140,13 @@ test("a server validation error shows beside the field it names", async (t) => {
 });
 
 test("provider fields the server asks for get a form from the provider type's parameters; the secret is masked and sent", async (t) => {
-  // lamp's default provider, rackspace, becomes sim-secured: a create must carry the sensitive user field sim_password.
-  const tenant = await tenantWithSimCatalog(t.context.sys, "uisecret", { workers: 2, catalog: { providerTypes: { rackspace: "sim-secured" } } });
+  // webapp's default provider, aws-us-east-1, becomes sim-secured: a create must carry the sensitive user field sim_password.
+  const tenant = await tenantWithSimCatalog(t.context.sys, "uisecret", { workers: 2, catalog: { providerTypes: { "aws-us-east-1": "sim-secured" } } });
   const page = await newPage(t);
   await openSignedIn(page, t.context.sys.baseUrl, tenant.user, "/clusters/new");
-  await page.waitForSelector("select[name=clusterTemplate] option[value=lamp]");
+  await page.waitForSelector("select[name=clusterTemplate] option[value=webapp]");
   await page.type("input[name=name]", "with-secret");
-  await page.select("select[name=clusterTemplate]", "lamp");
+  await page.select("select[name=clusterTemplate]", "webapp");
   await clickButton(page, "Preview and create");
   const secret = await page.waitForSelector(".provider-fields input[name=sim_password]");
   t.is(await secret!.evaluate((el) => (el as HTMLInputElement).type), "password", "a sensitive field is a password input");
@@ -161,10 +161,10 @@ test("provider fields the server asks for get a form from the provider type's pa
 });
 
 test("the lease is extended from the cluster page; a step over the template's limit is refused beside the field", async (t) => {
-  // lamp with lease rules: 1 h at first, at most 3 h after creation, at most 1 h per extension.
-  const leased = { ...fixtureTemplate("lamp"), name: "lamp-leased", administration: { leaseduration: { initial: "1h", max: "3h", step: "1h" } } };
+  // webapp with lease rules: 1 h at first, at most 3 h after creation, at most 1 h per extension.
+  const leased = { ...fixtureTemplate("webapp"), name: "webapp-leased", administration: { leaseduration: { initial: "1h", max: "3h", step: "1h" } } };
   const tenant = await tenantWithSimCatalog(t.context.sys, "uilease", { workers: 2, catalog: { extraTemplates: [leased] } });
-  const id = await createActiveCluster(t.context.sys.baseUrl, tenant.user, { name: "leased", clusterTemplate: "lamp-leased", numMachines: 1 });
+  const id = await createActiveCluster(t.context.sys.baseUrl, tenant.user, { name: "leased", clusterTemplate: "webapp-leased", numMachines: 1 });
   const before = (await api(t.context.sys.baseUrl, "GET", `/clusters/${id}`, tenant.user)).body.expireTime as number;
   const page = await newPage(t);
   await openSignedIn(page, t.context.sys.baseUrl, tenant.user, `/clusters/${encodeURIComponent(id)}`);
@@ -183,26 +183,26 @@ test("the lease is extended from the cluster page; a step over the template's li
 
 test("the services tab restarts one service and adds another, each after its dry run", async (t) => {
   const tenant = await tenantWithSimCatalog(t.context.sys, "uiservices", { workers: 2 });
-  const id = await createActiveCluster(t.context.sys.baseUrl, tenant.user, { name: "svc", clusterTemplate: "lamp", numMachines: 2 });
+  const id = await createActiveCluster(t.context.sys.baseUrl, tenant.user, { name: "svc", clusterTemplate: "webapp", numMachines: 2 });
   const page = await newPage(t);
   await openSignedIn(page, t.context.sys.baseUrl, tenant.user, `/clusters/${encodeURIComponent(id)}`);
   await waitForText(page, "[data-testid=cluster-status]", "active");
   await clickButton(page, "Services");
-  await page.click(".service-row[data-service=apache-httpd] button[aria-label='restart apache-httpd']");
+  await page.click(".service-row[data-service=nginx] button[aria-label='restart nginx']");
   await waitForText(page, "dialog[open]", "Dry run");
-  await waitForText(page, "dialog[open] .stages", "apache-httpd");
-  await confirmInDialog(page, "Restart apache-httpd");
+  await waitForText(page, "dialog[open] .stages", "nginx");
+  await confirmInDialog(page, "Restart nginx");
   await waitForText(page, "[data-testid=cluster-status]", "restart", 30_000);
   await waitForText(page, "[data-testid=cluster-status]", "active");
 
-  await page.type(".services-tab input[name=services]", "memcached");
+  await page.type(".services-tab input[name=services]", "redis");
   await clickButton(page, "Add services", ".services-tab form");
-  await waitForText(page, "dialog[open]", "memcached");
-  await confirmInDialog(page, "Add memcached");
-  await page.waitForSelector(".service-row[data-service=memcached]", { timeout: 60_000 });
+  await waitForText(page, "dialog[open]", "redis");
+  await confirmInDialog(page, "Add redis");
+  await page.waitForSelector(".service-row[data-service=redis]", { timeout: 60_000 });
   await waitForText(page, "[data-testid=cluster-status]", "active", 60_000);
   const services = (await api(t.context.sys.baseUrl, "GET", `/clusters/${id}/services`, tenant.user)).body as string[];
-  t.true(services.includes("memcached"), `services now ${services.join(", ")}`);
+  t.true(services.includes("redis"), `services now ${services.join(", ")}`);
   const plans = (await api(t.context.sys.baseUrl, "GET", `/clusters/${id}/plans`, tenant.user)).body as Array<{ action: string }>;
   t.deepEqual(plans.slice(0, 2).map((p) => p.action), ["ADD_SERVICES", "RESTART_SERVICES"]);
 });
@@ -218,7 +218,7 @@ async function tabTo(page: Page, label: string, limit = 40): Promise<boolean> {
 
 test("the pages work from the keyboard: links and buttons are reached with Tab; a destructive dialog starts on Cancel and Escape closes it", async (t) => {
   const tenant = await tenantWithSimCatalog(t.context.sys, "uikeys", { workers: 2 });
-  const id = await createActiveCluster(t.context.sys.baseUrl, tenant.user, { name: "keyed", clusterTemplate: "lamp", numMachines: 1 });
+  const id = await createActiveCluster(t.context.sys.baseUrl, tenant.user, { name: "keyed", clusterTemplate: "webapp", numMachines: 1 });
   const page = await newPage(t);
   await openSignedIn(page, t.context.sys.baseUrl, tenant.user);
   await page.waitForSelector(`.vtable[aria-label=Clusters] tr[data-key="${id}"]`);
@@ -248,8 +248,8 @@ test("a user of one tenant sees nothing of another", async (t) => {
   const { sys } = t.context;
   const mine: E2eTenant = await tenantWithSimCatalog(sys, "uimine", { workers: 2 });
   const theirs: E2eTenant = await tenantWithSimCatalog(sys, "uitheirs", { workers: 2 });
-  const theirId = await createActiveCluster(sys.baseUrl, theirs.user, { name: "secret-cluster-of-theirs", clusterTemplate: "lamp", numMachines: 1 });
-  const myId = await createActiveCluster(sys.baseUrl, mine.user, { name: "my-own-cluster", clusterTemplate: "lamp", numMachines: 1 });
+  const theirId = await createActiveCluster(sys.baseUrl, theirs.user, { name: "secret-cluster-of-theirs", clusterTemplate: "webapp", numMachines: 1 });
+  const myId = await createActiveCluster(sys.baseUrl, mine.user, { name: "my-own-cluster", clusterTemplate: "webapp", numMachines: 1 });
   const page = await newPage(t);
   await openSignedIn(page, sys.baseUrl, mine.admin);
   await page.waitForSelector(`.vtable[aria-label=Clusters] tr[data-key="${myId}"]`);
@@ -276,10 +276,10 @@ test("the cluster list follows the event socket: the admin the whole tenant, a u
     cdp.on("Network.webSocketFrameReceived", (e) => received.push(e.response.payloadData));
     cdp.on("Network.webSocketHandshakeResponseReceived", (e) => protocols.push(String(e.response.headers["Sec-WebSocket-Protocol"] ?? "")));
     // The user's cluster exists before the page opens (a user follows the clusters it lists); the admin's after.
-    const early = who === "user" ? await createCluster(sys.baseUrl, caller, { name: `live-${who}`, clusterTemplate: "lamp", numMachines: 1 }) : undefined;
+    const early = who === "user" ? await createCluster(sys.baseUrl, caller, { name: `live-${who}`, clusterTemplate: "webapp", numMachines: 1 }) : undefined;
     await openSignedIn(page, sys.baseUrl, caller);
     await page.waitForSelector(".vtable[aria-label=Clusters]");
-    const id = early ?? (await createCluster(sys.baseUrl, caller, { name: `live-${who}`, clusterTemplate: "lamp", numMachines: 1 }));
+    const id = early ?? (await createCluster(sys.baseUrl, caller, { name: `live-${who}`, clusterTemplate: "webapp", numMachines: 1 }));
     await waitForText(page, `.vtable[aria-label=Clusters] tr[data-key="${id}"]`, "active", 60_000);
     t.deepEqual(protocols, ["corral.events.v1"], `${who}: the socket opened with its credentials as subprotocols`);
     const subscription = who === "admin" ? { type: "subscribe", tenant: true } : { type: "subscribe", clusterId: id };
