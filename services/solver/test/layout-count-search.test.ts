@@ -107,8 +107,8 @@ test("count search - odd-cycle gadgets: below the LP bound, still the preferred 
 });
 
 test("count search - Coopr's slow infeasible requests are proven with few steps", (t) => {
-  // Reference 2.8: L layouts, one service with min >= 1 that no layout holds; Coopr needed 24 s (L=6, n=100)
-  // and 254 s (L=8, n=60).
+  // L layouts, one service with min >= 1 that no layout holds: Coopr's exhaustive search takes 24 s (L=6,
+  // n=100) and 254 s (L=8, n=60) to find that there is no layout.
   for (const L of [6, 7, 8]) {
     for (const n of [60, 80, 100]) {
       const layouts = Array.from({ length: L }, (_, i) => [i % 3]);

@@ -1,7 +1,7 @@
 /**
- * Property tests of the layout solver against a brute-force enumerator written from the reference
- * (coopr-algorithms.md 2.2-2.4): Coopr's node layouts by plain 2^m subset enumeration, its comparator, and
- * every count vector in descending lexicographic order. Coopr's answer is the first valid vector; Coopr itself
+ * Property tests of the layout solver against a brute-force enumerator of Coopr's rules (docs/catalog.md,
+ * Layout): Coopr's node layouts by plain 2^m subset enumeration, its comparator, and every count vector in
+ * descending lexicographic order. Coopr's answer is the first valid vector; Coopr itself
  * sometimes misses it (greedy false negatives), the solver must not.
  */
 import test from "ava";
@@ -113,7 +113,7 @@ function instanceArb(opts: { maxServices: number; maxMachines: number }): fc.Arb
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Brute force, straight from the reference
+// Brute force, as Coopr searches
 
 interface BruteLayout {
   services: string[];
