@@ -10,11 +10,10 @@ const root = document.getElementById("app") as HTMLElement;
 let mounted: MountedPage | undefined;
 
 function navBar(session: Session | undefined, activePattern: string): HTMLElement {
-  const links = session
-    ? pages
-        .filter((p) => p.nav && (p.nav.visible?.(session) ?? true))
-        .map((p) => h("a", { href: `#${p.pattern}`, "aria-current": p.pattern === activePattern ? "page" : undefined }, p.nav?.label ?? p.title))
-    : [];
+  // Signed out, only the pages open to anyone (help) are in the navigation.
+  const links = pages
+    .filter((p) => p.nav && (session ? (p.nav.visible?.(session) ?? true) : p.public))
+    .map((p) => h("a", { href: `#${p.pattern}`, "aria-current": p.pattern === activePattern ? "page" : undefined }, p.nav?.label ?? p.title));
   const who = session
     ? h(
         "span",
@@ -32,7 +31,7 @@ function show(): void {
   const session = currentSession();
   const hash = location.hash || `#${session ? HOME_PATH : SIGN_IN_PATH}`;
   const match = matchRoute(pages, hash);
-  if (!session && match?.page.pattern !== SIGN_IN_PATH) return navigate(SIGN_IN_PATH);
+  if (!session && !match?.page.public) return navigate(SIGN_IN_PATH);
   const main = h("main", { id: "main", tabIndex: -1 });
   if (!match) {
     replaceChildren(main, h("h1", null, "Not found"), h("p", null, "No page at ", h("code", null, hash), ". ", h("a", { href: `#${HOME_PATH}` }, "Go to the clusters")));
@@ -41,7 +40,7 @@ function show(): void {
     mounted = match.page.mount({
       params: match.params,
       query: match.query,
-      // The sign-in page is the one page without a session; it signs in before using the API.
+      // Public pages run without a session: sign-in signs in before using the API, help reads only the guides.
       session: session ?? { userId: "", tenant: "" },
       api: apiClient(session ?? { userId: "", tenant: "" }),
       navigate,

@@ -14,11 +14,12 @@ import { provisionersPageForSuperadmin } from "./pages/admin/provisioners-page.j
 import { tenantPageForSuperadmin } from "./pages/admin/tenant-page.js";
 import { tenantsPageForSuperadmin } from "./pages/admin/tenants-page.js";
 import { metricsPageForAdmins } from "./pages/metrics/metrics-page.js";
-import { CATALOG_PATH, HOME_PATH, METRICS_PATH, NEW_CLUSTER_PATH, PROVISIONERS_PATH, SIGN_IN_PATH, TENANTS_PATH } from "./paths.js";
+import { helpPage } from "./pages/help.js";
+import { CATALOG_PATH, HELP_PATH, HOME_PATH, METRICS_PATH, NEW_CLUSTER_PATH, PROVISIONERS_PATH, SIGN_IN_PATH, TENANTS_PATH } from "./paths.js";
 import { isSuperadmin, isTenantAdmin } from "./session.js";
 
 export const pages: readonly PageDefinition[] = [
-  { pattern: SIGN_IN_PATH, title: "Sign in", mount: signInPage },
+  { pattern: SIGN_IN_PATH, title: "Sign in", public: true, mount: signInPage },
   { pattern: HOME_PATH, title: "Clusters", nav: { label: "Clusters" }, mount: clusterListPage },
   { pattern: NEW_CLUSTER_PATH, title: "New cluster", nav: { label: "New cluster" }, mount: createClusterPage },
   { pattern: "/clusters/:id", title: "Cluster", mount: clusterPage },
@@ -30,4 +31,5 @@ export const pages: readonly PageDefinition[] = [
   { pattern: TENANTS_PATH, title: "Tenants", nav: { label: "Tenants", visible: isSuperadmin }, mount: tenantsPageForSuperadmin },
   { pattern: "/admin/tenants/:name", title: "Tenant", mount: tenantPageForSuperadmin },
   { pattern: PROVISIONERS_PATH, title: "Provisioners", nav: { label: "Provisioners", visible: isSuperadmin }, mount: provisionersPageForSuperadmin },
+  { pattern: HELP_PATH, title: "Help", nav: { label: "Help" }, public: true, mount: helpPage },
 ];

@@ -12,3 +12,4 @@ export const TENANTS_PATH = "/admin/tenants";
 export const tenantPath = (name: string) => `/admin/tenants/${encodeURIComponent(name)}`;
 export const PROVISIONERS_PATH = "/admin/provisioners";
 export const METRICS_PATH = "/metrics";
+export const HELP_PATH = "/help";

@@ -23,6 +23,8 @@ export interface PageDefinition {
   title: string;
   /** Shown in the navigation bar when set (and allowed for the session). */
   nav?: { label: string; visible?(session: Session): boolean };
+  /** Reachable without signing in (sign-in, help); every other page sends a caller without a session to sign in. */
+  public?: true;
   mount(ctx: PageContext): MountedPage;
 }
 

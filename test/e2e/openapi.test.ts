@@ -76,7 +76,7 @@ test("openapi - the description and the docs need no identity nor token; every o
     ["DELETE", `${baseUrl}/docs/init.js`, undefined],
     ["GET", `${baseUrl}/openapi.json/tenants`, undefined],
     ["GET", `${baseUrl}/docs/init.js/tenants`, undefined],
-    ["GET", `${origin}/docs`, undefined],
+    ["GET", `${origin}/openapi.json`, undefined],
   ];
   for (const [method, url, route] of denied) {
     const res = await fetch(url, { method, headers: { "Service-UserID": SUPERADMIN.user!, "Service-TenantID": SUPERADMIN.tenant! } });

@@ -70,7 +70,9 @@ export function createRequestTelemetry(options: RequestTelemetryOptions): Reques
   const { versionPrefix } = options;
   /** The route of a request that was answered before routing (rare: errors only). */
   const lookUp = (method: string, path: string): RouteSeries => {
-    const inVersion = path === versionPrefix || path.startsWith(versionPrefix + "/") ? path.slice(versionPrefix.length) || "/" : path;
+    // Outside the version segment only `/status` is a route (the console and the guides are not routes of the table).
+    const inVersion = path === versionPrefix || path.startsWith(versionPrefix + "/") ? path.slice(versionPrefix.length) || "/" : path === "/status" || path === "/status/" ? "/status" : undefined;
+    if (inVersion === undefined) return unmatched;
     const match = route(method === "HEAD" ? "GET" : method, inVersion);
     return (match.kind === "found" && byRoute.get(match.route)) || unmatched;
   };

@@ -10,6 +10,7 @@ import { openEventStreams, type EventStreamOptions } from "./events/index.js";
 import { API_KEY_HEADER, TENANT_HEADER, USER_HEADER, isAllowed } from "./identity.js";
 import { openGatewayAnswers } from "./gateway-answers.js";
 import { openConsole } from "./console.js";
+import { openGuides, REPOSITORY_DOCS } from "./guides/guides.js";
 import { createRouter } from "./router.js";
 import { apiRoutes, type Route } from "./routes.js";
 import { openTenantDirectory } from "./tenant-directory.js";
@@ -33,6 +34,8 @@ export interface GatewayOptions {
   maxUploadBytes?: number;
   /** Limits of the live event streams (config `events.*`). */
   events?: EventStreamOptions;
+  /** The guides served at `/docs`. @default the repository's docs/ folder */
+  docsDir?: string;
 }
 
 export interface GatewayDeps extends GatewayOptions {
@@ -149,14 +152,18 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
   const telemetry = createRequestTelemetry({ log, metrics: deps.metrics, routes, versionPrefix: `/${API_VERSION}` });
   const gatewayAnswers = await openGatewayAnswers({ basePath: `/${API_VERSION}`, routes });
   const consoleRoutes = await openConsole();
+  const guides = await openGuides(deps.docsDir ?? REPOSITORY_DOCS);
   const caller = callerCheck(deps.security, directory);
   const events = openEventStreams({ nc, log, caller, requestTimeoutMs, ...(deps.events ? { options: deps.events } : {}) });
 
   const handle = async (res: HttpResponse, head: RequestHead, ex: TracedExchange): Promise<void> => {
-    // The API description and its docs need no identity, nor a token (README "API description"): matched exactly.
+    // The API description and its docs need no identity, nor a token (docs/api.md, "API description and docs").
     if (gatewayAnswers.answerWithoutToken(head.method, head.path, ex)) return;
     // The console's page, script and style sheet hold nothing of a tenant: served without identity or token too.
     if (consoleRoutes.answer(head.method, head.path, ex)) return;
+    // So are the guides (`/docs`, outside the versioned API): the project's own docs, read at start.
+    const guide = head.method === "GET" || head.method === "HEAD" ? guides.answer(head.path) : undefined;
+    if (guide) return ex.send(guide.status, guide.body, guide.headers);
     // With security on, every other request (even /status and unknown paths) needs a valid Bearer token first.
     const auth = await caller.authenticate(head.authorization);
     if (auth && !auth.ok) {
