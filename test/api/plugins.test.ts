@@ -346,13 +346,13 @@ test("plugins - archives: one top-level directory named as the resource is accep
   // Made by GNU tar from a real directory, the way an admin would.
   const dir = await mkdtemp(join(tmpdir(), "corral-archive-"));
   try {
-    await mkdir(join(dir, "hadoop", "recipes"), { recursive: true });
-    await writeFile(join(dir, "hadoop", "recipes", "default.rb"), "package 'hadoop'\n");
-    await execFileP("tar", ["-czf", join(dir, "hadoop.tar.gz"), "-C", dir, "hadoop"]);
-    await execFileP("tar", ["-czf", join(dir, "dot.tar.gz"), "-C", join(dir, "hadoop"), "."]);
-    t.is(await put(t, c, `${ARCHIVES}/hadoop`, await readFile(join(dir, "hadoop.tar.gz"))), 1, "GNU tar archive");
-    // `tar -C hadoop .` stores ./recipes/...: its one top-level directory is recipes, not hadoop.
-    assertError(t, await c.upload(`${ARCHIVES}/hadoop`, await readFile(join(dir, "dot.tar.gz"))), 400, "tar -C dir . (no hadoop directory)");
+    await mkdir(join(dir, "nginx", "recipes"), { recursive: true });
+    await writeFile(join(dir, "nginx", "recipes", "default.rb"), "package 'nginx'\n");
+    await execFileP("tar", ["-czf", join(dir, "nginx.tar.gz"), "-C", dir, "nginx"]);
+    await execFileP("tar", ["-czf", join(dir, "dot.tar.gz"), "-C", join(dir, "nginx"), "."]);
+    t.is(await put(t, c, `${ARCHIVES}/nginx`, await readFile(join(dir, "nginx.tar.gz"))), 1, "GNU tar archive");
+    // `tar -C nginx .` stores ./recipes/...: its one top-level directory is recipes, not nginx.
+    assertError(t, await c.upload(`${ARCHIVES}/nginx`, await readFile(join(dir, "dot.tar.gz"))), 400, "tar -C dir . (no nginx directory)");
     t.is(await put(t, c, `${ARCHIVES}/recipes`, await readFile(join(dir, "dot.tar.gz"))), 1, "the same archive as resource recipes");
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -360,7 +360,7 @@ test("plugins - archives: one top-level directory named as the resource is accep
   t.is(await put(t, c, `${ARCHIVES}/example`, resourceArchive("example")), 1, "gzip-compressed");
   t.is(await put(t, c, `${ARCHIVES}/example`, tar([{ name: "example/a.txt", content: "a" }])), 2, "plain tar");
   t.is(await put(t, c, `${ARCHIVES}/dotted`, tarGz([{ name: "./dotted/", type: "dir" }, { name: "./dotted/a" }])), 1, "./ prefixes");
-  t.is(await put(t, c, "/plugins/automatortypes/chef-solo/cookbooks/mysql", resourceArchive("mysql")), 1, "chef-solo cookbooks");
+  t.is(await put(t, c, "/plugins/automatortypes/chef-solo/cookbooks/postgresql", resourceArchive("postgresql")), 1, "chef-solo cookbooks");
 
   const refused: Array<[string, Uint8Array | string, RegExp]> = [
     ["wrong top-level name", resourceArchive("other"), /single top-level directory named example.*"other"/],
