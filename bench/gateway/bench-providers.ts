@@ -19,7 +19,7 @@ export async function createProviders(corral: LaunchedCorral): Promise<void> {
     const res = await fetch(`${corral.baseUrl}/providers`, {
       method: "POST",
       headers: { ...IDENTITY, "content-type": "application/json" },
-      body: JSON.stringify({ name, providertype: "rackspace", provisioner: { region: "dfw" } }),
+      body: JSON.stringify({ name, providertype: "digitalocean", provisioner: { region: "ams3" } }),
     });
     if (res.status !== 200) throw new Error(`creating provider ${name} failed: ${res.status} ${await res.text()}`);
   }

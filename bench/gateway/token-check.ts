@@ -46,7 +46,7 @@ try {
     user: "alice",
     tenant: "acme",
     headers: bearer(tokens.bound),
-    body: { name: "bench", providertype: "rackspace", provisioner: { region: "dfw" } },
+    body: { name: "bench", providertype: "digitalocean", provisioner: { region: "ams3" } },
   });
   if (created.status !== 200) throw new Error(`setup failed: ${created.text}`);
 
