@@ -3,10 +3,10 @@
  * Writes bench/results/solver-layout.json and prints a summary.
  *
  * Cases (targets from the solver issue):
- * - hadoop-distributed with 10,000 nodes (< 100 ms);
- * - every fixture template at every size 1..200 its size bounds allow (< 5 ms each; max and p99 reported);
- * - infeasible requests with 6-8 node layouts and 60-100 machines, shaped like the reference's slow cases
- *   (coopr-algorithms.md 2.8), proven infeasible with the explanation built (< 100 ms);
+ * - k8s-distributed with 10,000 nodes (< 100 ms);
+ * - every test-catalog template at every size 1..200 its size bounds allow (< 5 ms each; max and p99 reported);
+ * - infeasible requests with 6-8 node layouts and 60-100 machines, in the shapes Coopr's exhaustive search takes
+ *   seconds to minutes on, proven infeasible with the explanation built (< 100 ms);
  * - add-services on a 1,000-node cluster (< 100 ms).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -62,12 +62,12 @@ const results: Record<string, unknown> = {
   cpus: cpus().length,
 };
 
-// 1. hadoop-distributed with 10,000 nodes -------------------------------------------------------------------------
-const hadoop = templates.find((t) => t.name === "hadoop-distributed")!;
+// 1. k8s-distributed with 10,000 nodes ----------------------------------------------------------------------------
+const k8s = templates.find((t) => t.name === "k8s-distributed")!;
 {
-  const t = timed(() => solveLayout(request(hadoop, 10_000)), 9, 3);
-  const solution = solveLayout(request(hadoop, 10_000));
-  results["hadoopDistributed10000"] = {
+  const t = timed(() => solveLayout(request(k8s, 10_000)), 9, 3);
+  const solution = solveLayout(request(k8s, 10_000));
+  results["k8sDistributed10000"] = {
     targetMs: 100,
     ...t,
     pass: t.medianMs < 100,
@@ -76,7 +76,7 @@ const hadoop = templates.find((t) => t.name === "hadoop-distributed")!;
   };
 }
 
-// 2. every fixture template at sizes 1..200 -----------------------------------------------------------------------
+// 2. every test-catalog template at sizes 1..200 ------------------------------------------------------------------
 {
   const perTemplate: Record<string, unknown> = {};
   const all: number[] = [];
@@ -111,9 +111,9 @@ const hadoop = templates.find((t) => t.name === "hadoop-distributed")!;
 // 3. infeasible requests with 6-8 node layouts, 60-100 machines ---------------------------------------------------
 /**
  * Templates whose services give exactly L node layouts (pairwise-cantcoexist services, plus the layout of `base`
- * alone where `base` is requested), in the shapes of reference 2.8:
- * - "filtered": zookeeper-server (min 1) allows only standard-small while the request forces standard-medium,
- *   so it is on no layout (Coopr's search is then exhaustive: 24 s for L=6, n=100; 254 s for L=8, n=60);
+ * alone where `base` is requested):
+ * - "filtered": etcd (min 1) allows only small while the request forces medium, so it is on no layout (Coopr's
+ *   search is then exhaustive: 24 s for L=6, n=100; 254 s for L=8, n=60);
  * - "capped": no unconstrained service, every layout holds a service with a max, and the maxima add up to fewer
  *   than n machines;
  * - "minimums": two services with minimums above n/2 that never share a node;
@@ -143,13 +143,13 @@ function infeasibleTemplate(L: number, n: number, shape: "filtered" | "capped" |
   for (let i = 0; i < units.length; i++) for (let j = i + 1; j < units.length; j++) cant.push([units[i]![0]!, units[j]![0]!]);
   const names = [...(shape === "capped" ? [] : ["base"]), ...units.flat()];
   if (shape === "filtered") {
-    names.push("zookeeper-server");
-    services["zookeeper-server"] = { hardwaretypes: ["standard-small"], quantities: { min: 1, max: 1 } };
+    names.push("etcd");
+    services["etcd"] = { hardwaretypes: ["small"], quantities: { min: 1, max: 1 } };
   }
   return {
     name: `infeasible-${shape}-${L}`,
     compatibility: { hardwaretypes: [], imagetypes: [], services: [] },
-    defaults: { services: names, provider: "rackspace", config: {}, hardwaretype: "standard-medium", imagetype: "ubuntu12" },
+    defaults: { services: names, provider: "aws-eu-west-1", config: {}, hardwaretype: "medium", imagetype: "ubuntu24" },
     constraints: { services, layout: { mustcoexist: must, cantcoexist: cant } },
   };
 }
@@ -167,7 +167,7 @@ function infeasibleTemplate(L: number, n: number, shape: "filtered" | "capped" |
         // The same layouts with loose bounds (every unit keeps a bound, so each Coopr layout has its own
         // signature and is kept): how many node layouts the request has.
         const relaxed = structuredClone(tpl);
-        relaxed.defaults.services = relaxed.defaults.services.filter((x) => x !== "zookeeper-server");
+        relaxed.defaults.services = relaxed.defaults.services.filter((x) => x !== "etcd");
         relaxed.constraints!.services = Object.fromEntries(
           relaxed.defaults.services.filter((x) => x !== "base").map((x) => [x, { quantities: { max: n } }]),
         );
@@ -185,10 +185,11 @@ function infeasibleTemplate(L: number, n: number, shape: "filtered" | "capped" |
 
 // 4. add-services on a 1,000-node cluster -------------------------------------------------------------------------
 {
-  const cluster = solveLayout(request(hadoop, 1000));
-  const base = { template: hadoop, catalog, nodes: cluster.nodes, clusterServices: cluster.services };
+  const cluster = solveLayout(request(k8s, 1000));
+  const base = { template: k8s, catalog, nodes: cluster.nodes, clusterServices: cluster.services };
   const scenarios: Record<string, string[]> = {
-    "hive stack and history server to the master": ["hive-server2", "hive-metastore", "mysql-server", "hive-metastore-database", "hadoop-mapreduce-historyserver"],
+    "monitoring stack to the control plane": ["prometheus", "grafana", "postgresql"],
+    "ingress-nginx to every worker": ["ingress-nginx"],
   };
   const out: unknown[] = [];
   let worst = 0;
@@ -199,18 +200,18 @@ function infeasibleTemplate(L: number, n: number, shape: "filtered" | "capped" |
     out.push({ name, ...t, changedNodes: r.changedNodes.length, steps: r.stats.steps });
   }
   // An unconstrained service goes to every node, and a capped one that cannot share a node with it forces the
-  // first to back off (the reference's lost-service shape at scale).
-  const tpl = structuredClone(hadoop);
-  tpl.compatibility.services.push("kerberos-client", "fail2ban");
-  tpl.constraints!.services!["kerberos-client"] = { quantities: { max: 1000 } };
-  tpl.constraints!.services!["fail2ban"] = { quantities: { min: 300 } };
-  tpl.constraints!.layout!.cantcoexist!.push(["kerberos-client", "fail2ban"]);
-  const backoff = { ...base, template: tpl, services: ["kerberos-client", "fail2ban"] };
+  // first to back off (the shape in which Coopr's search loses a service, at scale).
+  const tpl = structuredClone(k8s);
+  tpl.compatibility.services.push("vault-agent");
+  tpl.constraints!.services!["node-exporter"] = { quantities: { max: 1000 } };
+  tpl.constraints!.services!["vault-agent"] = { quantities: { min: 300 } };
+  tpl.constraints!.layout!.cantcoexist!.push(["node-exporter", "vault-agent"]);
+  const backoff = { ...base, template: tpl, services: ["node-exporter", "vault-agent"] };
   const t = timed(() => addServices(backoff), 9, 3);
   const r = addServices(backoff);
   worst = Math.max(worst, t.medianMs);
   out.push({
-    name: "kerberos-client (max 1000) backs off so fail2ban (min 300, cantcoexist) fits",
+    name: "node-exporter (max 1000) backs off so vault-agent (min 300, cantcoexist) fits",
     ...t,
     changedNodes: r.changedNodes.length,
     placements: r.placements.map((p) => ({ service: p.service, nodes: p.nodeIds.length })),
@@ -227,7 +228,7 @@ function infeasibleTemplate(L: number, n: number, shape: "filtered" | "capped" |
     const services: Record<string, { hardwaretypes?: string[]; quantities?: { min?: number; max?: number } }> = {};
     const cant: string[][] = [];
     if (shape === "hardware-only") {
-      names.forEach((s, i) => (services[s] = { hardwaretypes: i % 2 ? ["standard-large", "standard-medium"] : ["standard-large"] }));
+      names.forEach((s, i) => (services[s] = { hardwaretypes: i % 2 ? ["large", "medium"] : ["large"] }));
       services[names[0]!]!.quantities = { max: 3 };
     } else {
       names.forEach((s, i) => (services[s] = { quantities: i % 3 === 0 ? { min: 1, max: 2 } : { max: 3 } }));
@@ -238,7 +239,7 @@ function infeasibleTemplate(L: number, n: number, shape: "filtered" | "capped" |
         {
           name: `wide-${shape}-${m}`,
           compatibility: { hardwaretypes: [], imagetypes: [], services: [] },
-          defaults: { services: ["base", ...names], provider: "rackspace", config: {}, imagetype: "ubuntu12" },
+          defaults: { services: ["base", ...names], provider: "aws-eu-west-1", config: {}, imagetype: "ubuntu24" },
           constraints: { services, layout: { cantcoexist: cant } },
         },
         100,
@@ -262,7 +263,7 @@ const summary = (key: string, fields: string[]) => {
   const r = results[key] as Record<string, unknown>;
   console.log(`${key}: ${fields.map((f) => `${f}=${JSON.stringify(r[f])}`).join(" ")}`);
 };
-summary("hadoopDistributed10000", ["medianMs", "maxMs", "pass"]);
+summary("k8sDistributed10000", ["medianMs", "maxMs", "pass"]);
 summary("fixtureTemplatesSizes1to200", ["maxMs", "p99Ms", "pass"]);
 summary("infeasible", ["worstMedianMs", "pass"]);
 summary("addServices1000", ["worstMedianMs", "pass"]);

@@ -1,5 +1,5 @@
 /**
- * Planner benchmark: plans for a 10,000-node hadoop-distributed cluster (target: cluster_create < 1 s).
+ * Planner benchmark: plans for a 10,000-node k8s-distributed cluster (target: cluster_create < 1 s).
  * Run: node --import=tsx bench/solver/planner.ts   -> bench/results/solver-planner.json
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -13,17 +13,21 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const OUT = `${ROOT}bench/results/solver-planner.json`;
 
 const services = fixtureServices();
-const template = fixtureTemplate("hadoop-distributed");
-const WORKER = ["hadoop-hdfs-datanode", "hadoop-yarn-nodemanager", "hbase-regionserver"];
-const defaults = template.defaults.services;
+const template = fixtureTemplate("k8s-distributed");
+const CONTROL = ["base", "containerd", "etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"];
+const WORKER = ["base", "containerd", "kube-proxy", "kubelet"];
+if ([...new Set([...CONTROL, ...WORKER, "coredns"])].sort().join() !== [...template.defaults.services].sort().join()) {
+  throw new Error("the benchmark's layout does not hold k8s-distributed's default services");
+}
 
-/** The layout the solver gives hadoop-distributed's defaults: one master (max-1 services), the rest workers. */
+/**
+ * The layout the solver gives k8s-distributed's defaults: one control-plane node (the max-1 services), two
+ * workers with coredns (at most 2), the rest workers without it.
+ */
 function layout(n: number): { id: string; services: string[] }[] {
-  const master = defaults.filter((s) => !WORKER.includes(s));
-  const worker = defaults.filter((s) => s === "base" || WORKER.includes(s));
   return Array.from({ length: n }, (_, i) => ({
     id: `node-${String(i).padStart(5, "0")}`,
-    services: i === 0 ? master : worker,
+    services: i === 0 ? CONTROL : i <= 2 ? [...WORKER, "coredns"] : WORKER,
   }));
 }
 
@@ -68,8 +72,8 @@ const results = [
   measure("cluster_create 1k", { nodes: layout(1_000), services, action: "cluster_create" }, 50),
   measure("cluster_delete 10k", { ...base, action: "cluster_delete" }, 20),
   measure("cluster_configure_with_restart 10k", { ...base, action: "cluster_configure_with_restart" }, 20),
-  measure("restart_services hbase-master 10k", { ...base, action: "restart_services", service: "hbase-master" }, 20),
-  measure("stop_services hadoop-hdfs-namenode 10k", { ...base, action: "stop_services", service: "hadoop-hdfs-namenode" }, 20),
+  measure("restart_services kube-apiserver 10k", { ...base, action: "restart_services", service: "kube-apiserver" }, 20),
+  measure("stop_services etcd 10k", { ...base, action: "stop_services", service: "etcd" }, 20),
 ];
 const g0 = performance.now();
 const graph = planGraph({ ...base, action: "cluster_create" });
@@ -78,7 +82,7 @@ const graphMs = round(performance.now() - g0);
 const report = {
   benchmark: "solver-planner",
   description:
-    "planAction on a hadoop-distributed layout (1 master with the max-1 services, the rest datanode+nodemanager+regionserver)",
+    "planAction on a k8s-distributed layout (1 control-plane node with the max-1 services, the rest kubelet+kube-proxy workers, 2 of them with coredns)",
   targetMs: 1000,
   headline: { case: "cluster_create 10k", coldMs, ...(results[0] ?? {}) },
   meetsTarget: coldMs < 1000 && Number(results[0]?.maxMs ?? Infinity) < 1000,
