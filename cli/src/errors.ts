@@ -1,7 +1,7 @@
 /**
- * What can end a command, and the exit code each gives (README "CLI", exit codes):
- * 0 done; 1 the operation ran and failed (a cluster job failed, an apply had refused entities);
- * 2 usage: a bad flag, argument or setting, nothing was sent; 3 the server answered an error (4xx or 5xx);
+ * What can end a command, and the exit code each gives (docs/cli.md, Output and exit codes):
+ * 0 done; 1 the operation ran and failed (a cluster job failed); 2 usage: a bad flag, argument or setting,
+ * nothing was sent; 3 the server answered an error (4xx or 5xx), or an apply had refused entities;
  * 4 the server could not be reached or answered something that is not Corral's API.
  */
 export const ExitCode = { Ok: 0, Failed: 1, Usage: 2, Refused: 3, Unreachable: 4 } as const;

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { instancesKey, loadConfig, METRICS_PROCESSES, type CorralConfig, type MetricsProcess } from "@corral/shared";
 import { repoRoot } from "./paths.js";
 
-/** What the launcher needs from the configuration (keys and environment variables as in README). */
+/** What the launcher needs from the configuration (keys and environment variables as in docs/configuration.md). */
 export interface LauncherConfig {
   /** External NATS instead of the embedded nats-server (`nats.url`, `CORRAL_NATS_URL`), when set. */
   natsUrl?: string;

@@ -1,8 +1,8 @@
 /**
  * `npm run quickstart`: against a running Corral (`npm start`), creates a real three-node cluster of Docker
  * containers from deploy/examples/docker-demo (kv, app, web), or, where Docker is not available, a simulated one
- * from deploy/examples/quickstart-catalog.json, and shows how to reach it. Every step is a plain REST call the
- * README lists too.
+ * from deploy/examples/quickstart-catalog.json, and shows how to reach it. Every step is a plain REST call that
+ * docs/api.md describes.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";

@@ -13,7 +13,7 @@ const LAST_RETRY_MS = 30_000;
 /**
  * Starts the embedded redis-server again, on the same port and data directory, each time it dies while the
  * launcher is not stopping, instead of stopping everything: services reconnect by themselves and only what needs
- * Redis pauses (README "Redis down or restarted"). A start that fails is retried after 1 s, doubling to 30 s.
+ * Redis pauses (docs/operations.md, Redis down or restarted). A start that fails is retried after 1 s, doubling to 30 s.
  * `options` must name the port the server got, so every client's URL stays valid.
  */
 export function keepRedisRunning(

@@ -9,7 +9,7 @@ import { NATS_SERVER_GOGC, SERVICE_NODE_OPTIONS } from "./servers.js";
  * committed files are this output.
  */
 
-/** Where the units expect things on a machine (README "Operations"). */
+/** Where the units expect things on a machine (docs/operations.md, Three machines with systemd). */
 export const SYSTEMD_LAYOUT = {
   /** The repository checkout with `npm ci` done. */
   installDir: "/opt/corral",
@@ -100,7 +100,7 @@ function processUnit(name: MetricsProcess): string {
   const what = isProvisioner ? "provisioner" : `${name} service`;
   return unitFile({
     // Ordering only: on a machine without its own NATS or Redis these name nothing and are ignored.
-    Unit: unitHead(`Corral ${what}, instance %i`, `file://${installDir}/README.md`, ["corral-nats.service", "corral-redis.service", "corral-bus-setup.service"]),
+    Unit: unitHead(`Corral ${what}, instance %i`, `file://${installDir}/docs/operations.md`, ["corral-nats.service", "corral-redis.service", "corral-bus-setup.service"]),
     Service: [
       "Type=simple",
       ...RUN_AS,
@@ -201,7 +201,7 @@ function redisUnit(): string {
 /** Creates the streams, buckets and object stores a provisioner needs and may not create itself (bus-setup.ts). */
 function busSetupUnit(): string {
   return unitFile({
-    Unit: unitHead("Corral: create the JetStream streams, buckets and object stores", `file://${installDir}/README.md`, ["corral-nats.service"]),
+    Unit: unitHead("Corral: create the JetStream streams, buckets and object stores", `file://${installDir}/docs/operations.md`, ["corral-nats.service"]),
     Service: [
       "Type=oneshot",
       "RemainAfterExit=yes",
@@ -225,7 +225,7 @@ function target(): string {
   return unitFile({
     Unit: [
       "Description=Corral: every Corral unit enabled on this machine",
-      `Documentation=file://${installDir}/README.md`,
+      `Documentation=file://${installDir}/docs/operations.md`,
       "Wants=network-online.target",
       "After=network-online.target",
     ],

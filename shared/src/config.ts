@@ -14,7 +14,7 @@ interface KeySpec {
   doc: string;
 }
 
-/** Every known key, its type, default and meaning. The README's configuration table mirrors this. */
+/** Every known key, its type, default and meaning. docs/configuration.md lists every key with its default (test/docs/configuration.test.ts checks it). */
 export const CONFIG_KEYS = {
   "server.host": { type: "string", default: "0.0.0.0", doc: "bind address of the REST API" },
   "server.port": { type: "number", default: 55054, doc: "port of the REST API" },

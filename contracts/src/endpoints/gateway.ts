@@ -10,7 +10,7 @@ export const gatewayEndpoints = {
     routes: [route("GET", "/status")],
     reply: objectOf({ status: oneOfValues(["OK"]) }),
   }),
-  /** A cluster's events as Server-Sent Events (README "Live events"); `reply` is one event's `data`. */
+  /** A cluster's events as Server-Sent Events (docs/api.md, Live events); `reply` is one event's `data`. */
   "gateway.clusterEvents": gatewayStream<undefined, ClusterStreamEvent>({
     protocol: "sse",
     route: route("GET", "/clusters/:id/events"),

@@ -15,7 +15,7 @@ export type { Isolation, SandboxMode } from "./launch.js";
 
 /**
  * Where actions of `sim` nodes run on the provisioner host: one sandbox per tenant, so a tenant's action never
- * reads another tenant's files or the provisioner's own (see `Isolation` for the modes and README "Local actions").
+ * reads another tenant's files or the provisioner's own (see `Isolation` for the modes and provisioner/README.md, "Local actions").
  */
 export interface LocalSandbox {
   /** How actions are isolated on this machine (found once). */

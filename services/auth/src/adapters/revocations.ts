@@ -13,7 +13,7 @@ import { connectedMulti, openRedis, redisReady, REDIS_START_WAIT_MS, type Logger
  * current by the channel, and re-read every `resyncMs` as a safety net for a lost message. A request costs no
  * round trip; a revocation takes effect within the channel's delivery time (milliseconds). While Redis is
  * unreachable the last list read stays in force (no revocation can be made then: the token server answers 503
- * rather than pretend), and a verifier that has not read it yet refuses every token (README "Redis down").
+ * rather than pretend), and a verifier that has not read it yet refuses every token (docs/security.md, Revocation fails closed).
  */
 export const REVOKED_TOKENS_KEY = "corral:auth:revoked:tokens";
 export const REVOKED_USERS_KEY = "corral:auth:revoked:users";

@@ -38,7 +38,7 @@ export interface UsageStoreOptions {
   batchSize?: number;
 }
 
-/** The scope's part of the key names (README "Redis layout"). */
+/** The scope's part of the key names (services/metrics/README.md, Redis layout). */
 export function scopeKey(scope: UsageScope): string {
   switch (scope.kind) {
     case "all":
