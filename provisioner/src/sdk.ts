@@ -1,0 +1,71 @@
+/**
+ * `@corral/provisioner/sdk`: everything a provider or automator plugin needs, without a deep import into `src/`.
+ * A plugin module (named in `provisioner.plugins`) exports plugin factories; each gets a `PluginHost` and returns a
+ * `ProviderPlugin` or `AutomatorPlugin`. See provisioner/README.md, "Writing a plugin". Explicit exports only.
+ */
+
+// ---- Plugin types --------------------------------------------------------------------------------------------
+/** The plugin interface: a plugin is its spec and the operations of its kind; one instance serves every task. */
+export type { Plugin, ProviderPlugin, AutomatorPlugin, PluginContext, PluginOutcome, ServiceActionCall } from "./plugins/types.js";
+/** What a factory gets (shared NATS connection, SSH pool, cluster keys, sandbox, ...), the factory, a module's shape. */
+export type { PluginHost, PluginFactory, PluginModule } from "./plugin-host.js";
+/** Types plugins meet in `ctx.task` and in their specs (from @corral/shared and @corral/contracts). */
+export type { TaskMessage, TaskOutcome, Logger, ClusterRecordHead, ClusterRecordReader } from "@corral/shared";
+export type { PluginSpec, PluginField, PluginParameterSet, Json, JsonObject } from "@corral/contracts";
+export type { NatsConnection } from "@nats-io/transport-node";
+
+// ---- SSH toolkit ---------------------------------------------------------------------------------------------
+/** Pooled SSH connections with host-key pinning; `learnHostKey` is the only unpinned connection (CONFIRM). */
+export { SshPool, SshError } from "./ssh/pool.js";
+export type { SshTarget, SshLease, SshErrorKind, SshPoolOptions } from "./ssh/pool.js";
+/** Runs `fn` against the task's node (address, credential, pinned key from the task); SSH failures become outcomes. */
+export { withRemoteNode, withTarget } from "./ssh/remote-node.js";
+export type { RemoteNode, RemoteAccess } from "./ssh/remote-node.js";
+/** Where automators keep files on a node: `/var/lib/corral/{work,run,resources/<automator>/<type>}`. */
+export { REMOTE_ROOT, REMOTE_WORK_DIR, REMOTE_RUN_DIR, prepareWorkDirs, remoteResourceDir } from "./ssh/remote-node.js";
+/** A task's node as an SSH target; `ssh-auth` parsing and the secret it names (cluster key, resource, field). */
+export { nodeTarget, sshCredential, parseSshAuth, sshKeyFile } from "./ssh/node-target.js";
+export type { SshAuth, CredentialSources, NodeTarget, SshCredential } from "./ssh/node-target.js";
+/** Host keys as CONFIRM pins them (`result.ssh_host_keys`): parsing, matching, fingerprints, the mismatch message. */
+export { pinnedHostKeys, presentedHostKey, matchesPinned, fingerprint, hostKeyMismatchMessage } from "./ssh/host-keys.js";
+export type { HostKeys, PresentedHostKey } from "./ssh/host-keys.js";
+/** A fresh ed25519 key pair in OpenSSH formats. */
+export { generateSshKeyPair } from "./ssh/key-pair.js";
+export type { SshKeyPair } from "./ssh/key-pair.js";
+/** Per-cluster key pairs in KV (`ssh-auth: { cluster_key: true }` makes the automators use them). */
+export { ClusterKeys } from "./cluster-keys.js";
+export type { ClusterKey } from "./cluster-keys.js";
+/** Runs one command on a leased connection (the remote process group is killed on timeout/abort); its status. */
+export { runRemote, remoteStatus, shellQuote } from "./ssh/remote-exec.js";
+export type { RemoteCommand, RemoteOutcome } from "./ssh/remote-exec.js";
+/** Makes a node's directory hold exactly a local directory's files (by checksum); a command that must succeed. */
+export { syncDirectory, runChecked, RemoteSyncError } from "./ssh/remote-files.js";
+export type { SyncReport } from "./ssh/remote-files.js";
+/** A bounded tail of a streamed output, saying how much was dropped. */
+export { OutputTail } from "./ssh/output-tail.js";
+
+// ---- Actions -------------------------------------------------------------------------------------------------
+/** The variables every action sees, the per-dispatch task file name, the `timeout_s` field. */
+export { actionVariables, taskFileName, actionTimeoutSeconds } from "./plugins/action-env.js";
+/** The script an action runs on a node: transient files (0600, removed however it ends), environment, command. */
+export { remoteActionScript, removeFilesCommand } from "./plugins/remote-script.js";
+export type { TransientFile, RemoteActionScript } from "./plugins/remote-script.js";
+/** A local process's outcome and the status an action reports for it. */
+export { exitStatus } from "./plugins/process.js";
+export type { ProcessOutcome } from "./plugins/process.js";
+
+// ---- Local sandbox -------------------------------------------------------------------------------------------
+/** One sandbox per tenant for actions on the provisioner host (see provisioner/README.md, "Local actions"). */
+export { createLocalSandbox, defaultSandbox } from "./sandbox/index.js";
+export type { LocalSandbox, TenantSandbox, SandboxRunOptions, Isolation, SandboxMode } from "./sandbox/index.js";
+
+// ---- Paths, periodic jobs, retries ---------------------------------------------------------------------------
+/** Where a provisioner keeps a tenant's files; every name is one escaped path segment. */
+export { tenantDir, tenantTmpDir, nodeDir, resourceDir, pathSegment, nameOfSegment } from "./paths.js";
+/** Runs a job every interval, never two at once (orphan sweeps). */
+export { every } from "./plugins/docker/periodic.js";
+export type { Periodic } from "./plugins/docker/periodic.js";
+/** Why something kept for a cluster is left over (no record, another tenant's, terminated), or undefined. */
+export { orphanReason } from "./cluster-records.js";
+/** An abortable sleep, exponential backoff with jitter, retry until success or abort. */
+export { sleep, backoffMs, retryUntil } from "./retry.js";
