@@ -28,6 +28,11 @@ export { nodeTarget, sshCredential, parseSshAuth, sshKeyFile } from "./ssh/node-
 export type { SshAuth, CredentialSources, NodeTarget, SshCredential } from "./ssh/node-target.js";
 /** Host keys as CONFIRM pins them (`result.ssh_host_keys`): parsing, matching, fingerprints, the mismatch message. */
 export { pinnedHostKeys, presentedHostKey, matchesPinned, fingerprint, hostKeyMismatchMessage } from "./ssh/host-keys.js";
+/** Host keys from OpenSSH public key lines (`ssh_host_*_key.pub`, cloud-init's console block, `known_hosts`). */
+export { hostKeysFromPublicKeyLines } from "./ssh/host-keys.js";
+/** CONFIRM's wait until a machine accepts SSH: verified against known host keys, or learned on first use. */
+export { awaitSsh } from "./ssh/await-ssh.js";
+export type { AwaitSshOptions, AwaitedSsh } from "./ssh/await-ssh.js";
 export type { HostKeys, PresentedHostKey } from "./ssh/host-keys.js";
 /** A fresh ed25519 key pair in OpenSSH formats. */
 export { generateSshKeyPair } from "./ssh/key-pair.js";
@@ -67,5 +72,13 @@ export { every } from "./plugins/docker/periodic.js";
 export type { Periodic } from "./plugins/docker/periodic.js";
 /** Why something kept for a cluster is left over (no record, another tenant's, terminated), or undefined. */
 export { orphanReason } from "./cluster-records.js";
+/** One orphan sweep for any provider: removes what belongs to clusters Corral no longer knows, after a grace period. */
+export { sweepOrphans } from "./orphan-sweep.js";
+export type { OrphanCandidate, SweepOrphansOptions, SweepReport } from "./orphan-sweep.js";
+/** A hardware flavor `<cpus>x<memory>` (`1x512m`, `2x4g`) as CPU and memory limits (the docker provider's format). */
+export { parseFlavor } from "./plugins/docker/flavor.js";
+export type { FlavorLimits, ParsedFlavor } from "./plugins/docker/flavor.js";
 /** An abortable sleep, exponential backoff with jitter, retry until success or abort. */
 export { sleep, backoffMs, retryUntil } from "./retry.js";
+/** Memoises an async setup (open a bucket, read the installation id); a failure is retried at the next call. */
+export { retryingOnce } from "@corral/shared";

@@ -62,3 +62,24 @@ export function hostKeyMismatchMessage(address: string, pinned: HostKeys, presen
     `recreate the node.`
   );
 }
+
+/**
+ * Host keys from OpenSSH public key lines (`<type> <base64> [comment]`, as in `ssh_host_*_key.pub`, in the block
+ * cloud-init prints to the console, or in `known_hosts` after the host names). A line whose blob does not name the
+ * type it is listed under is skipped, so a garbled line never pins a wrong key. Undefined when none is found.
+ */
+export function hostKeysFromPublicKeyLines(text: string): HostKeys | undefined {
+  const keys: HostKeys = {};
+  for (const line of text.split(/\r?\n/)) {
+    const words = line.trim().split(/\s+/);
+    for (let i = 0; i + 1 < words.length; i++) {
+      const type = words[i]!;
+      const base64 = words[i + 1]!;
+      if (!/^(ssh-|ecdsa-|sk-)/.test(type) || !/^[A-Za-z0-9+/]+=*$/.test(base64)) continue;
+      const presented = presentedHostKey(Buffer.from(base64, "base64"));
+      if (presented.type === type) keys[type] = presented.key;
+      break;
+    }
+  }
+  return Object.keys(keys).length ? keys : undefined;
+}

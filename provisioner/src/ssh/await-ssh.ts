@@ -1,0 +1,58 @@
+import { backoffMs, sleep } from "../retry.js";
+import type { HostKeys } from "./host-keys.js";
+import { address, SshError, type SshPool, type SshTarget } from "./pool.js";
+
+export interface AwaitSshOptions {
+  /** Gives up after this long, ms. */
+  timeoutMs: number;
+  /**
+   * Host keys read through a channel the provider trusts (the cloud's console output, the instance's files through
+   * the cloud's API). When given, the host must present one of them and the login is made only then; without them
+   * the presented key is learned (trust on first use) and `isTrustedOnFirstUse` says so.
+   */
+  knownHostKeys?: HostKeys;
+  /** A refused login is retried too (cloud-init may install the key after sshd started). @default false */
+  retryRefusedLogin?: boolean;
+  /** Pause between attempts: backoff from this, ms. @default 250 */
+  retryBaseMs?: number;
+  /** Longest pause between attempts, ms. @default 2000 */
+  retryMaxMs?: number;
+  /** Runs between attempts; a message ends the wait with it (the machine died or went away). */
+  stillThere?: () => Promise<string | undefined>;
+}
+
+/** The host keys to pin (`result.ssh_host_keys`), or why SSH never became usable. */
+export type AwaitedSsh = { ok: true; hostKeys: HostKeys; isTrustedOnFirstUse: boolean } | { ok: false; error: string };
+
+/**
+ * CONFIRM's wait for a machine's SSH: tries to connect and log in until it works, retrying while sshd is not up
+ * (refused, reset, closed before ready) and, when asked, while the login is refused; a changed host key, any other
+ * failure, the machine going away or the deadline ends it. Never throws for SSH failures.
+ */
+export async function awaitSsh(pool: SshPool, target: SshTarget, signal: AbortSignal, options: AwaitSshOptions): Promise<AwaitedSsh> {
+  const deadline = AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]);
+  const where = address(target);
+  let last = "";
+  for (let attempt = 1; ; attempt++) {
+    try {
+      if (options.knownHostKeys) {
+        const lease = await pool.acquire({ ...target, hostKeys: options.knownHostKeys }, deadline);
+        lease.release();
+        return { ok: true, hostKeys: options.knownHostKeys, isTrustedOnFirstUse: false };
+      }
+      const presented = await pool.learnHostKey(target, deadline);
+      return { ok: true, hostKeys: { [presented.type]: presented.key }, isTrustedOnFirstUse: true };
+    } catch (err) {
+      if (!(err instanceof SshError)) throw err;
+      if (err.kind === "aborted" || deadline.aborted) break;
+      const isRetryable = err.kind === "connect" || err.kind === "lost" || (err.kind === "auth" && options.retryRefusedLogin === true);
+      if (!isRetryable) return { ok: false, error: err.message };
+      last = err.message;
+    }
+    const gone = await options.stillThere?.();
+    if (gone) return { ok: false, error: gone };
+    if (!(await sleep(backoffMs(attempt, options.retryBaseMs ?? 250, options.retryMaxMs ?? 2_000), deadline))) break;
+  }
+  if (signal.aborted) return { ok: false, error: `ssh: waiting for SSH at ${where} was aborted` };
+  return { ok: false, error: `ssh: ${where} did not accept SSH within ${Math.round(options.timeoutMs / 1000)} s${last ? ` (last: ${last})` : ""}` };
+}
