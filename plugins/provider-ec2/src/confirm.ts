@@ -1,16 +1,4 @@
-import {
-  backoffMs,
-  fingerprint,
-  hostKeyMismatchMessage,
-  matchesPinned,
-  sleep,
-  SshError,
-  type HostKeys,
-  type PluginContext,
-  type PluginOutcome,
-  type PresentedHostKey,
-  type SshTarget,
-} from "@corral/provisioner/sdk";
+import { awaitSsh, backoffMs, fingerprint, sleep, type HostKeys, type PluginContext, type PluginOutcome, type SshTarget } from "@corral/provisioner/sdk";
 import { consoleHostKeys } from "./console-keys.js";
 import type { Ec2Deps } from "./deps.js";
 import type { Ec2Api, Ec2Instance } from "./ec2-api.js";
@@ -30,15 +18,17 @@ interface Waits {
   deps: Ec2Deps;
   api: Ec2Api;
   settings: Ec2Settings;
+  /** When CONFIRM gives up, ms since the epoch, and the signal that fires then (or on the task's abort). */
+  endsAt: number;
   deadline: AbortSignal;
   gaveUp(what: string): Step<never>;
 }
 
 /**
- * CONFIRM: waits (at most the confirm timeout) until the node's instance runs with its addresses, then until its
- * sshd lets the cluster key in, and reads the host keys cloud-init printed on the instance's console; the key
- * sshd presents must be one of them, and they are pinned. With `trust_host_key_on_first_use` a console without
- * keys is not waited for: the presented key is pinned, and the node records that it was trusted on first use.
+ * CONFIRM: waits (at most the confirm timeout) until the node's instance runs with its addresses, reads the host
+ * keys cloud-init printed on the instance's console, then waits until its sshd presents one of them and lets the
+ * cluster key in; those keys are pinned. With `trust_host_key_on_first_use` a console without keys is not waited
+ * for: the key sshd presents is pinned, and the node records that it was trusted on first use.
  */
 export async function confirmNode(ctx: PluginContext, deps: Ec2Deps): Promise<PluginOutcome> {
   const { task } = ctx;
@@ -46,17 +36,17 @@ export async function confirmNode(ctx: PluginContext, deps: Ec2Deps): Promise<Pl
   if (!read.ok) return failed(read.error).outcome;
   const { settings } = read;
   const timeoutMs = deps.timing.confirmTimeoutMs;
-  const deadline = AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)]);
-  const waits: Waits = {
+  const w: Waits = {
     ctx,
     deps,
     api: deps.api(settings),
     settings,
-    deadline,
+    endsAt: Date.now() + timeoutMs,
+    deadline: AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)]),
     gaveUp: (what) => failed(ctx.signal.aborted ? `CONFIRM was aborted while ${what}` : `gave up after ${Math.round(timeoutMs / 1000)} s ${what}`),
   };
 
-  const ran = await waitForRunning(waits);
+  const ran = await waitForRunning(w);
   if (!ran.ok) return ran.outcome;
   const instance = ran.value;
   const bind = instance.privateIp ?? instance.publicIp!;
@@ -65,19 +55,36 @@ export async function confirmNode(ctx: PluginContext, deps: Ec2Deps): Promise<Pl
   if (!key) return failed(`the key pair of cluster ${task.clusterId} is missing (CREATE makes it)`).outcome;
   const target: SshTarget = { host: access, port: 22, username: settings.sshUser, privateKey: key.privateKey };
 
-  const learnt = await learnHostKeys(waits, instance, target);
-  if (!learnt.ok) return learnt.outcome;
-  const { presented, pinned, trust } = learnt.value;
-  const hostname = instance.privateDnsName || task.config.hostname;
-  const how = trust === "first-use" ? "trusted on first use: the console showed no host keys" : "matches the instance's console";
+  const fromConsole = settings.trustHostKeyOnFirstUse ? await consoleKeysNow(w, instance) : await waitForConsoleKeys(w, instance);
+  if (!fromConsole.ok) return fromConsole.outcome;
+  const knownHostKeys = fromConsole.value;
+  const ssh = await awaitSsh(deps.pool, target, ctx.signal, {
+    timeoutMs: Math.max(1, w.endsAt - Date.now()),
+    ...(knownHostKeys ? { knownHostKeys } : {}),
+    // cloud-init installs the key pair after sshd started: a refused login is retried.
+    retryRefusedLogin: true,
+    retryBaseMs: Math.min(250, deps.timing.pollMs),
+    stillThere: () => stillRunning(w, instance),
+  });
+  if (!ssh.ok) {
+    const shown = knownHostKeys && /host key/.test(ssh.error) ? ` (instance ${instance.id}'s console shows ${describeKeys(knownHostKeys)})` : "";
+    return failed(`${ssh.error}${shown}`).outcome;
+  }
+  const trust: HostKeyTrust = ssh.isTrustedOnFirstUse ? "first-use" : "console-output";
+  const how = trust === "first-use" ? "trusted on first use: the console showed no host keys" : "as the instance's console shows";
   return {
     status: 0,
-    stdout: `ec2: instance ${instance.id} of node ${task.config.hostname} runs at ${access} (private ${bind}) and answers SSH; host key ${presented.type} ${fingerprint(presented.key)} ${how}\n`,
-    hostname,
+    stdout: `ec2: instance ${instance.id} of node ${task.config.hostname} runs at ${access} (private ${bind}) and answers SSH; host keys ${describeKeys(ssh.hostKeys)} pinned, ${how}\n`,
+    hostname: instance.privateDnsName || task.config.hostname,
     ipaddresses: { access_v4: access, bind_v4: bind },
-    result: { ssh_host_keys: pinned, ssh_host_key_trust: trust },
+    result: { ssh_host_keys: ssh.hostKeys, ssh_host_key_trust: trust },
   };
 }
+
+const describeKeys = (keys: HostKeys) =>
+  Object.entries(keys)
+    .map(([type, key]) => `${type} ${fingerprint(key)}`)
+    .join(", ");
 
 /**
  * An EC2 call of a wait: a call cut short by the wait's end is the end of the wait (`what` says what was awaited),
@@ -98,12 +105,12 @@ function nodeInstance(w: Waits, what: string): Promise<Step<Ec2Instance | undefi
   return during(w, what, async () => (await reportedInstance(api, deps.installation, ctx.task, w.deadline)) ?? (await liveNodeInstances(api, deps.installation, ctx.task, w.deadline))[0]);
 }
 
-/** An instance that will not run for CONFIRM: ended, or stopped. */
-function notRunning(instance: Ec2Instance): Step<never> | undefined {
+/** Why an instance will not run for CONFIRM (it ended, or stopped), or undefined. */
+function notRunning(instance: Ec2Instance): string | undefined {
   if (instance.state === "shutting-down" || instance.state === "terminated") {
-    return failed(`instance ${instance.id} ended ${instance.state} before CONFIRM found it running: ${stateReasonText(instance)}`);
+    return `instance ${instance.id} ended ${instance.state} before CONFIRM found it running: ${stateReasonText(instance)}`;
   }
-  if (instance.state === "stopping" || instance.state === "stopped") return failed(`instance ${instance.id} is ${instance.state}: ${stateReasonText(instance)}`);
+  if (instance.state === "stopping" || instance.state === "stopped") return `instance ${instance.id} is ${instance.state}: ${stateReasonText(instance)}`;
   return undefined;
 }
 
@@ -117,7 +124,7 @@ async function waitForRunning(w: Waits): Promise<Step<Ec2Instance>> {
     const instance = found.value;
     if (instance) {
       const ended = notRunning(instance);
-      if (ended) return ended;
+      if (ended) return failed(ended);
       const wantsPublic = w.settings.associatePublicIp === true;
       if (instance.state === "running" && instance.privateIp && (!wantsPublic || instance.publicIp)) return { ok: true, value: instance };
       last = `instance ${instance.id} to run with its address${wantsPublic ? "es" : ""} (it is ${instance.state})`;
@@ -131,86 +138,37 @@ async function waitForRunning(w: Waits): Promise<Step<Ec2Instance>> {
   }
 }
 
-interface Learnt {
-  presented: PresentedHostKey;
-  pinned: HostKeys;
-  trust: HostKeyTrust;
+/** Between SSH attempts: a message when the instance went away or ended. */
+async function stillRunning(w: Waits, instance: Ec2Instance): Promise<string | undefined> {
+  const found = await nodeInstance(w, "checking the instance");
+  if (!found.ok) return undefined; // the wait is over anyway; awaitSsh says so
+  const now = found.value;
+  if (!now || now.id !== instance.id) return `ec2: instance ${instance.id} of node ${w.ctx.task.nodeId} went away while SSH was awaited`;
+  const ended = notRunning(now);
+  return ended && `ec2: ${ended}`;
 }
 
-/**
- * SSH and the console's keys side by side (EC2 fills the console output minutes after boot, often after sshd is
- * up); either failing stops the other.
- */
-async function learnHostKeys(w: Waits, instance: Ec2Instance, target: SshTarget): Promise<Step<Learnt>> {
-  const stop = new AbortController();
-  const both: Waits = { ...w, deadline: AbortSignal.any([w.deadline, stop.signal]) };
-  const stopOnFailure = <T>(step: Step<T>) => {
-    if (!step.ok) stop.abort();
-    return step;
-  };
-  const stopOnThrow = (err: unknown): never => {
-    stop.abort();
-    throw err;
-  };
-  const [ssh, fromConsole] = await Promise.all([
-    waitForSsh(both, instance, target).then(stopOnFailure, stopOnThrow),
-    w.settings.trustHostKeyOnFirstUse ? Promise.resolve(undefined) : waitForConsoleKeys(both, instance).then(stopOnFailure, stopOnThrow),
-  ]);
-  if (!ssh.ok) return ssh;
-  if (fromConsole && !fromConsole.ok) return fromConsole;
-  const presented = ssh.value;
-  // With first-use trust the console is still read once: keys it shows are checked and pinned all the same.
-  let keys = fromConsole?.value;
-  if (!keys) {
-    const output = await during(w, `reading instance ${instance.id}'s console`, () => w.api.consoleOutput(instance.id, w.deadline));
-    if (!output.ok) return output;
-    keys = consoleHostKeys(output.value);
-  }
-  if (!keys) return { ok: true, value: { presented, pinned: { [presented.type]: presented.key }, trust: "first-use" } };
-  if (!matchesPinned(keys, presented)) {
-    return failed(
-      `${hostKeyMismatchMessage(target.host, keys, presented).replace(/^ssh: /, "").replace("but CONFIRM pinned", `but instance ${instance.id}'s console shows`)}`,
-    );
-  }
-  return { ok: true, value: { presented, pinned: keys, trust: "console-output" } };
-}
-
-/**
- * Retries while sshd is not up or does not let the key in yet (cloud-init installs it after sshd starts); the
- * instance is looked at between attempts, so one that ends is reported at once.
- */
-async function waitForSsh(w: Waits, instance: Ec2Instance, target: SshTarget): Promise<Step<PresentedHostKey>> {
-  let last = "";
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return { ok: true, value: await w.deps.pool.learnHostKey(target, w.deadline) };
-    } catch (err) {
-      if (!(err instanceof SshError)) throw err;
-      if (err.kind === "aborted") return w.gaveUp(`waiting for SSH at ${target.host} (${last || err.message})`);
-      last = err.message;
-    }
-    const found = await nodeInstance(w, `waiting for SSH at ${target.host} (${last})`);
-    if (!found.ok) return found;
-    const now = found.value;
-    if (!now || now.id !== instance.id) return failed(`instance ${instance.id} of node ${w.ctx.task.nodeId} went away while SSH was awaited`);
-    const ended = notRunning(now);
-    if (ended) return ended;
-    if (!(await sleep(backoffMs(attempt, w.deps.timing.pollMs, w.deps.timing.maxPollMs), w.deadline))) {
-      return w.gaveUp(`waiting for SSH at ${target.host} (${last})`);
-    }
-  }
-}
+const WAIT_FOR_CONSOLE =
+  "the SSH host keys on the console (the block cloud-init prints between -----BEGIN SSH HOST KEY KEYS----- and " +
+  "-----END SSH HOST KEY KEYS-----); an image without cloud-init needs the provider field trust_host_key_on_first_use";
 
 async function waitForConsoleKeys(w: Waits, instance: Ec2Instance): Promise<Step<HostKeys>> {
-  const what =
-    `waiting for the SSH host keys on instance ${instance.id}'s console (the block cloud-init prints between ` +
-    `-----BEGIN SSH HOST KEY KEYS----- and -----END SSH HOST KEY KEYS-----); an image without cloud-init needs ` +
-    `the provider field trust_host_key_on_first_use`;
+  const what = `waiting for ${WAIT_FOR_CONSOLE.replace("the console", `instance ${instance.id}'s console`)}`;
   for (let attempt = 1; ; attempt++) {
     const output = await during(w, what, () => w.api.consoleOutput(instance.id, w.deadline));
     if (!output.ok) return output;
     const keys = consoleHostKeys(output.value);
     if (keys) return { ok: true, value: keys };
+    if (attempt % 4 === 0) {
+      const ended = await stillRunning(w, instance);
+      if (ended) return failed(ended.replace(/^ec2: /, ""));
+    }
     if (!(await sleep(backoffMs(attempt, w.deps.timing.pollMs, w.deps.timing.maxPollMs), w.deadline))) return w.gaveUp(what);
   }
+}
+
+/** With first-use trust: the console's keys if it shows them already (they are checked all the same), else none. */
+async function consoleKeysNow(w: Waits, instance: Ec2Instance): Promise<Step<HostKeys | undefined>> {
+  const output = await during(w, `reading instance ${instance.id}'s console`, () => w.api.consoleOutput(instance.id, w.deadline));
+  return output.ok ? { ok: true, value: consoleHostKeys(output.value) } : output;
 }

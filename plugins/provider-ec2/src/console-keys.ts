@@ -1,10 +1,7 @@
-import { presentedHostKey, type HostKeys } from "@corral/provisioner/sdk";
+import { hostKeysFromPublicKeyLines, type HostKeys } from "@corral/provisioner/sdk";
 
 export const BEGIN_HOST_KEYS = "-----BEGIN SSH HOST KEY KEYS-----";
 export const END_HOST_KEYS = "-----END SSH HOST KEY KEYS-----";
-
-/** `<algorithm> <base64>` anywhere on a line (console lines may carry a timestamp or a program prefix). */
-const KEY_LINE = /(?:^|\s)((?:ssh|ecdsa-sha2|sk-ssh|sk-ecdsa)-[\w@.-]+)\s+([A-Za-z0-9+/]+={0,2})(?=\s|$)/;
 
 /**
  * The SSH host keys cloud-init printed on the instance's console, between `-----BEGIN SSH HOST KEY KEYS-----` and
@@ -17,13 +14,5 @@ export function consoleHostKeys(output: string): HostKeys | undefined {
   if (end < 0) return undefined;
   const begin = output.lastIndexOf(BEGIN_HOST_KEYS, end);
   if (begin < 0) return undefined;
-  const keys: HostKeys = {};
-  for (const line of output.slice(begin + BEGIN_HOST_KEYS.length, end).split(/\r?\n|\r/)) {
-    const m = KEY_LINE.exec(line);
-    if (!m) continue;
-    const blob = Buffer.from(m[2]!, "base64");
-    const { type, key } = presentedHostKey(blob);
-    if (type === m[1]) keys[type] = key;
-  }
-  return Object.keys(keys).length ? keys : undefined;
+  return hostKeysFromPublicKeyLines(output.slice(begin + BEGIN_HOST_KEYS.length, end).replace(/\r/g, ""));
 }

@@ -6,10 +6,10 @@ import type { Ec2Deps, Ec2Timing } from "./deps.js";
 import { clientKey, Ec2Api, Ec2Error } from "./ec2-api.js";
 import type { Ec2Settings } from "./settings.js";
 import { EC2_SPEC } from "./spec.js";
-import { sweepOrphans } from "./sweep.js";
+import { sweepEc2Orphans } from "./sweep.js";
 
 export { EC2_SPEC, EC2_PROVIDER_TYPE } from "./spec.js";
-export { sweepOrphans, type SweepOptions, type SweepReport } from "./sweep.js";
+export { sweepEc2Orphans, type Ec2SweepOptions, type Ec2SweepReport } from "./sweep.js";
 export { consoleHostKeys, BEGIN_HOST_KEYS, END_HOST_KEYS } from "./console-keys.js";
 export { Ec2Api, Ec2Error } from "./ec2-api.js";
 export { clientToken, keyPairName, TAG } from "./naming.js";
@@ -78,7 +78,7 @@ export function createEc2Provider(host: PluginHost, options: Ec2ProviderOptions 
   const sweep = async () => {
     for (const client of clients.values()) {
       try {
-        const report = await sweepOrphans({
+        const report = await sweepEc2Orphans({
           api: client,
           clusters: await host.clusters(),
           clusterKeys: host.clusterKeys,

@@ -1,10 +1,10 @@
-import { orphanReason, type ClusterKeys, type ClusterRecordHead, type ClusterRecordReader, type Logger } from "@corral/provisioner/sdk";
-import type { Ec2Api, Ec2Instance } from "./ec2-api.js";
+import { sweepOrphans, type ClusterKeys, type ClusterRecordReader, type Logger, type OrphanCandidate } from "@corral/provisioner/sdk";
+import type { Ec2Api } from "./ec2-api.js";
 import { liveInstances } from "./instances.js";
 import { removeKeyPairOfEmptyCluster } from "./key-pairs.js";
 import { TAG, tagFilter, type Filter } from "./naming.js";
 
-export interface SweepOptions {
+export interface Ec2SweepOptions {
   api: Ec2Api;
   clusters: ClusterRecordReader;
   clusterKeys: ClusterKeys;
@@ -18,7 +18,7 @@ export interface SweepOptions {
   now?: () => number;
 }
 
-export interface SweepReport {
+export interface Ec2SweepReport {
   /** Live instances looked at. */
   checked: number;
   /** Ids of the orphan instances terminated. */
@@ -27,57 +27,45 @@ export interface SweepReport {
   keyPairs: string[];
 }
 
+/** What a tag set says about the cluster something belongs to. */
+function owner(id: string, tags: Record<string, string>, createdAtMs: number | undefined): OrphanCandidate | undefined {
+  const tenant = tags[TAG.tenant];
+  const clusterId = tags[TAG.cluster];
+  return tenant && clusterId ? { id, tenant, clusterId, createdAtMs: createdAtMs ?? 0 } : undefined;
+}
+
 /**
- * One pass over one account and region: every live instance tagged with this installation whose cluster Corral no
- * longer knows (no record, a record of another tenant, or a terminated cluster) and that was launched longer ago
- * than the grace period is terminated; then every key pair of such a cluster that has no live instance left is
- * removed. A failure to read the clusters bucket ends the pass before anything is touched; an instance or key pair
- * that cannot be removed is logged and skipped.
+ * One pass over one account and region (the SDK's `sweepOrphans`): every live instance tagged with this
+ * installation whose cluster Corral no longer knows (no record, a record of another tenant, or a terminated
+ * cluster) and that was launched longer ago than the grace period is terminated, and the key pair of a cluster
+ * left without live instances removed; then key pairs of such clusters whose instances were gone already (a
+ * DELETE that failed half-way) go too.
  */
-export async function sweepOrphans(options: SweepOptions): Promise<SweepReport> {
-  const { api, log } = options;
-  const now = options.now ?? Date.now;
-  const scope = [tagFilter(TAG.installation, options.installation), ...(options.scope ?? [])];
-  const known = new Map<string, ClusterRecordHead | undefined>();
-  const whyOrphan = async (tenant: string, clusterId: string) => {
-    if (!known.has(clusterId)) known.set(clusterId, await options.clusters.get(clusterId));
-    return orphanReason(known.get(clusterId), tenant);
+export async function sweepEc2Orphans(options: Ec2SweepOptions): Promise<Ec2SweepReport> {
+  const { api, clusterKeys, installation } = options;
+  const scope = [tagFilter(TAG.installation, installation), ...(options.scope ?? [])];
+  const common = { clusters: options.clusters, graceMs: options.orphanGraceMs, log: options.log, ...(options.now ? { now: options.now } : {}) };
+  const removeKeyPair = async (tenant: string, clusterId: string) => {
+    await removeKeyPairOfEmptyCluster(api, clusterKeys, installation, tenant, clusterId);
   };
-  const isOld = (at: number | undefined) => at === undefined || now() - at >= options.orphanGraceMs;
 
-  const instances = await liveInstances(api, scope);
-  const orphans: Array<{ instance: Ec2Instance; why: string }> = [];
-  for (const instance of instances) {
-    const tenant = instance.tags[TAG.tenant];
-    const clusterId = instance.tags[TAG.cluster];
-    if (!tenant || !clusterId || !isOld(instance.launchTime)) continue;
-    const why = await whyOrphan(tenant, clusterId);
-    if (why) orphans.push({ instance, why });
-  }
-  const terminated: string[] = [];
-  for (const { instance, why } of orphans) {
-    try {
-      await api.terminateInstances([instance.id]);
-      terminated.push(instance.id);
-      log.info("ec2: orphan instance terminated", { instance: instance.id, tenant: instance.tags[TAG.tenant], clusterId: instance.tags[TAG.cluster], why });
-    } catch (err) {
-      log.warn("ec2: an orphan instance could not be terminated", { instance: instance.id, error: String(err) });
-    }
-  }
+  const live = await liveInstances(api, scope);
+  const instances = await sweepOrphans({
+    ...common,
+    list: async () => live.flatMap((i) => owner(i.id, i.tags, i.launchTime) ?? []),
+    remove: async (orphan) => void (await api.terminateInstances([orphan.id])),
+    afterCluster: removeKeyPair,
+  });
 
-  const keyPairs: string[] = [];
-  for (const pair of await api.describeKeyPairs(scope)) {
-    const tenant = pair.tags[TAG.tenant];
-    const clusterId = pair.tags[TAG.cluster];
-    if (!tenant || !clusterId || !isOld(pair.createTime) || !(await whyOrphan(tenant, clusterId))) continue;
-    try {
-      if (await removeKeyPairOfEmptyCluster(api, options.clusterKeys, options.installation, tenant, clusterId)) {
-        keyPairs.push(pair.name);
-        log.info("ec2: key pair of an orphan cluster removed", { keyPair: pair.name, tenant, clusterId });
-      }
-    } catch (err) {
-      log.warn("ec2: the key pair of an orphan cluster could not be removed", { keyPair: pair.name, error: String(err) });
-    }
-  }
-  return { checked: instances.length, terminated, keyPairs };
+  const terminated = new Set(instances.removed);
+  const clustersWithInstances = new Set(live.filter((i) => !terminated.has(i.id)).map((i) => `${i.tags[TAG.tenant]}\0${i.tags[TAG.cluster]}`));
+  const pairs = await sweepOrphans({
+    ...common,
+    list: async () =>
+      (await api.describeKeyPairs(scope))
+        .flatMap((p) => owner(p.name, p.tags, p.createTime) ?? [])
+        .filter((p) => !clustersWithInstances.has(`${p.tenant}\0${p.clusterId}`)),
+    remove: (orphan) => removeKeyPair(orphan.tenant, orphan.clusterId),
+  });
+  return { checked: live.length, terminated: instances.removed, keyPairs: pairs.removed };
 }
