@@ -1,6 +1,7 @@
 import { join, resolve } from "node:path";
 import { BadRequestError } from "@corral/contracts";
 import { loadConfig, type LogLevel } from "@corral/shared";
+import { parsePluginModules } from "./plugin-modules.js";
 
 /** What the provisioner process reads from its environment, checked once. */
 export interface ProvisionerConfig {
@@ -20,6 +21,8 @@ export interface ProvisionerConfig {
   maxSshConnections: number;
   /** `CORRAL_PROVISIONER_SIM_SECURED`: also carry provider `sim-secured` (tests of provider fields). @default false */
   simSecured: boolean;
+  /** Shared key `provisioner.plugins`: plugin modules to load besides the bundled plugins. */
+  pluginModules: string[];
 }
 
 /** Reads the shared keys through `loadConfig` and the provisioner's own `CORRAL_PROVISIONER_*` variables. */
@@ -52,5 +55,6 @@ export function loadProvisionerConfig(env: Record<string, string | undefined>): 
     stopTimeoutMs: positiveInt("CORRAL_PROVISIONER_STOP_TIMEOUT_MS", 60_000),
     maxSshConnections: positiveInt("CORRAL_PROVISIONER_SSH_MAX_CONNECTIONS", 256),
     simSecured: flag("CORRAL_PROVISIONER_SIM_SECURED"),
+    pluginModules: parsePluginModules(shared.get("provisioner.plugins")),
   });
 }

@@ -35,6 +35,8 @@ export async function runProvisionerProcess(options: ProvisionerProcessOptions =
         maxSshConnections: config.maxSshConnections,
         simSecured: config.simSecured,
         ...(options.plugins ? { plugins: options.plugins } : {}),
+        pluginModules: config.pluginModules,
+        env: process.env,
         metrics,
       }),
   });

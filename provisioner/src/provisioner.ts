@@ -5,15 +5,27 @@ import { resolve } from "node:path";
 import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { PROVISIONER_HEARTBEAT_MS } from "@corral/contracts";
-import { openActiveSetReader, openClusterRecordReader, TASK_ACK_WAIT_MS, type Logger, type MetricsRegistry } from "@corral/shared";
+import {
+  installationId,
+  openActiveSetReader,
+  openClusterRecordReader,
+  retryingOnce,
+  TASK_ACK_WAIT_MS,
+  type Logger,
+  type MetricsRegistry,
+} from "@corral/shared";
 import { createAssignmentWatcher } from "./assignment-watcher.js";
-import { createPluginSet } from "./plugin-set.js";
+import { ClusterKeys } from "./cluster-keys.js";
+import type { PluginHost } from "./plugin-host.js";
+import { loadPluginModules } from "./plugin-modules.js";
+import { createPluginSet, type PluginSet } from "./plugin-set.js";
 import { bundledPlugins } from "./plugins/index.js";
 import type { Plugin } from "./plugins/types.js";
 import { createRegistration } from "./registry.js";
 import { createResourceSync } from "./resource-sync.js";
 import { defaultSandbox, type LocalSandbox } from "./sandbox/index.js";
 import { retryUntil } from "./retry.js";
+import { SshPool } from "./ssh/pool.js";
 import { startTenantFilesSweeps, type TenantFilesSweeps } from "./tenant-files-sweep.js";
 import { registerWorkerGauges } from "./worker-gauges.js";
 import { createWorkerPool } from "./worker-pool.js";
@@ -39,7 +51,16 @@ export interface ProvisionerOptions {
   sandbox?: LocalSandbox;
   /** @default bundledPlugins(): providers `sim`, `hostpool`, `docker`, automators `shell` and `chef-solo` */
   plugins?: Plugin[];
-  /** Most SSH connections the bundled plugins open at once (ignored with `plugins`). @default 256 */
+  /**
+   * Plugin modules to load besides `plugins` (config `provisioner.plugins`): package names, imported as from the
+   * provisioner, or paths. A module that cannot be used fails the start (`PluginModuleError`). @default none
+   */
+  pluginModules?: readonly string[];
+  /** Where relative plugin module paths start. @default process.cwd() */
+  pluginModulesDir?: string;
+  /** The environment plugin modules read their own settings from (`PluginHost.env`). @default {} */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Most SSH connections open at once (the pool shared by the bundled plugins and plugin modules). @default 256 */
   maxSshConnections?: number;
   /** The bundled plugins include provider `sim-secured` (ignored with `plugins`). @default false */
   simSecured?: boolean;
@@ -105,9 +126,33 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
   const workDir = resolve(opts.workDir);
   const log = opts.log.child({ provisioner: opts.id });
   const sandbox = opts.sandbox ?? defaultSandbox();
-  const plugins =
-    opts.plugins ?? bundledPlugins({ nc: opts.nc, log, workDir, maxSshConnections: opts.maxSshConnections, simSecured: opts.simSecured, sandbox });
-  const pluginSet = createPluginSet(plugins);
+  const sshPool = new SshPool({ log, maxConnections: opts.maxSshConnections ?? 256 });
+  const clusterKeys = new ClusterKeys(opts.nc);
+  const bundled = opts.plugins ?? bundledPlugins({ nc: opts.nc, log, workDir, sshPool, clusterKeys, simSecured: opts.simSecured, sandbox });
+  const host: PluginHost = {
+    nc: opts.nc,
+    log,
+    provisionerId: opts.id,
+    workDir,
+    ssh: { pool: sshPool, credentials: { workDir, clusterKeys } },
+    clusterKeys,
+    sandbox,
+    clusters: retryingOnce(() => openClusterRecordReader(opts.nc)),
+    installationId: retryingOnce(() => installationId(opts.nc)),
+    env: Object.freeze({ ...(opts.env ?? {}) }),
+  };
+  // Every module loads before anything is registered: a bad one stops the start with nothing half-announced.
+  let plugins: Plugin[] = bundled;
+  let pluginSet: PluginSet;
+  try {
+    const modules = await loadPluginModules({ specifiers: opts.pluginModules ?? [], host, carried: bundled, cwd: opts.pluginModulesDir ?? process.cwd() });
+    plugins = [...bundled, ...modules.flatMap((m) => m.plugins)];
+    pluginSet = createPluginSet(plugins);
+  } catch (err) {
+    await closePlugins(plugins, log);
+    await sshPool.close();
+    throw err;
+  }
   const hardStop = new AbortController();
   // Every running task listens for the hard stop: as many listeners as tasks run at once is expected.
   setMaxListeners(0, hardStop.signal);
@@ -189,6 +234,7 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
     await resources.stop();
     await registration.stop();
     await closePlugins(plugins, log);
+    await sshPool.close();
     throw err;
   }
   const isolation = await sandbox.isolation();
@@ -234,6 +280,7 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
         for (const feed of feeds.values()) feed.close();
         await registration.stop();
         await closePlugins(plugins, log);
+        await sshPool.close();
         log.info("provisioner stopped");
       })();
       return stopping;

@@ -56,6 +56,11 @@ export const CONFIG_KEYS = {
   "tenancy.superadmin.workers": { type: "number", default: 0, doc: "workers of the superadmin tenant when it is first created" },
   "tenancy.takeoverAfterMs": { type: "number", default: 30000, doc: "age after which any tenancy instance finishes an interrupted import or tenant deletion" },
   "provisioner.local.enabled": { type: "boolean", default: true, doc: "npm start also runs one local provisioner" },
+  "provisioner.plugins": {
+    type: "string",
+    default: "@corral/provider-ec2,@corral/provider-lxd",
+    doc: "plugin modules a provisioner loads besides its bundled plugins, comma separated: package names or paths relative to its working directory",
+  },
   "security.enabled": { type: "boolean", default: false, doc: "require Bearer tokens on the API" },
   "security.auth.server.address": { type: "string", default: "localhost", doc: "token server address" },
   "security.auth.server.bind.port": { type: "number", default: 55059, doc: "token server port" },

@@ -17,8 +17,12 @@ export interface BundledPluginsOptions {
   nc?: NatsConnection;
   log?: Logger;
   workDir?: string;
-  /** Most SSH connections open at once. @default 256 */
+  /** Most SSH connections open at once (without `sshPool`). @default 256 */
   maxSshConnections?: number;
+  /** The SSH pool to share (the provisioner's, also handed to plugin modules). @default a new pool */
+  sshPool?: SshPool;
+  /** The per-cluster key pairs to share. @default new ClusterKeys(nc) */
+  clusterKeys?: ClusterKeys;
   /** Options of the `docker` provider's orphan sweeps. */
   docker?: { reconcileIntervalMs?: number; orphanGraceMs?: number };
   /** Where `shell` and `chef-solo` run actions of `sim` nodes. @default defaultSandbox() */
@@ -33,8 +37,8 @@ export interface BundledPluginsOptions {
  * one shared SSH pool, which every plugin using it closes in its `close` (closing is idempotent).
  */
 export function bundledPlugins(options: BundledPluginsOptions = {}): Plugin[] {
-  const pool = new SshPool({ log: options.log ?? silentLogger, maxConnections: options.maxSshConnections ?? 256 });
-  const clusterKeys = options.nc ? new ClusterKeys(options.nc) : undefined;
+  const pool = options.sshPool ?? new SshPool({ log: options.log ?? silentLogger, maxConnections: options.maxSshConnections ?? 256 });
+  const clusterKeys = options.clusterKeys ?? (options.nc ? new ClusterKeys(options.nc) : undefined);
   const access: RemoteAccess = { pool, credentials: { workDir: options.workDir ?? "", clusterKeys } };
   const automators = { remote: access, sandbox: options.sandbox };
   const plugins: Plugin[] = [createSimProvider(), createShellAutomator(automators), createChefSoloAutomator(automators)];
