@@ -1,12 +1,9 @@
 import { spawn } from "node:child_process";
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { debianMainSource } from "./apt.js";
+import { BUILD_TIMEOUT_MS, slimRootfs, tuneSshSessions, withDebianRootfs } from "./debian-rootfs.js";
 import { withDirLock } from "./dir-lock.js";
-import { ensureInstalled, which } from "./binaries.js";
 import { dockerRequest, ensureDocker, streamError } from "./docker.js";
-import { run } from "./exec.js";
 import { defaultStateDir } from "./paths.js";
 
 /** The image every Docker-backed test node runs: Debian with sshd as its entrypoint. */
@@ -25,16 +22,8 @@ export interface NodeImageOptions {
   stateDir?: string;
 }
 
-/** A Debian archive and suite debootstrap can install from. */
-interface AptSource {
-  uri: string;
-  suite: string;
-}
-
 const PACKAGES = ["openssh-server", "python3", "procps", "iproute2", "netcat-openbsd", "sudo", "ca-certificates", "tar", "gzip"];
-const FALLBACK_SOURCE: AptSource = { uri: "http://deb.debian.org/debian", suite: "bookworm" };
 const INIT_PATH = "/usr/local/sbin/corral-node-init";
-const BUILD_TIMEOUT_MS = 30 * 60_000;
 
 /**
  * The container entrypoint. Host keys are made here, not in the image, so no two containers
@@ -99,14 +88,6 @@ MaxStartups 200:30:400
 ClientAliveInterval 15
 `;
 
-const DPKG_SLIM = `path-exclude /usr/share/doc/*
-path-include /usr/share/doc/*/copyright
-path-exclude /usr/share/man/*
-path-exclude /usr/share/info/*
-path-exclude /usr/share/locale/*
-path-include /usr/share/locale/locale.alias
-`;
-
 /**
  * Makes sure the Docker image {@link NODE_IMAGE} exists and returns its name: starts Docker when
  * needed ({@link ensureDocker}), and when the image is missing (or `force`), builds it from the
@@ -137,106 +118,25 @@ export async function ensureNodeImage(opts: NodeImageOptions = {}): Promise<stri
 
 async function buildNodeImage(stateDir: string, log: (line: string) => void): Promise<void> {
   const started = Date.now();
-  const debootstrap = await ensureDebootstrap(stateDir, log);
-  const source = await debianSource();
-  await mkdir(join(stateDir, "tmp"), { recursive: true });
-  const work = await mkdtemp(join(stateDir, "tmp", "node-image-"));
-  const root = join(work, "root");
-  try {
-    log(`debootstrap ${source.suite} from ${source.uri} into ${root}`);
-    await runDebootstrap(debootstrap, source, root, log);
+  await withDebianRootfs({ packages: PACKAGES, stateDir, prefix: "node-image", log }, async (root, _work, source) => {
     log("configuring the root file system");
     await configureRootfs(root);
     log(`importing it as ${NODE_IMAGE}`);
     await importRootfs(root, source.suite);
-  } finally {
-    await removeWorkDir(work);
-  }
+  });
   const size = await imageSize(NODE_IMAGE);
   const seconds = Math.round((Date.now() - started) / 1000);
   log(`built ${NODE_IMAGE} (${size === undefined ? "size unknown" : `${Math.round(size / 1e6)} MB`}) in ${seconds} s`);
 }
 
-function ensureDebootstrap(stateDir: string, log: (line: string) => void): Promise<string> {
-  return ensureInstalled(stateDir, ["debootstrap"], () => which("debootstrap"), log);
-}
-
-/** Logs the first line of each kind debootstrap prints ("Retrieving", "Extracting", ...) and every warning. */
-async function runDebootstrap(debootstrap: string, source: AptSource, root: string, log: (line: string) => void): Promise<void> {
-  const args = ["--variant=minbase", `--include=${PACKAGES.join(",")}`, source.suite, root, source.uri];
-  const lines: string[] = [];
-  const seen = new Set<string>();
-  const child = spawn(debootstrap, args, { stdio: ["ignore", "pipe", "pipe"] });
-  const timer = setTimeout(() => child.kill("SIGKILL"), BUILD_TIMEOUT_MS);
-  for (const stream of [child.stdout, child.stderr]) {
-    createInterface({ input: stream }).on("line", (line) => {
-      lines.push(line);
-      if (lines.length > 30) {
-        lines.shift();
-      }
-      const verb = /^I: (\S+)/.exec(line)?.[1];
-      if (verb === undefined ? /^[WE]: /.test(line) : !seen.has(verb)) {
-        seen.add(verb ?? "");
-        log(`  ${line}`);
-      }
-    });
-  }
-  const exit = await new Promise<string | undefined>((resolvePromise, reject) => {
-    child.once("error", reject);
-    child.once("close", (code, signal) => resolvePromise(code === 0 ? undefined : (signal ?? `exit code ${code}`)));
-  }).finally(() => clearTimeout(timer));
-  if (exit !== undefined) {
-    throw new Error(`debootstrap ${args.join(" ")} failed (${exit}):\n${lines.slice(-15).join("\n")}`);
-  }
-}
-
 async function configureRootfs(root: string): Promise<void> {
-  const sshDir = join(root, "etc", "ssh");
-  for (const name of await readdir(sshDir)) {
-    if (name.startsWith("ssh_host_")) {
-      await rm(join(sshDir, name));
-    }
-  }
-  await emptyDir(join(root, "var", "lib", "apt", "lists"), (name) => name !== "partial" && name !== "lock");
-  await emptyDir(join(root, "var", "cache", "apt"), (name) => name.endsWith(".bin"));
-  await emptyDir(join(root, "var", "cache", "apt", "archives"), (name) => name.endsWith(".deb"));
-  for (const docs of ["doc", "man", "info"]) {
-    await emptyDir(join(root, "usr", "share", docs), () => true);
-  }
-  await emptyDir(join(root, "usr", "share", "locale"), (name) => name !== "locale.alias");
-  // As Debian's slim images do: packages installed later in a node leave these out as well.
-  await writeFile(join(root, "etc", "dpkg", "dpkg.cfg.d", "corral-slim"), DPKG_SLIM);
-
+  await slimRootfs(root);
   await writeFile(join(root, INIT_PATH), INIT_SCRIPT);
   await chmod(join(root, INIT_PATH), 0o755);
+  const sshDir = join(root, "etc", "ssh");
   await mkdir(join(sshDir, "sshd_config.d"), { recursive: true });
   await writeFile(join(sshDir, "sshd_config.d", "corral.conf"), SSHD_CONFIG);
-
-  // Docker withholds CAP_AUDIT_CONTROL, so pam_loginuid cannot write /proc/self/loginuid and a
-  // required entry would end every SSH session at once.
-  const pamSshd = join(root, "etc", "pam.d", "sshd");
-  const pam = await readFile(pamSshd, "utf8");
-  // pam_motd and pam_mail run scripts and stat mailboxes for every session, exec channels included: they
-  // were most of a command's latency.
-  await writeFile(
-    pamSshd,
-    pam
-      .replace(/^(session\s+)required(\s+pam_loginuid\.so)/m, "$1optional$2")
-      .replace(/^session\s+optional\s+pam_(motd|mail)\.so.*\n/gm, ""),
-  );
-  // dash starts in a fraction of bash's time, and every action is a login shell's `-c` command.
-  const passwd = join(root, "etc", "passwd");
-  await writeFile(passwd, (await readFile(passwd, "utf8")).replace(/^(root:[^\n]*:)\/bin\/bash$/m, "$1/bin/sh"));
-}
-
-async function emptyDir(dir: string, shouldRemove: (name: string) => boolean): Promise<void> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return;
-  }
-  await Promise.all(names.filter(shouldRemove).map((name) => rm(join(dir, name), { recursive: true, force: true })));
+  await tuneSshSessions(root);
 }
 
 /** `tar -C root -c . | docker import`, through the Engine API (`POST /images/create?fromSrc=-`). */
@@ -283,28 +183,3 @@ async function imageSize(ref: string): Promise<number | undefined> {
   }
   return (JSON.parse(res.body) as { Size?: number }).Size ?? 0;
 }
-
-/** debootstrap unmounts /proc, /sys and /dev binds in the target itself, but not when it was killed. */
-async function removeWorkDir(work: string): Promise<void> {
-  const mountinfo = await readFile("/proc/self/mountinfo", "utf8").catch(() => "");
-  const mounts = mountinfo
-    .split("\n")
-    .map((line) => line.split(" ")[4]?.replace(/\\(\d{3})/g, (_m, octal: string) => String.fromCharCode(parseInt(octal, 8))))
-    .filter((point): point is string => point !== undefined && point.startsWith(`${work}/`))
-    .sort((a, b) => b.length - a.length);
-  for (const point of mounts) {
-    await run("umount", ["-l", point]);
-  }
-  await rm(work, { recursive: true, force: true });
-}
-
-/**
- * The Debian archive and suite this machine's apt uses (`/etc/apt/sources.list` and
- * `/etc/apt/sources.list.d/*.list|*.sources`), skipping security, updates, backports and
- * third-party repositories.
- * @default http://deb.debian.org/debian bookworm
- */
-async function debianSource(): Promise<AptSource> {
-  return (await debianMainSource()) ?? FALLBACK_SOURCE;
-}
-
