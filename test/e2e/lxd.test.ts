@@ -40,6 +40,8 @@ const PROVISIONER_IDS = ["lxd-p0", "lxd-p1"] as const;
 const PROVIDER = "local-lxd";
 
 test.before(async (t) => {
+  // Installing LXD and building its image may take minutes on a fresh machine.
+  t.timeout(45 * 60_000);
   t.context.lxd = await ensureLxdForTests();
   t.context.procs = createProcessSet();
   t.context.tenants = [];

@@ -36,8 +36,13 @@ let clusters: KV;
 let installation: string;
 let lxd: LxdClient;
 
-const test = testWithNats("lxd-provider-test", async (nc) => {
+const test = testWithNats("lxd-provider-test");
+
+test.before(async (t) => {
+  // Installing LXD and building its image may take minutes on a fresh machine.
+  t.timeout(45 * 60_000);
   env = await ensureLxdForTests();
+  const { nc } = t.context;
   pool = new SshPool({ log: silentLogger });
   clusterKeys = new ClusterKeys(nc);
   installation = await installationId(nc);
