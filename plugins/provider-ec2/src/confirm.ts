@@ -3,7 +3,7 @@ import { consoleHostKeys } from "./console-keys.js";
 import type { Ec2Deps } from "./deps.js";
 import type { Ec2Api, Ec2Instance } from "./ec2-api.js";
 import { liveNodeInstances, reportedInstance, stateReasonText } from "./instances.js";
-import { readSettings, type Ec2Settings } from "./settings.js";
+import { loginUser, readSettings, type Ec2Settings } from "./settings.js";
 
 /** A step of CONFIRM: its value, or the outcome that ends the task. */
 type Step<T> = { ok: true; value: T } | { ok: false; outcome: PluginOutcome };
@@ -53,7 +53,7 @@ export async function confirmNode(ctx: PluginContext, deps: Ec2Deps): Promise<Pl
   const access = instance.publicIp ?? bind;
   const key = await deps.clusterKeys.read(task.tenant, task.clusterId);
   if (!key) return failed(`the key pair of cluster ${task.clusterId} is missing (CREATE makes it)`).outcome;
-  const target: SshTarget = { host: access, port: 22, username: settings.sshUser, privateKey: key.privateKey };
+  const target: SshTarget = { host: access, port: 22, username: loginUser(task, settings), privateKey: key.privateKey };
 
   const fromConsole = settings.trustHostKeyOnFirstUse ? await consoleKeysNow(w, instance) : await waitForConsoleKeys(w, instance);
   if (!fromConsole.ok) return fromConsole.outcome;

@@ -5,7 +5,7 @@ import { isEc2Code, type Ec2Api, type Ec2Instance } from "./ec2-api.js";
 import { liveNodeInstances } from "./instances.js";
 import { ensureClusterKeyPair, forgetKeyPair } from "./key-pairs.js";
 import { clientToken, instanceTags } from "./naming.js";
-import { readSettings, type Ec2Settings } from "./settings.js";
+import { loginUser, readSettings, type Ec2Settings } from "./settings.js";
 
 const failed = (message: string): PluginOutcome => ({ status: 1, stderr: `ec2: ${message}\n` });
 
@@ -48,7 +48,7 @@ export async function createNode(ctx: PluginContext, deps: Ec2Deps): Promise<Plu
   return {
     status: 0,
     stdout: `ec2: instance ${instance.id} (${instanceType}, ${imageId}) of node ${task.config.hostname} ${how}, ${instance.state}, in ${api.where}\n`,
-    result: { providerid: instance.id, "ssh-auth": { user: settings.sshUser, cluster_key: true } },
+    result: { providerid: instance.id, "ssh-auth": { user: loginUser(task, settings), cluster_key: true } },
   };
 }
 

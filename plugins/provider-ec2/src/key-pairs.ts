@@ -64,7 +64,7 @@ async function importOrReplace(api: Ec2Api, name: string, publicKey: string, tag
 
 /**
  * Removes the cluster's key pair (in EC2 and the cluster key) once no live instance of the cluster is left: the
- * cluster's last DELETE, or the orphan sweep. Returns whether it did.
+ * cluster's last DELETE, or the orphan sweep. Returns whether there was one to remove.
  */
 export async function removeKeyPairOfEmptyCluster(
   api: Ec2Api,
@@ -76,12 +76,13 @@ export async function removeKeyPairOfEmptyCluster(
 ): Promise<boolean> {
   if ((await liveInstances(api, clusterFilters(installation, tenant, clusterId), signal)).length > 0) return false;
   const name = keyPairName(installation, tenant, clusterId);
+  const had = (await clusterKeys.read(tenant, clusterId)) !== undefined;
   forgetKeyPair(api, name);
   try {
     await api.deleteKeyPair(name, signal);
   } catch (err) {
     if (!isEc2Code(err, "InvalidKeyPair.NotFound")) throw err;
   }
-  await clusterKeys.remove(tenant, clusterId);
-  return true;
+  if (had) await clusterKeys.remove(tenant, clusterId);
+  return had;
 }

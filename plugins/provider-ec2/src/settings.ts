@@ -67,3 +67,8 @@ export function readSettings(task: Pick<TaskMessage, "config">): SettingsResult 
     },
   };
 }
+
+/** Who CREATE and CONFIRM log in as: the image type's `sshuser` (AMIs differ), else the provider's `ssh_user`. */
+export function loginUser(task: Pick<TaskMessage, "config">, settings: Ec2Settings): string {
+  return task.config.sshuser?.trim() || settings.sshUser;
+}

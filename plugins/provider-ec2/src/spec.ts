@@ -22,7 +22,10 @@ export const EC2_SPEC: PluginSpec = {
         secret_access_key: field("Secret access key", "Secret of the access key", { type: "password", sensitive: true }),
         subnet_id: field("Subnet", "Subnet the instances are launched in (default: the default VPC's subnet of the region)"),
         security_group_ids: field("Security groups", "Comma-separated security group ids; they must let the provisioners reach port 22"),
-        ssh_user: field("SSH user", "User the AMI lets in with the instance's key pair, with passwordless sudo (default admin, Debian's)"),
+        ssh_user: field(
+          "SSH user",
+          "User the AMI lets in with the instance's key pair, with passwordless sudo, unless the image type names its sshuser (default admin, Debian's)",
+        ),
         associate_public_ip: field("Public IP", "Give each instance a public IPv4 address (default: the subnet's setting)", {
           options: ["", "true", "false"],
         }),

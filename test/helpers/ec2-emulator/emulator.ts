@@ -70,6 +70,11 @@ export interface EmulatorSettings {
   terminateDelayMs: number;
   /** Whether the default subnet gives instances a public address (EC2's MapPublicIpOnLaunch). */
   mapPublicIpOnLaunch: boolean;
+  /**
+   * EC2's eventual consistency: DescribeInstances does not show an instance until this long after its launch, ms
+   * (asked for by id, it is InvalidInstanceID.NotFound meanwhile).
+   */
+  listingLagMs: number;
 }
 
 /** A call as the emulator received it (for assertions: ClientToken, tags, credentials). */
@@ -195,6 +200,7 @@ export class EmulatedAccount {
         state: "pending",
         reason: "",
         launchTime: new Date(Math.floor(Date.now() / 1000) * 1000),
+        launchedAtMs: Date.now(),
         launchIndex,
         privateDnsName: privateDnsName(id, this.settings.region),
         wantsPublicIp,
@@ -284,12 +290,13 @@ export class EmulatedAccount {
 
   private describeInstances(p: Params): XmlObject {
     const ids = list(p, "InstanceId");
-    for (const id of ids) if (!this.instances.has(id)) throw new ApiError("InvalidInstanceID.NotFound", `The instance ID '${id}' does not exist`);
+    const listed = (i: Instance) => Date.now() - i.launchedAtMs >= this.settings.listingLagMs;
+    for (const id of ids) if (!this.instances.has(id) || !listed(this.instances.get(id)!)) throw new ApiError("InvalidInstanceID.NotFound", `The instance ID '${id}' does not exist`);
     const wanted = filters(p);
     for (const f of wanted) {
       if (!INSTANCE_FILTERS.has(f.name) && !f.name.startsWith("tag:")) throw new ApiError("InvalidParameterValue", `The filter '${f.name}' is invalid`);
     }
-    const found = [...this.instances.values()].filter((i) => (ids.length === 0 || ids.includes(i.id)) && wanted.every((f) => instanceMatches(i, f)));
+    const found = [...this.instances.values()].filter((i) => listed(i) && (ids.length === 0 || ids.includes(i.id)) && wanted.every((f) => instanceMatches(i, f)));
     const byReservation = new Map<string, Instance[]>();
     for (const i of found) byReservation.set(i.reservationId, [...(byReservation.get(i.reservationId) ?? []), i]);
     return { reservationSet: items([...byReservation].map(([r, is]) => reservationXml(r, is, this.settings.region))) };

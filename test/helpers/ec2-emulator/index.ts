@@ -19,7 +19,8 @@ import { newRequestId } from "./model.js";
 import { parseForm } from "./query.js";
 import { actionResponse, errorResponse } from "./xml.js";
 
-export type { ApiFault, LaunchFault, RecordedCall } from "./emulator.js";
+export type { ApiFault, EmulatorSettings, LaunchFault, RecordedCall } from "./emulator.js";
+export type { Machines, MachineSpec, StartedMachine } from "./machines.js";
 export type { Instance as EmulatedInstance, KeyPair as EmulatedKeyPair, InstanceStateName } from "./model.js";
 export { userDataKeys } from "./emulator.js";
 
@@ -58,6 +59,8 @@ export interface Ec2Emulator {
    * meanwhile). `arrived` resolves when such a call came in.
    */
   holdReply(action: string): { arrived: Promise<RecordedCall>; release(): void };
+  /** Changes a setting of the running emulator (boot and console delays, listing lag, ...). */
+  configure(changes: Partial<EmulatorSettings>): void;
   /** Terminates instances as if someone did it in the console. */
   terminate(ids: string[]): void;
   stop(): Promise<void>;
@@ -77,6 +80,7 @@ export async function startEc2Emulator(options: Ec2EmulatorOptions = {}): Promis
     consoleDelayMs: options.consoleDelayMs ?? 0,
     terminateDelayMs: options.terminateDelayMs ?? 200,
     mapPublicIpOnLaunch: options.mapPublicIpOnLaunch ?? false,
+    listingLagMs: options.listingLagMs ?? 0,
   };
   const machines = options.machines ?? (await dockerMachines(id));
   const account = new EmulatedAccount(settings, machines, (line) => log(`[ec2-emulator ${id}] ${line}`));
@@ -153,6 +157,7 @@ export async function startEc2Emulator(options: Ec2EmulatorOptions = {}): Promis
       holds.push({ action, taken: false, arrived, released });
       return { arrived: arrival, release };
     },
+    configure: (changes) => void Object.assign(settings, changes),
     terminate: (ids) => void account.terminateInstances(ids),
     stop() {
       stopping ??= (async () => {

@@ -34,7 +34,9 @@ export interface Instance {
   stateReason?: StateReason;
   /** StateTransitionReason */
   reason: string;
+  /** EC2 shows whole seconds. */
   launchTime: Date;
+  launchedAtMs: number;
   launchIndex: number;
   privateIp?: string;
   publicIp?: string;
