@@ -182,4 +182,18 @@ export interface PluginSpec {
   description?: string;
   resourceTypes?: Record<string, { format: "file" | "archive"; permissions?: string }>;
   parameters?: { admin?: PluginParameterSet; user?: PluginParameterSet };
+  /** What the plugin declares about itself; absent flags are false. */
+  capabilities?: PluginCapabilities;
+}
+
+/**
+ * Declarations a plugin makes instead of the core keeping lists of who is special (docs/providers.md, Writing a
+ * plugin).
+ */
+export interface PluginCapabilities {
+  /**
+   * A provider's nodes are not machines of their own: automators run their actions on the provisioner host, in the
+   * tenant's sandbox, instead of over SSH (`sim`). @default false
+   */
+  localActions?: boolean;
 }

@@ -41,6 +41,7 @@ export type {
   CatalogEntityByKind,
   CatalogEntity,
   CatalogSnapshot,
+  PluginCapabilities,
   PluginField,
   PluginParameterSet,
   PluginSpec,

@@ -11,7 +11,9 @@ export type { Plugin, ProviderPlugin, AutomatorPlugin, PluginContext, PluginOutc
 export type { PluginHost, PluginFactory, PluginModule } from "./plugin-host.js";
 /** Types plugins meet in `ctx.task` and in their specs (from @corral/shared and @corral/contracts). */
 export type { TaskMessage, TaskOutcome, Logger, ClusterRecordHead, ClusterRecordReader } from "@corral/shared";
-export type { PluginSpec, PluginField, PluginParameterSet, Json, JsonObject } from "@corral/contracts";
+export type { PluginSpec, PluginCapabilities, PluginField, PluginParameterSet, Json, JsonObject } from "@corral/contracts";
+/** Whether the task's node runs its actions on the provisioner host: its provider declares `capabilities.localActions`. */
+export { runsActionsLocally } from "./plugins/local-actions.js";
 export type { NatsConnection } from "@nats-io/transport-node";
 
 // ---- SSH toolkit ---------------------------------------------------------------------------------------------
@@ -50,6 +52,9 @@ export type { SyncReport } from "./ssh/remote-files.js";
 export { OutputTail } from "./ssh/output-tail.js";
 
 // ---- Actions -------------------------------------------------------------------------------------------------
+/** The remote-or-sandbox skeleton of an automator that runs one command per service action (`shell`, `chef-solo`). */
+export { createActionAutomator } from "./plugins/action-automator.js";
+export type { ActionAutomatorDefinition, ActionAutomatorOptions, ActionPlace, ActionRun, PreparedAction } from "./plugins/action-automator.js";
 /** The variables every action sees, the per-dispatch task file name, the `timeout_s` field. */
 export { actionVariables, taskFileName, actionTimeoutSeconds } from "./plugins/action-env.js";
 /** The script an action runs on a node: transient files (0600, removed however it ends), environment, command. */

@@ -11,7 +11,7 @@ import type { PluginContext, PluginOutcome } from "./plugins/types.js";
 
 
 /** What the runner needs besides the task: what every plugin call gets, the plugins, and a clock. */
-export interface RunTaskEnv extends Omit<PluginContext, "task"> {
+export interface RunTaskEnv extends Omit<PluginContext, "task" | "providerSpec"> {
   plugins: PluginSet;
   now: () => number;
 }
@@ -61,6 +61,9 @@ async function dispatch(task: TaskMessage, env: RunTaskEnv): Promise<PluginOutco
   const name = String(task.taskName ?? "").toUpperCase();
   if (!isTaskName(name)) return { status: 1, stderr: `unknown task ${String(task.taskName)}` };
   if (typeof task.config !== "object" || task.config === null) return { status: 1, stderr: "malformed task: no config" };
+  const config = task.config;
+  const providerType = config.provider?.providertype;
+  const provider = typeof providerType === "string" ? env.plugins.providers.get(providerType) : undefined;
   const ctx: PluginContext = {
     task,
     tenant: env.tenant,
@@ -69,12 +72,10 @@ async function dispatch(task: TaskMessage, env: RunTaskEnv): Promise<PluginOutco
     workerId: env.workerId,
     signal: env.signal,
     log: env.log,
+    ...(provider ? { providerSpec: provider.spec } : {}),
   };
-  const config = task.config;
   if (PROVIDER_TASKS.has(name)) {
-    const type = config.provider?.providertype;
-    const provider = typeof type === "string" ? env.plugins.providers.get(type) : undefined;
-    if (!provider) return { status: 1, stderr: `unknown provider type ${String(type)} (this provisioner has ${list(env.plugins.names.providertypes)})` };
+    if (!provider) return { status: 1, stderr: `unknown provider type ${String(providerType)} (this provisioner has ${list(env.plugins.names.providertypes)})` };
     if (name === TaskName.Create) return provider.create(ctx);
     if (name === TaskName.Confirm) return provider.confirm(ctx);
     return provider.delete(ctx);

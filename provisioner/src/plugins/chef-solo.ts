@@ -1,16 +1,11 @@
-import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { JsonObject, PluginSpec } from "@corral/contracts";
-import { resourceDir } from "../paths.js";
-import { defaultSandbox, type LocalSandbox } from "../sandbox/index.js";
-import { isRemoteNode } from "../ssh/node-target.js";
-import { remoteStatus } from "../ssh/remote-exec.js";
-import { runChecked, syncDirectory } from "../ssh/remote-files.js";
-import { prepareWorkDirs, REMOTE_RUN_DIR, REMOTE_WORK_DIR, remoteResourceDir, withRemoteNode, type RemoteAccess } from "../ssh/remote-node.js";
+import type { LocalSandbox } from "../sandbox/index.js";
+import type { RemoteAccess } from "../ssh/remote-node.js";
+import { createActionAutomator, type PreparedAction } from "./action-automator.js";
 import { taskFileName } from "./action-env.js";
-import { exitStatus, isOnPath } from "./process.js";
-import { remoteActionScript, removeFilesCommand } from "./remote-script.js";
-import type { AutomatorPlugin, PluginContext, PluginOutcome, ServiceActionCall } from "./types.js";
+import { isOnPath } from "./process.js";
+import type { AutomatorPlugin, PluginContext, ServiceActionCall } from "./types.js";
 
 export const CHEF_SOLO_SPEC: PluginSpec = {
   name: "chef-solo",
@@ -42,11 +37,11 @@ const ACTION_TIMEOUT_S = 1800;
 const CHEF_COMMAND = 'chef-solo --no-color -c "$CORRAL_CHEF_CONFIG" -j "$CORRAL_CHEF_JSON" -o "$CORRAL_CHEF_RUN_LIST"';
 
 export interface ChefSoloAutomatorOptions {
-  /** PATH searched for `chef-solo` on the provisioner host (sim nodes). @default process.env.PATH */
+  /** PATH searched for `chef-solo` on the provisioner host (local nodes). @default process.env.PATH */
   pathEnv?: string;
-  /** How real nodes are reached. Without it, actions of nodes that are not `sim` nodes fail. */
+  /** How real nodes are reached. Without it, actions of nodes that are not local fail. */
   remote?: RemoteAccess;
-  /** Where actions of `sim` nodes run. @default defaultSandbox() */
+  /** Where actions of local nodes (providers declaring `capabilities.localActions`, such as `sim`) run. @default defaultSandbox() */
   sandbox?: LocalSandbox;
 }
 
@@ -59,43 +54,43 @@ const UNAVAILABLE = "chef-solo is not available on this provisioner";
  * - On a real node it runs over SSH; BOOTSTRAP checks that chef-solo is installed there and copies the synced
  *   resources to `/var/lib/corral/resources/chef-solo/` (only what changed). Nothing is installed from the
  *   internet: the node's image must carry Chef.
- * - On a `sim` node it runs on the provisioner host, in the tenant's sandbox (`LocalSandbox`); status 1 with a
- *   clear message when chef-solo is missing.
+ * - On a node whose provider declares `capabilities.localActions` (`sim`) it runs on the provisioner host, in the
+ *   tenant's sandbox (`LocalSandbox`); status 1 with a clear message when chef-solo is missing.
  */
 export function createChefSoloAutomator(options: ChefSoloAutomatorOptions = {}): AutomatorPlugin {
   const pathEnv = () => options.pathEnv ?? process.env["PATH"];
-  const remote = options.remote;
-  const sandbox = options.sandbox ?? defaultSandbox();
-  return {
-    kind: "automatortypes",
-    spec: CHEF_SOLO_SPEC,
-    async bootstrap(ctx) {
-      if (isRemoteNode(ctx.task)) return remote ? remoteBootstrap(ctx, remote) : noRemote(ctx);
-      if (!(await isOnPath("chef-solo", pathEnv()))) return { status: 1, stderr: UNAVAILABLE };
-      const box = await sandbox.forActions(ctx.workDir, ctx.tenant);
-      if ("refused" in box) return refused(box.refused);
-      await box.nodeDir(ctx.task.clusterId, ctx.task.nodeId);
-      return { status: 0 };
+  return createActionAutomator<PreparedRun>(
+    {
+      spec: CHEF_SOLO_SPEC,
+      resourceTypes: RESOURCE_TYPES,
+      prepare: prepareRun,
+      run(ctx, _action, prepared, place) {
+        const json = { path: join(place.runDir, taskFileName(ctx.task, "chef", "json")), content: prepared.attributes };
+        const config = {
+          path: join(place.runDir, taskFileName(ctx.task, "chef", "rb")),
+          content: soloConfig((type) => place.resourceDir(type), place.workDir),
+        };
+        return {
+          command: CHEF_COMMAND,
+          env: {
+            ...(place.where === "local" ? { PATH: pathEnv() } : {}),
+            CORRAL_CHEF_CONFIG: config.path,
+            CORRAL_CHEF_JSON: json.path,
+            CORRAL_CHEF_RUN_LIST: prepared.runList,
+          },
+          files: [json, config],
+          timeoutSeconds: ACTION_TIMEOUT_S,
+        };
+      },
+      localUnavailable: async () => ((await isOnPath("chef-solo", pathEnv())) ? undefined : UNAVAILABLE),
+      remoteCheck: {
+        command: "command -v chef-solo",
+        failure: (ctx) => `chef-solo is not installed on ${ctx.task.config.hostname}; use an image that carries Chef\n`,
+      },
     },
-    async runAction(ctx, action) {
-      const prepared = prepareRun(ctx, action);
-      if ("error" in prepared) return { status: 1, stderr: prepared.error };
-      if (isRemoteNode(ctx.task)) return remote ? remoteAction(ctx, prepared, remote) : noRemote(ctx);
-      if (!(await isOnPath("chef-solo", pathEnv()))) return { status: 1, stderr: UNAVAILABLE };
-      return localAction(ctx, prepared, pathEnv(), sandbox);
-    },
-    ...(remote ? { close: () => remote.pool.close() } : {}),
-  };
+    options,
+  );
 }
-
-const noRemote = (ctx: PluginContext): PluginOutcome => ({
-  status: 1,
-  stderr: `chef-solo: node ${ctx.task.config.hostname} is a real machine, and this provisioner was started without SSH access\n`,
-});
-
-const refused = (reason: string): PluginOutcome => ({ status: 1, stderr: `chef-solo: ${reason}\n` });
-const localResources = (ctx: PluginContext, type: ChefResourceType) =>
-  resourceDir(ctx.workDir, ctx.tenant, "automatortypes", CHEF_SOLO_SPEC.name, type);
 
 /** A Ruby single-quoted string literal (no interpolation; only `\` and `'` need escaping). */
 const rubyString = (s: string) => `'${s.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
@@ -117,18 +112,18 @@ interface PreparedRun {
 }
 
 /** The run list and the attribute JSON (Coopr's layout, with the full `coopr` attribute). */
-function prepareRun(ctx: PluginContext, action: ServiceActionCall): PreparedRun | { error: string } {
+function prepareRun(ctx: PluginContext, action: ServiceActionCall): PreparedAction<PreparedRun> {
   const runList = String(action.fields["run_list"] ?? "").replace(/\s+/g, "");
-  if (!runList) return { error: `chef-solo: the action ${action.name} of service ${action.service} has no run_list` };
+  if (!runList) return { ok: false, error: `chef-solo: the action ${action.name} of service ${action.service} has no run_list` };
   let serviceData: JsonObject = {};
   const rawAttributes = String(action.fields["json_attributes"] ?? "").trim();
   if (rawAttributes) {
     try {
       const parsed: unknown = JSON.parse(rawAttributes);
-      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return { error: "chef-solo: json_attributes must be a JSON object" };
+      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return { ok: false, error: "chef-solo: json_attributes must be a JSON object" };
       serviceData = parsed as JsonObject;
     } catch (err) {
-      return { error: `chef-solo: json_attributes is not valid JSON: ${(err as Error).message}` };
+      return { ok: false, error: `chef-solo: json_attributes is not valid JSON: ${(err as Error).message}` };
     }
   }
   const { config } = ctx.task;
@@ -145,70 +140,5 @@ function prepareRun(ctx: PluginContext, action: ServiceActionCall): PreparedRun 
       ipaddresses: config.ipaddresses,
     },
   };
-  return { runList, attributes: JSON.stringify(attributes) };
-}
-
-function remoteBootstrap(ctx: PluginContext, remote: RemoteAccess): Promise<PluginOutcome> {
-  return withRemoteNode(remote, ctx, "chef-solo bootstrap", async (node) => {
-    const check = await node.run({ command: "command -v chef-solo", timeoutMs: 30_000, signal: ctx.signal });
-    if (check.exitCode !== 0) {
-      const { note } = remoteStatus(check, "chef-solo bootstrap", 30);
-      return { status: 1, stderr: note || `chef-solo is not installed on ${ctx.task.config.hostname}; use an image that carries Chef\n` };
-    }
-    await runChecked(node, prepareWorkDirs, ctx.signal, "creating the work directories");
-    let stdout = "";
-    for (const type of RESOURCE_TYPES) {
-      const report = await syncDirectory(node, localResources(ctx, type), remoteResourceDir(CHEF_SOLO_SPEC.name, type), ctx.signal);
-      stdout += `chef-solo ${type}: ${report.sent} sent, ${report.removed} removed, ${report.unchanged} unchanged\n`;
-    }
-    return { status: 0, stdout };
-  });
-}
-
-function remoteAction(ctx: PluginContext, run: PreparedRun, remote: RemoteAccess): Promise<PluginOutcome> {
-  return withRemoteNode(remote, ctx, "chef-solo", async (node) => {
-    const json = { path: `${REMOTE_RUN_DIR}/${taskFileName(ctx.task, "chef", "json")}`, content: run.attributes };
-    const config = {
-      path: `${REMOTE_RUN_DIR}/${taskFileName(ctx.task, "chef", "rb")}`,
-      content: soloConfig((type) => remoteResourceDir(CHEF_SOLO_SPEC.name, type), REMOTE_WORK_DIR),
-    };
-    const script = remoteActionScript({
-      files: [json, config],
-      env: { CORRAL_CHEF_CONFIG: config.path, CORRAL_CHEF_JSON: json.path, CORRAL_CHEF_RUN_LIST: run.runList },
-      cwd: REMOTE_WORK_DIR,
-      command: CHEF_COMMAND,
-    });
-    const ran = await node.run({
-      script,
-      timeoutMs: ACTION_TIMEOUT_S * 1000,
-      signal: ctx.signal,
-      cleanupAfterKill: removeFilesCommand([json, config]),
-    });
-    const { status, note } = remoteStatus(ran, "chef-solo", ACTION_TIMEOUT_S);
-    return { status, stdout: ran.stdout.text(), stderr: ran.stderr.text() + note };
-  });
-}
-
-async function localAction(ctx: PluginContext, run: PreparedRun, pathEnv: string | undefined, sandbox: LocalSandbox): Promise<PluginOutcome> {
-  const box = await sandbox.forActions(ctx.workDir, ctx.tenant);
-  if ("refused" in box) return refused(box.refused);
-  const workDir = await box.nodeDir(ctx.task.clusterId, ctx.task.nodeId);
-  const file = join(workDir, taskFileName(ctx.task, "chef", "json"));
-  const configFile = join(workDir, taskFileName(ctx.task, "chef", "rb"));
-  await box.writeFile(file, run.attributes);
-  await box.writeFile(configFile, soloConfig((type) => localResources(ctx, type), workDir));
-  try {
-    const ran = await box.run({
-      command: CHEF_COMMAND,
-      cwd: workDir,
-      env: { PATH: pathEnv, CORRAL_CHEF_CONFIG: configFile, CORRAL_CHEF_JSON: file, CORRAL_CHEF_RUN_LIST: run.runList },
-      timeoutMs: ACTION_TIMEOUT_S * 1000,
-      signal: ctx.signal,
-    });
-    const status = exitStatus(ran);
-    return { status, stdout: ran.stdout, stderr: ran.stderr };
-  } finally {
-    await rm(file, { force: true });
-    await rm(configFile, { force: true });
-  }
+  return { ok: true, value: { runList, attributes: JSON.stringify(attributes) } };
 }

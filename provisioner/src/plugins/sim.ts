@@ -34,6 +34,8 @@ export const SIM_SPEC: PluginSpec = {
     },
     user: { fields: {}, required: [] },
   },
+  // Sim machines do not exist: automators run their actions on the provisioner host, in the tenant's sandbox.
+  capabilities: { localActions: true },
 };
 
 /**

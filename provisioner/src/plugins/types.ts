@@ -23,6 +23,11 @@ export interface PluginContext {
    */
   signal: AbortSignal;
   log: Logger;
+  /**
+   * The spec of the task's provider type as this provisioner carries it (`config.provider.providertype`), or
+   * undefined when it carries none of that name. Automators read its declarations (`runsActionsLocally`).
+   */
+  providerSpec?: PluginSpec;
 }
 
 /** What a plugin reports for one task; becomes the `TaskResult` (see shared/src/tasks.ts). */

@@ -4,7 +4,6 @@ import type { Json, JsonObject } from "@corral/contracts";
 import type { TaskMessage } from "@corral/shared";
 import type { ClusterKeys } from "../cluster-keys.js";
 import { pathSegment, resourceDir } from "../paths.js";
-import { SIM_SECURED_SPEC, SIM_SPEC } from "../plugins/sim.js";
 import { pinnedHostKeys } from "./host-keys.js";
 import type { SshTarget } from "./pool.js";
 
@@ -31,14 +30,6 @@ export interface SshAuth {
 export interface CredentialSources {
   workDir: string;
   clusterKeys: ClusterKeys | undefined;
-}
-
-/** The `sim` (and `sim-secured`) provider's machines do not exist: their actions run on the provisioner host. */
-export const LOCAL_PROVIDER_TYPES: ReadonlySet<string> = new Set([SIM_SPEC.name, SIM_SECURED_SPEC.name]);
-
-/** Whether the task's node is a real machine reached over SSH (anything but a `sim` node). */
-export function isRemoteNode(task: TaskMessage): boolean {
-  return !LOCAL_PROVIDER_TYPES.has(String(task.config?.provider?.providertype ?? "sim"));
 }
 
 /** A task's node as an SSH target, or a message saying what is missing. */
