@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import test from "ava";
 import { defaultStateDir, repoRoot } from "@corral/deploy";
-import { ensureInstalled, which } from "../src/binaries.js";
+import { ensureInstalled, ensureNatsServer, ensureRedisServer, which } from "../src/binaries.js";
 import { isUnitFile, SYSTEMD_LAYOUT, systemdUnits } from "../src/systemd-units.js";
 
 const exec = promisify(execFile);
@@ -16,14 +16,19 @@ const analyze = (): Promise<string> => ensureInstalled(defaultStateDir(), ["syst
 
 /**
  * The units as committed, in a temporary directory, with each program path the units name replaced by where this
- * machine has it when it is elsewhere (verify fails on a missing ExecStart program; CI may keep nats-server in
- * .corral/bin).
+ * machine has it when it is elsewhere (verify fails on a missing ExecStart program; a fresh machine may have
+ * nats-server only in the launcher's download cache).
  */
 async function unitsForThisMachine(dir: string): Promise<string[]> {
-  const programs = [SYSTEMD_LAYOUT.node, SYSTEMD_LAYOUT.natsServer, SYSTEMD_LAYOUT.redisServer];
+  // The servers are found as the launcher finds them: a new enough system binary, else the cached download.
+  const locate: Record<string, () => Promise<string | undefined>> = {
+    [SYSTEMD_LAYOUT.node]: () => which("node"),
+    [SYSTEMD_LAYOUT.natsServer]: () => ensureNatsServer(),
+    [SYSTEMD_LAYOUT.redisServer]: () => ensureRedisServer(),
+  };
   const found = new Map<string, string>();
-  for (const path of programs) {
-    const here = (await exists(path)) ? path : await which(path.split("/").pop() ?? path);
+  for (const [path, find] of Object.entries(locate)) {
+    const here = (await exists(path)) ? path : await find();
     if (here) found.set(path, here);
   }
   const names = (await readdir(unitsDir)).filter(isUnitFile);
