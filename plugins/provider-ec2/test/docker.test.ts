@@ -2,6 +2,7 @@
  * The ec2 provider against the EC2 emulator whose instances are containers of the node image: CONFIRM reaches
  * them over SSH with the cluster key, pins the host keys their console shows, refuses a key the console does not
  * show, trusts on first use only when the provider says so, and lets a user's own key pair in.
+ * The tests run one after the other: the launch faults they arm apply to the next launch.
  */
 import { randomUUID } from "node:crypto";
 import { generateSshKeyPair, nodeTarget, withTarget, type PluginOutcome } from "@corral/provisioner/sdk";
@@ -16,7 +17,7 @@ let emulator: Ec2Emulator;
 let h: Harness;
 
 const test = testWithNats("provider-ec2-docker", async (nc) => {
-  emulator = await startEc2Emulator({ log: (line) => process.stderr.write(`${line}\n`) });
+  emulator = await startEc2Emulator();
   h = harness(nc, { confirmTimeoutMs: 90_000 });
 });
 
@@ -27,7 +28,12 @@ test.after.always(async () => {
   await removeTestContainers();
 });
 
-const node = (prefix: string, extra: Partial<NodeInput> = {}): NodeInput => ({ tenant: uniqueName(`t-${prefix}`), clusterId: randomUUID().slice(0, 8), ...extra });
+const node = (prefix: string, extra: Partial<NodeInput> = {}): NodeInput => ({
+  tenant: uniqueName(`t-${prefix}`),
+  clusterId: randomUUID().slice(0, 8),
+  ...extra,
+  fields: { access_key_id: "AKIADOCKERTEST000000", secret_access_key: "docker-test-secret", ...extra.fields },
+});
 const run = (input: NodeInput, taskName: "CREATE" | "CONFIRM" | "DELETE", previous: PluginOutcome[] = []) => h.run(nodeTask(emulator.url, input, taskName, previous));
 
 /** Runs `command` on the node as the automators reach it: its results' address, ssh-auth and pinned keys. */
@@ -41,7 +47,7 @@ async function onNode(input: NodeInput, previous: PluginOutcome[], command: stri
   });
 }
 
-test("CREATE, CONFIRM with the console's host keys pinned, commands over SSH as root through sudo, DELETE", async (t) => {
+test.serial("CREATE, CONFIRM with the console's host keys pinned, commands over SSH as root through sudo, DELETE", async (t) => {
   const n = node("life");
   const created = await run(n, "CREATE");
   t.is(created.status, 0, created.stderr);
@@ -68,7 +74,7 @@ test("CREATE, CONFIRM with the console's host keys pinned, commands over SSH as 
   t.is((await dockerExec(instance.containerId!, ["true"])).exitCode === 0, false, "its container is gone");
 });
 
-test("a host key the console does not show is refused", async (t) => {
+test.serial("a host key the console does not show is refused", async (t) => {
   const n = node("foreign");
   emulator.nextLaunches({ kind: "console", keys: "foreign" });
   const created = await run(n, "CREATE");
@@ -79,7 +85,7 @@ test("a host key the console does not show is refused", async (t) => {
   t.is(confirmed.result, undefined, "nothing pinned");
 });
 
-test("a console without host keys: CONFIRM waits and gives up, unless first-use trust is on, which the node records", async (t) => {
+test.serial("a console without host keys: CONFIRM waits and gives up, unless first-use trust is on, which the node records", async (t) => {
   const strict = harness(h.host.nc, { confirmTimeoutMs: 6_000, pollMs: 100, maxPollMs: 500 });
   try {
     const n = node("nokeys");
@@ -107,7 +113,7 @@ test("a console without host keys: CONFIRM waits and gives up, unless first-use 
   t.is((await onNode(trusting, [created, confirmed], "true")).status, 0);
 });
 
-test("a user's key pair is let in beside the cluster's; a public address is the access address", async (t) => {
+test.serial("a user's key pair is let in beside the cluster's; a public address is the access address", async (t) => {
   const mine = generateSshKeyPair("me@laptop");
   const api = new Ec2Api({ region: "us-east-1", endpoint: emulator.url, credentials: { accessKeyId: "AKIAUSER", secretAccessKey: "s" } });
   const keyName = uniqueName("my-key");
@@ -141,7 +147,7 @@ test("a user's key pair is let in beside the cluster's; a public address is the 
   t.is((await run(n, "DELETE", [created, confirmed])).status, 0);
 });
 
-test("unknown key pair of a user: CREATE fails saying so", async (t) => {
+test.serial("unknown key pair of a user: CREATE fails saying so", async (t) => {
   const created = await run(node("nokey", { fields: { key_name: "nobody-s-key" } }), "CREATE");
   t.is(created.status, 1);
   t.regex(created.stderr ?? "", /your key pair nobody-s-key \(provider field key_name\) does not exist in http:\/\/127\.0\.0\.1:\d+/);
