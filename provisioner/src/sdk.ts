@@ -67,6 +67,8 @@ export type { ProcessOutcome } from "./plugins/process.js";
 // ---- Local sandbox -------------------------------------------------------------------------------------------
 /** One sandbox per tenant for actions on the provisioner host (see provisioner/README.md, "Local actions"). */
 export { createLocalSandbox, defaultSandbox } from "./sandbox/index.js";
+/** Removes a local node's directory (and its cluster's once empty) without following links a tenant planted. */
+export { removeNodeDir } from "./sandbox/removal.js";
 export type { LocalSandbox, TenantSandbox, SandboxRunOptions, Isolation, SandboxMode } from "./sandbox/index.js";
 
 // ---- Paths, periodic jobs, retries ---------------------------------------------------------------------------

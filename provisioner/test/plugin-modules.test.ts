@@ -225,7 +225,7 @@ function provisionerProcess(t: Ctx, id: string, plugins: string) {
       CORRAL_PROVISIONER_CAPACITY: "1",
       CORRAL_PROVISIONER_WORKDIR: join(t.context.dir, "work-process"),
       CORRAL_PROVISIONER_PLUGINS: plugins,
-      CORRAL_LOG_LEVEL: "warn",
+      CORRAL_LOG_LEVEL: "info",
     },
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -246,6 +246,8 @@ test("plugin modules - the process loads provisioner.plugins, paths relative to 
     what: "the child registered the module's provider",
     timeoutMs: 20_000,
   });
+  // SIGTERM stops it cleanly once it has started (its handler is installed then).
+  await eventually(() => run.stderr().includes('"msg":"provisioner service started"'), { what: "the child started", timeoutMs: 20_000 });
   run.child.kill("SIGTERM");
   t.is(await run.exited, 0);
 });
