@@ -4,7 +4,7 @@ import type { Ec2Deps } from "./deps.js";
 import { isEc2Code, type Ec2Api, type Ec2Instance } from "./ec2-api.js";
 import { liveNodeInstances } from "./instances.js";
 import { ensureClusterKeyPair, forgetKeyPair } from "./key-pairs.js";
-import { clientToken, instanceTags } from "./naming.js";
+import { clientToken, instanceTags, TAG } from "./naming.js";
 import { loginUser, readSettings, type Ec2Settings } from "./settings.js";
 
 const failed = (message: string): PluginOutcome => ({ status: 1, stderr: `ec2: ${message}\n` });
@@ -69,7 +69,14 @@ async function launch(ctx: PluginContext, deps: Ec2Deps, api: Ec2Api, settings: 
       ...(userData ? { UserData: Buffer.from(userData).toString("base64") } : {}),
     };
     try {
-      return await api.runInstance(input, signal);
+      const instance = await api.runInstance(input, signal);
+      if (instance.tags[TAG.node] !== task.nodeId) {
+        // Some EC2-compatible clouds ignore TagSpecifications: the tags the provider finds its instances by are set now.
+        const tags = instanceTags(deps.installation, task);
+        await api.createTags([instance.id], tags, signal);
+        instance.tags = Object.fromEntries(tags.map((t) => [t.Key, t.Value]));
+      }
+      return instance;
     } catch (err) {
       // The pair was removed behind this process's back (another provisioner's last DELETE of the cluster): import it again.
       if (!isEc2Code(err, "InvalidKeyPair.NotFound") || attempt > 1) throw err;

@@ -90,6 +90,22 @@ test.serial("CREATE imports the cluster's key pair and launches one tagged insta
   t.is(emulator.keyPairs().filter((k) => k.name === pairName).length, 1);
 });
 
+test.serial("a cloud that ignores tags at launch gets them by CreateTags", async (t) => {
+  const n = node("notags");
+  emulator.configure({ tagsOnLaunch: false });
+  try {
+    const created = await run(n, "CREATE");
+    t.is(created.status, 0, created.stderr);
+    const [instance] = nodeInstances(n);
+    t.is(instance?.id, created.result?.["providerid"]);
+    const [tagged] = emulator.calls("CreateTags").filter((c) => c.params["ResourceId.1"] === instance?.id);
+    t.truthy(tagged, "CreateTags of the new instance");
+    t.is(instance?.tags.get(TAG.cluster), n.clusterId);
+  } finally {
+    emulator.configure({ tagsOnLaunch: true });
+  }
+});
+
 test.serial("a redelivered CREATE gets the instance of its first run: adopted by tags, or from the ClientToken", async (t) => {
   const n = node("redeliver");
   const first = await run(n, "CREATE");

@@ -75,6 +75,8 @@ export interface EmulatorSettings {
    * (asked for by id, it is InvalidInstanceID.NotFound meanwhile).
    */
   listingLagMs: number;
+  /** Whether RunInstances applies TagSpecifications (some EC2-compatible clouds ignore them). */
+  tagsOnLaunch: boolean;
 }
 
 /** A call as the emulator received it (for assertions: ClientToken, tags, credentials). */
@@ -180,7 +182,9 @@ export class EmulatedAccount {
     }
 
     const instanceTags = new Map<string, string>();
-    for (const spec of tagSpecifications(p)) if (spec.resourceType === "instance") for (const t of spec.tags) instanceTags.set(t.key, t.value);
+    if (this.settings.tagsOnLaunch) {
+      for (const spec of tagSpecifications(p)) if (spec.resourceType === "instance") for (const t of spec.tags) instanceTags.set(t.key, t.value);
+    }
     const userData = p.has("UserData") ? Buffer.from(p.get("UserData")!, "base64").toString("utf8") : undefined;
     const reservationId = newReservationId();
     const made: Instance[] = [];

@@ -81,6 +81,7 @@ export async function startEc2Emulator(options: Ec2EmulatorOptions = {}): Promis
     terminateDelayMs: options.terminateDelayMs ?? 200,
     mapPublicIpOnLaunch: options.mapPublicIpOnLaunch ?? false,
     listingLagMs: options.listingLagMs ?? 0,
+    tagsOnLaunch: options.tagsOnLaunch ?? true,
   };
   const machines = options.machines ?? (await dockerMachines(id));
   const account = new EmulatedAccount(settings, machines, (line) => log(`[ec2-emulator ${id}] ${line}`));
