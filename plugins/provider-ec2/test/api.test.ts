@@ -97,7 +97,7 @@ test.serial("a cloud that ignores tags at launch gets them by CreateTags", async
     const created = await run(n, "CREATE");
     t.is(created.status, 0, created.stderr);
     const [instance] = nodeInstances(n);
-    t.is(instance?.id, created.result?.["providerid"]);
+    t.is(instance?.id, String(created.result?.["providerid"]));
     const [tagged] = emulator.calls("CreateTags").filter((c) => c.params["ResourceId.1"] === instance?.id);
     t.truthy(tagged, "CreateTags of the new instance");
     t.is(instance?.tags.get(TAG.cluster), n.clusterId);
