@@ -30,7 +30,18 @@ export type AwaitedSsh = { ok: true; hostKeys: HostKeys; isTrustedOnFirstUse: bo
  * failure, the machine going away or the deadline ends it. Never throws for SSH failures.
  */
 export async function awaitSsh(pool: SshPool, target: SshTarget, signal: AbortSignal, options: AwaitSshOptions): Promise<AwaitedSsh> {
-  const deadline = AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs)]);
+  // A timer of our own, not AbortSignal.timeout: inside AbortSignal.any, Node may collect a timeout signal before it
+  // fires (https://github.com/nodejs/node/issues/57736), and the wait would then outlive its bound.
+  const expiry = new AbortController();
+  const timer = setTimeout(() => expiry.abort(), options.timeoutMs);
+  try {
+    return await attempts(pool, target, signal, AbortSignal.any([signal, expiry.signal]), options);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function attempts(pool: SshPool, target: SshTarget, signal: AbortSignal, deadline: AbortSignal, options: AwaitSshOptions): Promise<AwaitedSsh> {
   const where = address(target);
   let last = "";
   for (let attempt = 1; ; attempt++) {
