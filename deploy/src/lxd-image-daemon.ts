@@ -165,7 +165,7 @@ async function startLxd(lxd: string, stateDir: string, timeoutMs: number, log: (
   try {
     await logFile.write(`--- ${new Date().toISOString()} started by pid ${process.pid}: ${[lxd, ...args].join(" ")}\n`);
     // Detached with file descriptors instead of pipes: the daemon keeps running after we exit.
-    const child = spawn(lxd, args, { cwd: "/", detached: true, stdio: ["ignore", logFile.fd, logFile.fd] });
+    const child = spawn(lxd, args, { cwd: "/", env: daemonEnv(), detached: true, stdio: ["ignore", logFile.fd, logFile.fd] });
     child.once("error", (err) => (exitedWith = err.message));
     child.once("exit", (code, signal) => (exitedWith = signal ? `signal ${signal}` : `exit code ${code}`));
     child.unref();
@@ -195,6 +195,14 @@ async function waitReady(
   const ready = await run(lxd, ["waitready", `--timeout=${seconds}`]);
   if (ready.code !== 0) throw new Error(`lxd waitready failed: ${ready.stderr.trim() || ready.stdout.trim()}`);
   log("lxd is ready");
+}
+
+/**
+ * The daemon's environment: this one with the system's PATH only. Under npm the PATH starts with node_modules/.bin,
+ * whose `nft` (a Node file tracer) LXD would take for nftables' command and crash on.
+ */
+function daemonEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" };
 }
 
 async function systemdRuns(): Promise<boolean> {

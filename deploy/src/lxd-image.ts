@@ -35,7 +35,8 @@ export interface LxdImage {
 
 /**
  * systemd as init, sshd, python3 (the demo services, Ansible-style automation) and cloud-init (the provider's
- * user-data), with ifupdown and dhclient for eth0.
+ * user-data), with ifupdown and dhclient for eth0. debootstrap does not resolve virtual packages: python3-cffi-backend
+ * provides the `python3-cffi-backend-api-*` that cloud-init's python3-cryptography depends on.
  */
 const PACKAGES = [
   "systemd",
@@ -43,6 +44,7 @@ const PACKAGES = [
   "openssh-server",
   "python3",
   "cloud-init",
+  "python3-cffi-backend",
   "ifupdown",
   "isc-dhcp-client",
   "procps",
