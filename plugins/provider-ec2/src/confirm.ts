@@ -64,7 +64,7 @@ export async function confirmNode(ctx: PluginContext, deps: Ec2Deps): Promise<Pl
     // cloud-init installs the key pair after sshd started: a refused login is retried.
     retryRefusedLogin: true,
     retryBaseMs: Math.min(250, deps.timing.pollMs),
-    stillThere: () => stillRunning(w, instance),
+    stillThere: lookedAtEvery(deps.timing.pollMs, () => stillRunning(w, instance)),
   });
   if (!ssh.ok) {
     const shown = knownHostKeys && /host key/.test(ssh.error) ? ` (instance ${instance.id}'s console shows ${describeKeys(knownHostKeys)})` : "";
@@ -105,10 +105,10 @@ function nodeInstance(w: Waits, what: string): Promise<Step<Ec2Instance | undefi
   return during(w, what, async () => (await reportedInstance(api, deps.installation, ctx.task, w.deadline)) ?? (await liveNodeInstances(api, deps.installation, ctx.task, w.deadline))[0]);
 }
 
-/** Why an instance will not run for CONFIRM (it ended, or stopped), or undefined. */
-function notRunning(instance: Ec2Instance): string | undefined {
+/** Why an instance will not run for CONFIRM (it ended, or stopped) `when`, or undefined. */
+function notRunning(instance: Ec2Instance, when: string): string | undefined {
   if (instance.state === "shutting-down" || instance.state === "terminated") {
-    return `instance ${instance.id} ended ${instance.state} before CONFIRM found it running: ${stateReasonText(instance)}`;
+    return `instance ${instance.id} ended ${instance.state} ${when}: ${stateReasonText(instance)}`;
   }
   if (instance.state === "stopping" || instance.state === "stopped") return `instance ${instance.id} is ${instance.state}: ${stateReasonText(instance)}`;
   return undefined;
@@ -123,7 +123,7 @@ async function waitForRunning(w: Waits): Promise<Step<Ec2Instance>> {
     if (!found.ok) return found;
     const instance = found.value;
     if (instance) {
-      const ended = notRunning(instance);
+      const ended = notRunning(instance, "before CONFIRM found it running");
       if (ended) return failed(ended);
       const wantsPublic = w.settings.associatePublicIp === true;
       if (instance.state === "running" && instance.privateIp && (!wantsPublic || instance.publicIp)) return { ok: true, value: instance };
@@ -138,13 +138,23 @@ async function waitForRunning(w: Waits): Promise<Step<Ec2Instance>> {
   }
 }
 
+/** `check`, but at most once per `intervalMs`: SSH attempts come faster than EC2's API should be asked. */
+function lookedAtEvery(intervalMs: number, check: () => Promise<string | undefined>): () => Promise<string | undefined> {
+  let last = 0;
+  return async () => {
+    if (Date.now() - last < intervalMs) return undefined;
+    last = Date.now();
+    return check();
+  };
+}
+
 /** Between SSH attempts: a message when the instance went away or ended. */
 async function stillRunning(w: Waits, instance: Ec2Instance): Promise<string | undefined> {
   const found = await nodeInstance(w, "checking the instance");
   if (!found.ok) return undefined; // the wait is over anyway; awaitSsh says so
   const now = found.value;
   if (!now || now.id !== instance.id) return `ec2: instance ${instance.id} of node ${w.ctx.task.nodeId} went away while SSH was awaited`;
-  const ended = notRunning(now);
+  const ended = notRunning(now, "while CONFIRM waited for its console and SSH");
   return ended && `ec2: ${ended}`;
 }
 

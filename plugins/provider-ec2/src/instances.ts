@@ -1,8 +1,8 @@
 import type { TaskMessage } from "@corral/provisioner/sdk";
 import { LIVE_STATES, type Ec2Api, type Ec2Instance } from "./ec2-api.js";
-import { nodeFilters, TAG } from "./naming.js";
+import { nodeFilters, TAG, type Filter } from "./naming.js";
 
-const liveFilter = { Name: "instance-state-name", Values: [...LIVE_STATES] };
+const liveFilter: Filter = { Name: "instance-state-name", Values: [...LIVE_STATES] };
 
 /** Whether an instance was launched by this installation for the task's node. */
 export function isNodeInstance(instance: Ec2Instance, installation: string, task: Pick<TaskMessage, "tenant" | "nodeId">): boolean {
@@ -17,7 +17,7 @@ export async function liveNodeInstances(api: Ec2Api, installation: string, task:
 }
 
 /** The live instances carrying all of `filters`' tags. */
-export function liveInstances(api: Ec2Api, filters: Array<{ Name: string; Values: string[] }>, signal?: AbortSignal): Promise<Ec2Instance[]> {
+export function liveInstances(api: Ec2Api, filters: Filter[], signal?: AbortSignal): Promise<Ec2Instance[]> {
   return api.describeInstances([...filters, liveFilter], signal);
 }
 

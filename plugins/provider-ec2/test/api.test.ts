@@ -181,6 +181,23 @@ test.serial("an instance that never leaves pending: CONFIRM gives up after its t
   t.regex(confirmed.stderr ?? "", new RegExp(`ec2: gave up after 3 s waiting for instance ${created.result?.["providerid"]} to run with its address \\(it is pending\\)`));
 });
 
+test.serial("an instance terminated while CONFIRM waits for its console fails CONFIRM at once, with its state reason", async (t) => {
+  const n = node("gone");
+  emulator.nextLaunches({ kind: "console", keys: "none" });
+  const created = await run(n, "CREATE");
+  const id = String(created.result?.["providerid"]);
+  await eventually(() => emulator.instance(id)?.state === "running", { what: "the instance running" });
+  const confirming = run(n, "CONFIRM", [created]);
+  await eventually(() => emulator.calls("GetConsoleOutput").some((c) => c.params["InstanceId"] === id), { what: "CONFIRM reading the console" });
+  emulator.terminate([id]);
+  const confirmed = await confirming;
+  t.is(confirmed.status, 1);
+  t.regex(
+    confirmed.stderr ?? "",
+    new RegExp(`ec2: instance ${id} ended (shutting-down|terminated) while CONFIRM waited for its console and SSH: Client.UserInitiatedShutdown: User initiated shutdown`),
+  );
+});
+
 test.serial("EC2's errors are task failures with AWS's code and message", async (t) => {
   const expect = async (input: NodeInput, code: RegExp, message: RegExp) => {
     const outcome = await run(input, "CREATE");
