@@ -1,4 +1,4 @@
-import { access, chmod, constants, copyFile, mkdir, mkdtemp, rename, rm } from "node:fs/promises";
+import { access, chmod, constants, copyFile, mkdir, mkdtemp, readdir, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { aptDownloadFromSuite, aptInstall } from "./apt.js";
@@ -76,6 +76,54 @@ export function ensureSlapd(dataDir: string = defaultStateDir()): Promise<SlapdB
   });
   slapdCache.catch(() => (slapdCache = undefined));
   return slapdCache;
+}
+
+/** Paths of what the `ansible` automator runs on a provisioner host. */
+export interface AnsibleBinaries {
+  /** `ansible-playbook` (Debian's ansible-core). */
+  ansiblePlaybook: string;
+  /** nss_wrapper's preload library: gives a sandbox's tenant user, which has no passwd entry, one for ssh. */
+  nssWrapper: string;
+}
+
+let ansibleCache: Promise<AnsibleBinaries> | undefined;
+
+/**
+ * Makes sure ansible-core and nss_wrapper are installed (packages ansible-core, libnss-wrapper; apt-get when
+ * missing) and returns their paths.
+ * @param dataDir where the install lock lives. @default `<repo>/.corral` or `CORRAL_DATA_DIR`
+ * @param log receives a line when it installs
+ */
+export function ensureAnsible(dataDir: string = defaultStateDir(), log: (line: string) => void = () => {}): Promise<AnsibleBinaries> {
+  ansibleCache ??= ensureInstalled(
+    dataDir,
+    ["ansible-core", "libnss-wrapper"],
+    async () => {
+      const [ansiblePlaybook, nssWrapper] = await Promise.all([which("ansible-playbook"), findLibrary("libnss_wrapper.so")]);
+      return ansiblePlaybook && nssWrapper ? { ansiblePlaybook, nssWrapper } : undefined;
+    },
+    log,
+  );
+  ansibleCache.catch(() => (ansibleCache = undefined));
+  return ansibleCache;
+}
+
+/** A shared library in the system's library directories (multiarch ones included), or undefined. */
+async function findLibrary(name: string): Promise<string | undefined> {
+  const dirs = ["/usr/lib", "/lib", "/usr/local/lib"];
+  for (const base of [...dirs]) {
+    const entries = await readdir(base, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) if (entry.isDirectory() && entry.name.includes("-linux-")) dirs.push(join(base, entry.name));
+  }
+  for (const dir of dirs) {
+    try {
+      await access(join(dir, name), constants.R_OK);
+      return join(dir, name);
+    } catch {
+      // keep looking
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -1,14 +1,15 @@
 /**
- * `node --import=tsx deploy/src/ensure-cli.ts [nats] [redis] [slapd]`: installs the server
- * binaries the tests need (default: nats and redis) and prints their paths. Exits 1 with the
+ * `node --import=tsx deploy/src/ensure-cli.ts [nats] [redis] [slapd] [ansible]`: installs the server
+ * binaries and tools the tests need (default: nats and redis) and prints their paths. Exits 1 with the
  * reason when one cannot be installed.
  */
-import { ensureNatsServer, ensureRedisServer, ensureSlapd } from "./binaries.js";
+import { ensureAnsible, ensureNatsServer, ensureRedisServer, ensureSlapd } from "./binaries.js";
 
 const installers: Record<string, () => Promise<string>> = {
   nats: () => ensureNatsServer(),
   redis: () => ensureRedisServer(),
   slapd: async () => (await ensureSlapd()).slapd,
+  ansible: async () => (await ensureAnsible()).ansiblePlaybook,
 };
 
 const wanted = process.argv.slice(2);

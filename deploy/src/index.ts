@@ -1,9 +1,9 @@
-export { ensureNatsServer, ensureRedisServer, ensureSlapd } from "./binaries.js";
+export { ensureAnsible, ensureNatsServer, ensureRedisServer, ensureSlapd } from "./binaries.js";
 export { startNats, startRedis, SERVICE_NODE_OPTIONS } from "./servers.js";
 export { ServerStartError } from "./readiness.js";
 export { freePort, isPortFree } from "./ports.js";
 export { defaultStateDir, repoRoot } from "./paths.js";
-export type { SlapdBinaries } from "./binaries.js";
+export type { AnsibleBinaries, SlapdBinaries } from "./binaries.js";
 export type { CommonServerOptions, NatsClusterMembership, NatsHandle, NatsOptions, NatsUser, RedisOptions, ServerHandle } from "./servers.js";
 export { generateBusCredentials } from "./bus-credentials.js";
 export type { BusCredentials, NatsLogin } from "./bus-credentials.js";
