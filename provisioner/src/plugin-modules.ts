@@ -41,12 +41,14 @@ export interface LoadedPluginModule {
 }
 
 /**
- * Loads every plugin module and makes its plugins, all or nothing: the first module that is missing, throws while
- * loading, exports the wrong shape, has a factory that throws or returns no plugin, or brings a plugin whose name
- * is already carried (bundled, or by an earlier module) ends the load with a `PluginModuleError`, after closing the
- * plugins already made. Nothing is registered by loading; the caller registers the plugins afterwards.
+ * Loads every plugin module and makes its plugins, all or nothing: a module listed twice, or the first module that
+ * is missing, throws while loading, exports the wrong shape, has a factory that throws or returns no plugin, or
+ * brings a plugin whose name is already carried (bundled, or by an earlier module) ends the load with a
+ * `PluginModuleError`, after closing the plugins already made. Nothing is registered by loading; the caller registers the plugins afterwards.
  */
 export async function loadPluginModules(options: LoadPluginModulesOptions): Promise<LoadedPluginModule[]> {
+  const twice = options.specifiers.find((s, i) => options.specifiers.indexOf(s) !== i);
+  if (twice !== undefined) throw new PluginModuleError(twice, "is listed twice");
   const owners = new Map<string, string>();
   for (const plugin of options.carried) owners.set(kindAndName(plugin), "bundled");
   const loaded: LoadedPluginModule[] = [];

@@ -214,6 +214,11 @@ test("plugin modules - two modules carrying one name stop the start, naming both
   await refusesToStart(t, [first, second], second, new RegExp(`providertypes ${name} is already carried by plugin module ${escape(first)}`), [name]);
 });
 
+test("plugin modules - a module listed twice stops the start", async (t) => {
+  const once = await writeModule(t, "export default [];\n");
+  await refusesToStart(t, [once, once], once, /is listed twice/);
+});
+
 /** Runs the provisioner process from the repository root with `CORRAL_PROVISIONER_PLUGINS`. */
 function provisionerProcess(t: Ctx, id: string, plugins: string) {
   const child = spawn(process.execPath, ["--import=tsx", "provisioner/src/index.ts"], {
