@@ -1,19 +1,5 @@
 import { createHash } from "node:crypto";
-import {
-  CreateTagsCommand,
-  DeleteKeyPairCommand,
-  DescribeInstancesCommand,
-  DescribeKeyPairsCommand,
-  EC2Client,
-  GetConsoleOutputCommand,
-  ImportKeyPairCommand,
-  RunInstancesCommand,
-  TerminateInstancesCommand,
-  type Instance,
-  type KeyPairInfo,
-  type RunInstancesCommandInput,
-  type InstanceStateChange,
-} from "@aws-sdk/client-ec2";
+import type { EC2Client, Instance, InstanceStateChange, KeyPairInfo, RunInstancesCommandInput } from "@aws-sdk/client-ec2";
 import type { Ec2Settings } from "./settings.js";
 import type { Filter, Tag } from "./naming.js";
 
@@ -117,18 +103,34 @@ export interface Ec2ApiOptions {
   requestTimeoutMs?: number;
 }
 
+type AwsSdk = typeof import("@aws-sdk/client-ec2");
+let sdkLoad: Promise<AwsSdk> | undefined;
+/**
+ * The AWS SDK, loaded at the first EC2 call: every provisioner loads this module (it is bundled), and one that never
+ * gets an `ec2` task does not pay the SDK's second of loading.
+ */
+const awsSdk = () => (sdkLoad ??= import("@aws-sdk/client-ec2"));
+
 /**
  * The EC2 calls of the provider, on one SDK client (one region, endpoint and credential). Every failure is an
  * `Ec2Error`.
  */
 export class Ec2Api {
-  private readonly client: EC2Client;
+  private client: EC2Client | undefined;
 
   constructor(
     readonly settings: Pick<Ec2Settings, "region" | "endpoint" | "credentials">,
-    options: Ec2ApiOptions = {},
-  ) {
-    this.client = new EC2Client({
+    private readonly options: Ec2ApiOptions = {},
+  ) {}
+
+  /** Where the calls go, for messages: the endpoint or the region. */
+  get where(): string {
+    return this.settings.endpoint ?? `region ${this.settings.region}`;
+  }
+
+  private makeClient(sdk: AwsSdk): EC2Client {
+    const { settings, options } = this;
+    return new sdk.EC2Client({
       region: settings.region,
       ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
       ...(settings.credentials ? { credentials: settings.credentials } : {}),
@@ -137,14 +139,11 @@ export class Ec2Api {
     });
   }
 
-  /** Where the calls go, for messages: the endpoint or the region. */
-  get where(): string {
-    return this.settings.endpoint ?? `region ${this.settings.region}`;
-  }
-
-  private async call<T>(action: string, send: () => Promise<T>): Promise<T> {
+  private async call<T>(action: string, send: (sdk: AwsSdk, client: EC2Client) => Promise<T>): Promise<T> {
     try {
-      return await send();
+      const sdk = await awsSdk();
+      this.client ??= this.makeClient(sdk);
+      return await send(sdk, this.client);
     } catch (err) {
       throw toEc2Error(action, err);
     }
@@ -154,8 +153,8 @@ export class Ec2Api {
     const out: Ec2Instance[] = [];
     let token: string | undefined;
     do {
-      const page = await this.call("DescribeInstances", () =>
-        this.client.send(new DescribeInstancesCommand({ Filters: filters, ...(token ? { NextToken: token } : {}) }), { abortSignal: signal }),
+      const page = await this.call("DescribeInstances", (sdk, client) =>
+        client.send(new sdk.DescribeInstancesCommand({ Filters: filters, ...(token ? { NextToken: token } : {}) }), { abortSignal: signal }),
       );
       for (const r of page.Reservations ?? []) for (const i of r.Instances ?? []) {
         const inst = toInstance(i);
@@ -172,21 +171,21 @@ export class Ec2Api {
   }
 
   async runInstance(input: RunInstancesCommandInput, signal?: AbortSignal): Promise<Ec2Instance> {
-    const reservation = await this.call("RunInstances", () => this.client.send(new RunInstancesCommand(input), { abortSignal: signal }));
+    const reservation = await this.call("RunInstances", (sdk, client) => client.send(new sdk.RunInstancesCommand(input), { abortSignal: signal }));
     const made = reservation.Instances?.map(toInstance).find((i) => i !== undefined);
     if (!made) throw new Ec2Error("RunInstances", "EmptyReservation", `reservation ${reservation.ReservationId ?? "?"} holds no instance`);
     return made;
   }
 
   async terminateInstances(ids: string[], signal?: AbortSignal): Promise<InstanceStateChange[]> {
-    const out = await this.call("TerminateInstances", () => this.client.send(new TerminateInstancesCommand({ InstanceIds: ids }), { abortSignal: signal }));
+    const out = await this.call("TerminateInstances", (sdk, client) => client.send(new sdk.TerminateInstancesCommand({ InstanceIds: ids }), { abortSignal: signal }));
     return out.TerminatingInstances ?? [];
   }
 
   async importKeyPair(name: string, publicKey: string, tags: Tag[], signal?: AbortSignal): Promise<void> {
-    await this.call("ImportKeyPair", () =>
-      this.client.send(
-        new ImportKeyPairCommand({
+    await this.call("ImportKeyPair", (sdk, client) =>
+      client.send(
+        new sdk.ImportKeyPairCommand({
           KeyName: name,
           PublicKeyMaterial: new TextEncoder().encode(publicKey),
           TagSpecifications: [{ ResourceType: "key-pair", Tags: tags }],
@@ -197,14 +196,14 @@ export class Ec2Api {
   }
 
   async deleteKeyPair(name: string, signal?: AbortSignal): Promise<void> {
-    await this.call("DeleteKeyPair", () => this.client.send(new DeleteKeyPairCommand({ KeyName: name }), { abortSignal: signal }));
+    await this.call("DeleteKeyPair", (sdk, client) => client.send(new sdk.DeleteKeyPairCommand({ KeyName: name }), { abortSignal: signal }));
   }
 
   /** Key pairs by name (undefined when EC2 does not know it) or by filters, public keys included. */
   async describeKeyPair(name: string, signal?: AbortSignal): Promise<Ec2KeyPair | undefined> {
     try {
-      const out = await this.call("DescribeKeyPairs", () =>
-        this.client.send(new DescribeKeyPairsCommand({ KeyNames: [name], IncludePublicKey: true }), { abortSignal: signal }),
+      const out = await this.call("DescribeKeyPairs", (sdk, client) =>
+        client.send(new sdk.DescribeKeyPairsCommand({ KeyNames: [name], IncludePublicKey: true }), { abortSignal: signal }),
       );
       return out.KeyPairs?.map(toKeyPair).find((k) => k?.name === name);
     } catch (err) {
@@ -214,22 +213,23 @@ export class Ec2Api {
   }
 
   async describeKeyPairs(filters: Filter[], signal?: AbortSignal): Promise<Ec2KeyPair[]> {
-    const out = await this.call("DescribeKeyPairs", () => this.client.send(new DescribeKeyPairsCommand({ Filters: filters }), { abortSignal: signal }));
+    const out = await this.call("DescribeKeyPairs", (sdk, client) => client.send(new sdk.DescribeKeyPairsCommand({ Filters: filters }), { abortSignal: signal }));
     return (out.KeyPairs ?? []).map(toKeyPair).filter((k): k is Ec2KeyPair => k !== undefined);
   }
 
   /** The instance's console output, decoded ("" while EC2 has none yet). */
   async consoleOutput(id: string, signal?: AbortSignal): Promise<string> {
-    const out = await this.call("GetConsoleOutput", () => this.client.send(new GetConsoleOutputCommand({ InstanceId: id }), { abortSignal: signal }));
+    const out = await this.call("GetConsoleOutput", (sdk, client) => client.send(new sdk.GetConsoleOutputCommand({ InstanceId: id }), { abortSignal: signal }));
     return out.Output ? Buffer.from(out.Output, "base64").toString("utf8") : "";
   }
 
   async createTags(resources: string[], tags: Tag[], signal?: AbortSignal): Promise<void> {
-    await this.call("CreateTags", () => this.client.send(new CreateTagsCommand({ Resources: resources, Tags: tags }), { abortSignal: signal }));
+    await this.call("CreateTags", (sdk, client) => client.send(new sdk.CreateTagsCommand({ Resources: resources, Tags: tags }), { abortSignal: signal }));
   }
 
   destroy(): void {
-    this.client.destroy();
+    this.client?.destroy();
+    this.client = undefined;
   }
 }
 

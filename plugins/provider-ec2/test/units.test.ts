@@ -1,4 +1,6 @@
 /** The ec2 provider's pieces that need no server: its spec, settings, names, tokens and the console's host keys. */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import test from "ava";
 import { generateSshKeyPair } from "@corral/provisioner/sdk";
 import type { TaskMessage } from "@corral/shared";
@@ -111,4 +113,16 @@ test("options from the provisioner's environment", (t) => {
     maxAttempts: 1,
   });
   t.throws(() => optionsFromEnv({ CORRAL_EC2_POLL_MS: "soon" }), { message: /CORRAL_EC2_POLL_MS=soon is not a number/ });
+});
+
+test("loading the module does not load the AWS SDK: a provisioner without ec2 tasks never pays for it", async (t) => {
+  const script = [
+    'import { createRequire } from "node:module";',
+    "const require = createRequire(import.meta.url);",
+    'const { default: factories } = await import("@corral/provider-ec2");',
+    'const sdkLoaded = Object.keys(require.cache).some((k) => k.includes("@aws-sdk/client-ec2"));',
+    "console.log(JSON.stringify({ factories: factories.length, sdkLoaded }));",
+  ].join("\n");
+  const { stdout } = await promisify(execFile)(process.execPath, ["--import=tsx", "--input-type=module", "-e", script], { cwd: new URL("..", import.meta.url) });
+  t.deepEqual(JSON.parse(stdout), { factories: 1, sdkLoaded: false });
 });
