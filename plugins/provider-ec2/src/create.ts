@@ -44,7 +44,7 @@ export async function createNode(ctx: PluginContext, deps: Ec2Deps): Promise<Plu
     instance = await launch(ctx, deps, api, settings, imageId, instanceType);
     how = "launched";
   }
-  ctx.log.info("ec2: node instance launched", { nodeId: task.nodeId, instance: instance.id, how, state: instance.state });
+  ctx.log.info("ec2: the node has its instance", { nodeId: task.nodeId, instance: instance.id, how, state: instance.state });
   return {
     status: 0,
     stdout: `ec2: instance ${instance.id} (${instanceType}, ${imageId}) of node ${task.config.hostname} ${how}, ${instance.state}, in ${api.where}\n`,
