@@ -1,0 +1,133 @@
+import { readdir, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  defaultSandbox,
+  exitStatus,
+  nodeTarget,
+  remoteStatus,
+  resourceDir,
+  runsActionsLocally,
+  withRemoteNode,
+  type AutomatorPlugin,
+  type LocalSandbox,
+  type PluginContext,
+  type PluginOutcome,
+  type RemoteAccess,
+  type ServiceActionCall,
+  type TenantSandbox,
+} from "../../sdk.js";
+import { DEFAULT_TIMEOUT_S, readPlayFields, type PlayFields } from "./fields.js";
+import { failureSummary, playFailures } from "./outcome.js";
+import { playRun, type PlayPlace, type PlayTarget } from "./play.js";
+import { ANSIBLE_SPEC } from "./spec.js";
+import { findAnsibleTools, MISSING_ANSIBLE, type AnsibleTools } from "./tools.js";
+
+export { ANSIBLE_SPEC } from "./spec.js";
+
+export interface AnsibleAutomatorOptions {
+  /** How real nodes are reached (the provisioner's `host.ssh`): their address, key and pinned host keys. */
+  remote?: RemoteAccess;
+  /** Where plays run: the tenant's sandbox on the provisioner host. @default defaultSandbox() */
+  sandbox?: LocalSandbox;
+  /** Timeout of an action without a `timeout_s` field, in seconds. @default 1800 */
+  defaultTimeoutSeconds?: number;
+  /** PATH searched for `ansible-playbook` (system directories are searched too). @default process.env.PATH */
+  pathEnv?: string;
+}
+
+const REMOTE_CHECK_TIMEOUT_S = 30;
+type ResourceType = "playbooks" | "roles" | "collections";
+
+/**
+ * The `ansible` automator: each service action runs `ansible-playbook` on the provisioner host, in the tenant's
+ * sandbox, against the task's node: over SSH with the node's key and only its pinned host keys (a `known_hosts`
+ * of them, `StrictHostKeyChecking=yes`); a node whose provider declares `capabilities.localActions` (`sim`) is
+ * played with `connection: local` in its node directory. Nothing but python3 is needed on the node, and nothing is
+ * copied to it but what the play's own modules send. The inventory, variables and key are files of the run in the
+ * node's directory (0600, the tenant's), removed when it ends however it ends (see docs/providers.md, "Ansible").
+ */
+export function createAnsibleAutomator(options: AnsibleAutomatorOptions = {}): AutomatorPlugin {
+  const sandbox = options.sandbox ?? defaultSandbox();
+  const defaultTimeoutSeconds = options.defaultTimeoutSeconds ?? DEFAULT_TIMEOUT_S;
+  let found: Promise<AnsibleTools | undefined> | undefined;
+  const tools = async () => {
+    const present = await (found ??= findAnsibleTools(options.pathEnv ?? process.env["PATH"]));
+    if (!present) found = undefined;
+    return present;
+  };
+  const failed = (message: string): PluginOutcome => ({ status: 1, stderr: `ansible: ${message}\n` });
+
+  const tenantBox = async (ctx: PluginContext): Promise<{ box: TenantSandbox; dir: string } | { outcome: PluginOutcome }> => {
+    const box = await sandbox.forActions(ctx.workDir, ctx.tenant);
+    if ("refused" in box) return { outcome: failed(box.refused) };
+    return { box, dir: await box.nodeDir(ctx.task.clusterId, ctx.task.nodeId) };
+  };
+
+  /** The node over SSH (key and pinned keys), `local` for a node of this host, or why the play cannot reach it. */
+  const playTarget = async (ctx: PluginContext): Promise<PlayTarget | { outcome: PluginOutcome }> => {
+    if (runsActionsLocally(ctx)) return { kind: "local" };
+    if (!options.remote) return { outcome: failed(`node ${ctx.task.config.hostname} is a real machine, and this provisioner was started without SSH access`) };
+    const resolved = await nodeTarget(ctx.task, options.remote.credentials);
+    if (!resolved.ok) return { outcome: failed(resolved.error) };
+    const { target } = resolved;
+    if (!target.privateKey) {
+      return { outcome: failed(`node ${ctx.task.config.hostname} logs in with a password; plays log in with a key (ssh-auth cluster_key or key_resource)`) };
+    }
+    if (!target.hostKeys) return { outcome: failed(`node ${ctx.task.config.hostname} has no pinned host key (CONFIRM records it)`) };
+    return { kind: "ssh", host: target.host, port: target.port, user: target.username, privateKey: String(target.privateKey), hostKeys: target.hostKeys };
+  };
+
+  const run = async (ctx: PluginContext, action: ServiceActionCall, fields: PlayFields, found: AnsibleTools): Promise<PluginOutcome> => {
+    const target = await playTarget(ctx);
+    if ("outcome" in target) return target.outcome;
+    const node = await tenantBox(ctx);
+    if ("outcome" in node) return node.outcome;
+    const dirOf = (type: ResourceType) => resourceDir(ctx.workDir, ctx.tenant, "automatortypes", ANSIBLE_SPEC.name, type);
+    const playbook = join(dirOf("playbooks"), ...fields.playbook);
+    if (!(await stat(playbook).then((s) => s.isFile(), () => false))) {
+      return failed(`playbook ${fields.playbook.join("/")} is not synced to this provisioner (stage and sync the playbooks archive ${fields.playbook[0]})`);
+    }
+    const collections = (await readdir(dirOf("collections")).catch(() => [])).sort();
+    const place: PlayPlace = { nodeDir: node.dir, resourceDir: dirOf, collections };
+    const play = playRun(ctx.task, action, fields, place, target, found);
+    try {
+      for (const file of play.files) await node.box.writeFile(file.path, file.content);
+      const ran = await node.box.run({ command: play.command, cwd: node.dir, env: play.env, timeoutMs: play.timeoutSeconds * 1000, signal: ctx.signal });
+      let stderr = ran.stderr;
+      if (ran.exitCode !== 0) stderr += failureSummary(playFailures(ran.stdout));
+      if (ran.isTimedOut) stderr += `[corral] ansible: timed out after ${play.timeoutSeconds} s; the play was killed\n`;
+      else if (ran.signal) stderr += `[corral] ansible: killed by ${ran.signal}\n`;
+      return { status: exitStatus(ran), stdout: ran.stdout, stderr };
+    } finally {
+      await Promise.all([...play.files.map((file) => rm(file.path, { force: true })), rm(play.runDir, { recursive: true, force: true })]);
+    }
+  };
+
+  return {
+    kind: "automatortypes",
+    spec: ANSIBLE_SPEC,
+    async bootstrap(ctx) {
+      if (!(await tools())) return { status: 1, stderr: MISSING_ANSIBLE };
+      if (runsActionsLocally(ctx)) {
+        const node = await tenantBox(ctx);
+        return "outcome" in node ? node.outcome : { status: 0, stdout: `node directory ${node.dir} ready for plays\n` };
+      }
+      if (!options.remote) return failed(`node ${ctx.task.config.hostname} is a real machine, and this provisioner was started without SSH access`);
+      return withRemoteNode(options.remote, ctx, "ansible bootstrap", async (node) => {
+        const check = await node.run({ command: "command -v python3", timeoutMs: REMOTE_CHECK_TIMEOUT_S * 1000, signal: ctx.signal });
+        if (check.exitCode !== 0) {
+          const { note } = remoteStatus(check, "ansible bootstrap", REMOTE_CHECK_TIMEOUT_S);
+          return { status: 1, stderr: note || `ansible: python3 is not installed on ${ctx.task.config.hostname}; plays need it on the node\n` };
+        }
+        return { status: 0, stdout: `python3 at ${check.stdout.text().trim()} on ${node.target.host}; plays run from this provisioner\n` };
+      });
+    },
+    async runAction(ctx, action) {
+      const fields = readPlayFields(action, defaultTimeoutSeconds);
+      if (!fields.ok) return { status: 1, stderr: fields.error };
+      const present = await tools();
+      if (!present) return { status: 1, stderr: MISSING_ANSIBLE };
+      return run(ctx, action, fields.value, present);
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import type { HostKeys, Json, JsonObject, ServiceActionCall, TaskMessage } from "../../sdk.js";
+
+/** How the play reaches the node: over SSH (a real machine), or `local` (a node that runs its actions on this host). */
+export type PlayConnection = { kind: "ssh"; host: string; port: number; user: string } | { kind: "local" };
+
+/** Groups Ansible defines itself: a service of that name gets no group of its own. */
+const RESERVED_GROUPS = new Set(["all", "ungrouped"]);
+
+/**
+ * The inventory of one task, in the form of Ansible's `yaml` inventory plugin (as JSON, which is YAML): the task's
+ * node as a host named after its hostname, with how to reach it; the cluster's other nodes as hosts without a
+ * connection; and a group per service listing every node that runs it, this one included (so a template can loop
+ * over `groups['etcd']`). Every host carries `corral_node_id`, `corral_hostname`, `corral_ipaddresses`,
+ * `corral_services` and `corral_nodenum`. The play is limited to the task's node (`--limit`).
+ */
+export function buildInventory(task: TaskMessage, connection: PlayConnection): JsonObject {
+  const hosts: Record<string, JsonObject> = {};
+  const groups = new Map<string, string[]>();
+  const others = Object.entries(task.config.nodes ?? {}).filter(([id]) => id !== task.nodeId);
+  for (const [id, node] of [[task.nodeId, task.config] as const, ...others]) {
+    const name = inventoryName(id, node.hostname);
+    if (hosts[name]) continue;
+    const address = node.ipaddresses?.["access_v4"] || node.ipaddresses?.["bind_v4"];
+    hosts[name] = {
+      ...(address ? { ansible_host: address } : {}),
+      corral_node_id: id,
+      corral_hostname: node.hostname ?? "",
+      corral_ipaddresses: { ...(node.ipaddresses ?? {}) },
+      corral_services: [...(node.services ?? [])],
+      corral_nodenum: node.nodenum ?? 0,
+    };
+    for (const service of node.services ?? []) {
+      if (RESERVED_GROUPS.has(service)) continue;
+      groups.set(service, [...(groups.get(service) ?? []), name]);
+    }
+  }
+  const own = playHost(task);
+  hosts[own] = { ...hosts[own], ...connectionVars(connection) };
+  const children: Record<string, JsonObject> = {};
+  for (const [service, members] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
+    children[service] = { hosts: Object.fromEntries(members.sort().map((m) => [m, null])) };
+  }
+  return { all: { hosts: hosts as Record<string, Json>, children: children as Record<string, Json> } };
+}
+
+/** The task's node in the inventory: its hostname (the node id when it has none yet). */
+export function playHost(task: TaskMessage): string {
+  return inventoryName(task.nodeId, task.config.hostname);
+}
+
+const inventoryName = (id: string, hostname: string | undefined) => (hostname && hostname.trim() ? hostname.trim() : id);
+
+function connectionVars(connection: PlayConnection): JsonObject {
+  if (connection.kind === "local") {
+    return { ansible_connection: "local", ansible_python_interpreter: "{{ ansible_playbook_python }}" };
+  }
+  return { ansible_connection: "ssh", ansible_host: connection.host, ansible_port: connection.port, ansible_user: connection.user };
+}
+
+/**
+ * The play's own variables (passed as extra variables, so a playbook's defaults never shadow them): `corral_config`,
+ * the cluster config with its macros expanded for this node; `corral_task`, which task this is.
+ */
+export function corralVariables(task: TaskMessage, action: ServiceActionCall): JsonObject {
+  return {
+    corral_config: task.config.cluster ?? {},
+    corral_task: {
+      name: task.taskName,
+      service: action.service,
+      cluster_id: task.clusterId,
+      node_id: task.nodeId,
+      hostname: task.config.hostname ?? "",
+    },
+  };
+}
+
+/**
+ * A `known_hosts` file holding exactly the node's pinned host keys, under the address and port ssh connects to
+ * (`[host]:port` when the port is not 22), so `StrictHostKeyChecking=yes` accepts the node and nothing else.
+ */
+export function knownHostsFile(host: string, port: number, keys: HostKeys): string {
+  const pattern = port === 22 ? host : `[${host}]:${port}`;
+  return Object.entries(keys)
+    .map(([type, key]) => `${pattern} ${type} ${key}\n`)
+    .join("");
+}

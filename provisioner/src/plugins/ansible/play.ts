@@ -1,0 +1,187 @@
+import { join } from "node:path";
+import { shellQuote, taskFileName, type JsonObject, type ServiceActionCall, type TaskMessage, type TransientFile } from "../../sdk.js";
+import type { PlayFields } from "./fields.js";
+import { buildInventory, corralVariables, knownHostsFile, playHost, type PlayConnection } from "./inventory.js";
+import type { AnsibleTools } from "./tools.js";
+
+/** Where one play's pieces are on the provisioner host (all readable by the tenant's sandbox). */
+export interface PlayPlace {
+  /** The node's directory: the play's working directory and HOME; its transient files go here. */
+  nodeDir: string;
+  /** The tenant's synced `playbooks`, `roles` and `collections`. */
+  resourceDir(type: "playbooks" | "roles" | "collections"): string;
+  /** Entries of the synced `collections` (each a collections path: `<name>/ansible_collections/<ns>/<collection>`). */
+  collections: readonly string[];
+}
+
+/** How the play reaches the node, with the secrets and pins that go with it. */
+export type PlayTarget =
+  | { kind: "ssh"; host: string; port: number; user: string; privateKey: string; hostKeys: Record<string, string> }
+  | { kind: "local" };
+
+/** One run of ansible-playbook, ready for the sandbox. */
+export interface PlayRun {
+  /** Run by `/bin/sh -c` in `place.nodeDir`. */
+  command: string;
+  env: Record<string, string>;
+  /** Written 0600 before the run, removed after it however it ends. */
+  files: TransientFile[];
+  /** Made by the run itself (ansible's home, temporary files, SSH control sockets); removed after it. */
+  runDir: string;
+  timeoutSeconds: number;
+}
+
+const CONNECT_TIMEOUT_S = 30;
+/** How long the play waits for its master connection before its tasks connect on their own. */
+const MASTER_WAIT_S = CONNECT_TIMEOUT_S;
+
+/**
+ * The run of one action: the inventory, the variable files, a `known_hosts` of the node's pinned keys and the
+ * private key (transient files in the node's directory), the environment that configures ansible-playbook (its
+ * configuration file is an empty one of the run) and the command.
+ */
+export function playRun(task: TaskMessage, action: ServiceActionCall, fields: PlayFields, place: PlayPlace, target: PlayTarget, tools: AnsibleTools): PlayRun {
+  const file = (kind: string, ext: string) => join(place.nodeDir, taskFileName(task, `ansible-${kind}`, ext));
+  const runDir = join(place.nodeDir, taskFileName(task, "ansible-run", "d"));
+  const connection: PlayConnection = target.kind === "ssh" ? { kind: "ssh", host: target.host, port: target.port, user: target.user } : { kind: "local" };
+  const files: TransientFile[] = [
+    { path: file("inventory", "yml"), content: JSON.stringify(buildInventory(task, connection), null, 1) },
+    { path: file("corral-vars", "json"), content: JSON.stringify(corralVariables(task, action)) },
+    { path: file("extra-vars", "json"), content: JSON.stringify(fields.extraVars satisfies JsonObject) },
+    // Empty: every setting is in the environment, and no ansible.cfg of the host or the node directory is read.
+    { path: file("config", "cfg"), content: "[defaults]\n" },
+  ];
+  const env: Record<string, string> = {
+    LANG: "C.UTF-8",
+    LC_ALL: "C.UTF-8",
+    ANSIBLE_CONFIG: files[3]!.path,
+    ANSIBLE_HOME: runDir,
+    ANSIBLE_LOCAL_TEMP: join(runDir, "tmp"),
+    ANSIBLE_INVENTORY_ENABLED: "yaml",
+    ANSIBLE_ROLES_PATH: place.resourceDir("roles"),
+    ANSIBLE_COLLECTIONS_PATH: collectionsPath(place),
+    ANSIBLE_PYTHON_INTERPRETER: "auto_silent",
+    ANSIBLE_RETRY_FILES_ENABLED: "False",
+    ANSIBLE_NOCOLOR: "True",
+    ANSIBLE_TRANSFORM_INVALID_GROUP_CHARS: "ignore",
+    ANSIBLE_HOST_KEY_CHECKING: "True",
+    ANSIBLE_TIMEOUT: String(CONNECT_TIMEOUT_S),
+  };
+  let master: MasterConnection | undefined;
+  if (target.kind === "ssh") {
+    const knownHosts = file("known-hosts", "txt");
+    const key = file("key", "pem");
+    files.push({ path: knownHosts, content: knownHostsFile(target.host, target.port, target.hostKeys) }, { path: key, content: target.privateKey });
+    const options = sshOptions(knownHosts);
+    // Relative to the node directory (the play's working directory): a socket's path must stay under 108 bytes.
+    const controlPath = `${taskFileName(task, "ansible-run", "d")}/master`;
+    master = { options, controlPath, key, host: target.host, port: target.port, user: target.user };
+    Object.assign(env, {
+      ANSIBLE_PRIVATE_KEY_FILE: key,
+      ANSIBLE_SSH_ARGS: [...options, "-o ControlMaster=no", `-o ControlPath=${shellQuote(controlPath)}`].join(" "),
+    });
+  }
+  const args = [
+    tools.ansiblePlaybook,
+    "-i",
+    files[0]!.path,
+    "--limit",
+    playHost(task),
+    "-e",
+    `@${files[1]!.path}`,
+    "-e",
+    `@${files[2]!.path}`,
+    ...(fields.become && target.kind === "ssh" ? ["--become"] : []),
+    ...(fields.tags.length ? ["--tags", fields.tags.join(",")] : []),
+    ...(fields.skipTags.length ? ["--skip-tags", fields.skipTags.join(",")] : []),
+    join(place.resourceDir("playbooks"), ...fields.playbook),
+  ];
+  return { command: playCommand(runDir, args, tools.nssWrapper, master), env, files, runDir, timeoutSeconds: fields.timeoutSeconds };
+}
+
+/** The synced collections archives, each a collections path (`<archive>/ansible_collections/<ns>/<name>`). */
+const collectionsPath = (place: PlayPlace) =>
+  (place.collections.length ? place.collections : ["."]).map((c) => join(place.resourceDir("collections"), c)).join(":");
+
+/** The one SSH connection every task of the play goes through. */
+interface MasterConnection {
+  options: string[];
+  controlPath: string;
+  key: string;
+  host: string;
+  port: number;
+  user: string;
+}
+
+/** ssh options of the play: no configuration file, only the node's pinned keys, the key given, never a prompt. */
+function sshOptions(knownHosts: string): string[] {
+  return [
+    "-F /dev/null",
+    `-o UserKnownHostsFile=${shellQuote(knownHosts)}`,
+    "-o GlobalKnownHostsFile=/dev/null",
+    "-o StrictHostKeyChecking=yes",
+    "-o IdentitiesOnly=yes",
+    "-o BatchMode=yes",
+    `-o ConnectTimeout=${CONNECT_TIMEOUT_S}`,
+    "-o ServerAliveInterval=15",
+  ];
+}
+
+/**
+ * The shell around ansible-playbook: makes the run directory, gives the user a passwd entry when needed (see
+ * `asKnownUser`), opens the master connection, runs the play and closes the connection.
+ *
+ * The master runs in the foreground of the play's process group (not daemonized as `ControlPersist` would), so a
+ * kill at the timeout takes it down too: the node then hangs up the tasks' terminals (Ansible runs a task on a
+ * terminal unless pipelining), which ends what they started there. When the master cannot connect, every task
+ * connects on its own and reports why it cannot.
+ */
+function playCommand(runDir: string, args: readonly string[], nssWrapper: string | undefined, master: MasterConnection | undefined): string {
+  const run = shellQuote(runDir);
+  const lines = [`rm -rf ${run} && mkdir -m 700 ${run} || exit 1`, asKnownUser(runDir, nssWrapper)];
+  if (master) {
+    const socket = shellQuote(master.controlPath);
+    const ssh = [
+      "ssh",
+      ...master.options,
+      "-o ControlMaster=yes",
+      "-o ControlPersist=no",
+      `-o ControlPath=${socket}`,
+      `-i ${shellQuote(master.key)}`,
+      `-p ${master.port}`,
+      `-l ${shellQuote(master.user)}`,
+      "-N",
+      shellQuote(master.host),
+    ].join(" ");
+    lines.push(
+      `${ssh} </dev/null >/dev/null 2>&1 &`,
+      "master=$!",
+      "waited=0",
+      `while [ ! -S ${socket} ] && kill -0 "$master" 2>/dev/null && [ "$waited" -lt ${MASTER_WAIT_S * 10} ]; do sleep 0.1; waited=$((waited + 1)); done`,
+    );
+  }
+  lines.push(`${args.map(shellQuote).join(" ")} </dev/null`, "status=$?");
+  if (master) lines.push('kill "$master" 2>/dev/null', 'wait "$master" 2>/dev/null');
+  lines.push('exit "$status"');
+  return lines.join("\n");
+}
+
+/**
+ * Gives a user without a passwd entry (a sandbox's tenant user) one through nss_wrapper, since ssh refuses to run
+ * without; the entry's files are in the run directory.
+ */
+function asKnownUser(runDir: string, nssWrapper: string | undefined): string {
+  const run = shellQuote(runDir);
+  const lines = ["if ! id -un >/dev/null 2>&1; then"];
+  if (nssWrapper) {
+    lines.push(
+      `  printf 'corral:x:%s:%s:corral tenant:%s:/bin/sh\\n' "$(id -u)" "$(id -g)" "$HOME" > ${run}/passwd`,
+      `  printf 'corral:x:%s:\\n' "$(id -g)" > ${run}/group`,
+      `  export LD_PRELOAD=${shellQuote(nssWrapper)} NSS_WRAPPER_PASSWD=${run}/passwd NSS_WRAPPER_GROUP=${run}/group`,
+    );
+  } else {
+    lines.push(`  echo "ansible: the sandbox's user has no passwd entry, which ssh needs, and nss_wrapper (Debian package libnss-wrapper) is not installed" >&2`, "  exit 1");
+  }
+  lines.push("fi");
+  return lines.join("\n");
+}
