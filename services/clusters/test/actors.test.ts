@@ -14,7 +14,7 @@ import { hasBit } from "../src/domain/bitset.js";
 import { MAX_ATTEMPTS, type PlanEvent } from "../src/domain/plan-machine.js";
 import type { ClusterRecord, PlanRecord } from "../src/domain/records.js";
 import { testWithNats, type NatsContext } from "../../../test/helpers/nats-test.js";
-import { LEASE, startCore, storedTasks, type Core } from "./helpers/core.js";
+import { LEASE, startCore, storedTaskMessages, storedTasks, testCatalog, type Core } from "./helpers/core.js";
 
 const test = testWithNats("clusters-actors-test");
 type T = ExecutionContext<NatsContext>;
@@ -244,6 +244,9 @@ test("actor - a delete that succeeds terminates the cluster, releases its usage 
   await f.core.operations.delete(f.core.admin, id, { token: "secret" });
   const planId = (await cluster(f.core, id)).actor.context.planId;
   t.deepEqual(await f.core.deps.credentials.get(id, planId), { token: "secret" }, "kept while the delete runs");
+  const deleteTasks = (await storedTaskMessages(t.context.nc, f.tenant.name)).filter((m) => m.planId === planId);
+  t.true(deleteTasks.length > 0);
+  for (const task of deleteTasks) t.deepEqual(task.config.provider.provisioner, { ...testCatalog().providers[0]?.provisioner, token: "secret" });
   await runToEnd(f.core, id, planId);
   const c = await cluster(f.core, id);
   t.is(c.actor.value, "terminated");

@@ -27,3 +27,24 @@ export function missingProviderFields(spec: PluginSpec | undefined, given: Recor
     ),
   );
 }
+
+/**
+ * The fields a user may give with a request (docs/security.md, Provider fields a user may give): the provider type's
+ * user fields and its admin fields marked `override`. None when the type has no specification: then nothing says
+ * which of the provider's fields are the user's, and any of them could be the endpoint or key the admin chose.
+ */
+export function userSettableFields(spec: PluginSpec | undefined): Set<string> {
+  const settable = new Set<string>(Object.keys(spec?.parameters?.user?.fields ?? {}));
+  for (const [name, field] of Object.entries(spec?.parameters?.admin?.fields ?? {})) {
+    if (field.override === true) settable.add(name);
+  }
+  return settable;
+}
+
+/** The names among `given` that a user may not give (see {@link userSettableFields}), sorted; empty when all may be. */
+export function fieldsNotSettableByUser(spec: PluginSpec | undefined, given: Record<string, Json | undefined>): string[] {
+  const settable = userSettableFields(spec);
+  return Object.keys(given)
+    .filter((name) => !settable.has(name))
+    .sort();
+}

@@ -5,7 +5,6 @@ import { nodeTypesOf } from "../domain/node-types.js";
 import type { ClusterRecord } from "../domain/records.js";
 import { findVisibleCluster } from "../queries/visible-cluster.js";
 import type { OperationContext } from "./context.js";
-import { requireProviderFields } from "./provider-fields.js";
 import { prepareJob, type PreparedJob } from "./start-job.js";
 
 export interface AddServicesRequest {
@@ -57,7 +56,6 @@ export async function prepareAddServices(
     clusterServices: cluster.services,
     services: req.services,
   });
-  await requireProviderFields(deps.tenancy, cluster.provider, req.providerFields);
   const serviceDefs = result.services.map((name) => defs.get(name)).filter((d): d is Service => d !== undefined);
   return prepareJob(ctx, solver, cluster, {
     action: "add_services",

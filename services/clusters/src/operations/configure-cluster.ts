@@ -3,7 +3,6 @@ import type { Identity, Json, JsonObject } from "@corral/contracts";
 import type { Solver } from "../adapters/solver.js";
 import { findVisibleCluster } from "../queries/visible-cluster.js";
 import type { OperationContext } from "./context.js";
-import { requireProviderFields } from "./provider-fields.js";
 import { prepareJob, type PreparedJob } from "./start-job.js";
 
 export interface ConfigureRequest {
@@ -23,7 +22,6 @@ export async function prepareConfigure(
 ): Promise<PreparedJob> {
   validateMacros(req.config as Json);
   const cluster = await findVisibleCluster(ctx.deps, identity, id);
-  await requireProviderFields(ctx.deps.tenancy, cluster.provider, req.providerFields);
   return prepareJob(ctx, solver, cluster, {
     action: req.restart ? "cluster_configure_with_restart" : "cluster_configure",
     changes: { config: req.config },

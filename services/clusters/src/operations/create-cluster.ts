@@ -22,7 +22,7 @@ import type { CreateClusterRequest } from "../domain/requests.js";
 import type { OperationContext } from "./context.js";
 import { dryRunResult } from "./dry-run.js";
 import { createJobPlan, planJob } from "./plan-job.js";
-import { requireProviderFields } from "./provider-fields.js";
+import { checkProviderFields } from "./provider-fields.js";
 
 /** Largest cluster one request may create. */
 export const MAX_CLUSTER_SIZE = 10_000;
@@ -76,7 +76,7 @@ async function prepareCreate(
   const expireTime = leaseExpiry(template, req.initialLeaseDuration, createTime);
   const config = (req.config ?? template.defaults.config) as JsonObject;
   validateMacros(config as Json);
-  const [, id] = await Promise.all([requireProviderFields(deps.tenancy, provider, req.providerFields ?? {}), takeId()]);
+  const [, id] = await Promise.all([checkProviderFields(deps.tenancy, provider, req.providerFields ?? {}), takeId()]);
   const solution = await solver.layout({
     template,
     provider,

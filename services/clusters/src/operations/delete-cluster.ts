@@ -3,7 +3,6 @@ import { librarySolver, type Solver } from "../adapters/solver.js";
 import type { ClusterRecord } from "../domain/records.js";
 import { findVisibleCluster } from "../queries/visible-cluster.js";
 import type { OperationContext } from "./context.js";
-import { requireProviderFields } from "./provider-fields.js";
 import { prepareJob, startJob, type PreparedJob } from "./start-job.js";
 
 /** `DELETE /clusters/{id}`: the delete job with the request's provider fields. */
@@ -15,7 +14,6 @@ export async function prepareDelete(
   providerFields: JsonObject,
 ): Promise<PreparedJob> {
   const cluster = await findVisibleCluster(ctx.deps, identity, id);
-  await requireProviderFields(ctx.deps.tenancy, cluster.provider, providerFields);
   return prepareJob(ctx, solver, cluster, { action: "cluster_delete", providerFields });
 }
 

@@ -2,7 +2,6 @@ import { NotFoundError, type Identity, type JsonObject } from "@corral/contracts
 import type { Solver } from "../adapters/solver.js";
 import { findVisibleCluster } from "../queries/visible-cluster.js";
 import type { OperationContext } from "./context.js";
-import { requireProviderFields } from "./provider-fields.js";
 import { prepareJob, type PreparedJob } from "./start-job.js";
 
 export type ServicesAction = "start_services" | "stop_services" | "restart_services";
@@ -21,6 +20,5 @@ export async function prepareRunServices(
   if (service !== undefined && !cluster.services.includes(service)) {
     throw new NotFoundError(`service ${service} on cluster`, cluster.id);
   }
-  await requireProviderFields(ctx.deps.tenancy, cluster.provider, providerFields);
   return prepareJob(ctx, solver, cluster, { action, providerFields, ...(service !== undefined ? { service } : {}) });
 }

@@ -7,6 +7,7 @@ import { formatPlanId, nodeIdsOf } from "../domain/ids.js";
 import type { ClusterNode, ClusterRecord } from "../domain/records.js";
 import type { OperationContext } from "./context.js";
 import { createJobPlan, planJob } from "./plan-job.js";
+import { checkProviderFields } from "./provider-fields.js";
 
 /** What an operation on an existing cluster asks for. */
 export interface JobRequest {
@@ -18,7 +19,10 @@ export interface JobRequest {
   nodeServices?: Record<string, string[]>;
   /** Changes made to the cluster record in the same write that starts the job (config, services). */
   changes?: JobChanges;
-  /** Provider fields the request gave: kept for this job's tasks until its plan ends. */
+  /**
+   * Provider fields the request gave, checked by {@link prepareJob}: kept for this job's tasks until its plan ends.
+   * Absent for a job nobody asked for (a delete at lease expiry), which needs none and gets none.
+   */
   providerFields?: JsonObject;
 }
 
@@ -32,10 +36,11 @@ export interface PreparedJob {
 }
 
 /**
- * The checks and the plan of a job on a cluster, with `solver`: 409 when the cluster is busy or in the wrong
- * state. Writes nothing.
+ * The checks and the plan of a job on a cluster, with `solver`: 400 when the request's provider fields are missing
+ * or not the user's to give, 409 when the cluster is busy or in the wrong state. Writes nothing.
  */
 export async function prepareJob(ctx: OperationContext, solver: Solver, cluster: ClusterRecord, request: JobRequest): Promise<PreparedJob> {
+  if (request.providerFields !== undefined) await checkProviderFields(ctx.deps.tenancy, cluster.provider, request.providerFields);
   if (!isActionAllowed(statusOf(cluster), request.action)) throw jobRefusal(cluster, request.action);
   const nodes = await ctx.deps.nodes.getMany(cluster.id, nodeIdsOf(cluster.id, cluster.numNodes));
   const plan = await planJob(solver, request.action, {

@@ -11,6 +11,8 @@ import {
   taskSubject,
   type CatalogSnapshot,
   type Identity,
+  type PluginField,
+  type PluginSpec,
   type Tenant,
 } from "@corral/contracts";
 import { silentLogger, type TaskMessage } from "@corral/shared";
@@ -24,11 +26,14 @@ import { createClusterOperations, type ClusterOperations, type OperationContext 
 /** Lease of the test template: 1 h at first, extended by at most 10 min at a time, to at most 1 day. */
 export const LEASE = { initial: 3_600_000, max: 86_400_000, step: 600_000 };
 
-/** A catalog with provider `sim1`, service `base` (shell actions) and template `t1` using both. */
+/** The admin's `endpoint` of the test catalog's provider `sim1`. */
+export const ADMIN_ENDPOINT = "https://api.admin.example";
+
+/** A catalog with provider `sim1` (of {@link TEST_SIM_SPEC}), service `base` (shell actions) and template `t1` using both. */
 export function testCatalog(): CatalogSnapshot {
   const shell = (script: string) => ({ type: "shell", fields: { script } });
   return {
-    providers: [{ name: "sim1", providertype: "sim", provisioner: {} }],
+    providers: [{ name: "sim1", providertype: "sim", provisioner: { endpoint: ADMIN_ENDPOINT, region: "admin-region" } }],
     hardwaretypes: [{ name: "small", providermap: { sim1: { flavor: "s1" } } }],
     imagetypes: [{ name: "img", providermap: { sim1: { image: "i1" } } }],
     services: [
@@ -49,12 +54,26 @@ export function testCatalog(): CatalogSnapshot {
   };
 }
 
+const textField = (label: string, override: boolean): PluginField => ({ label, type: "text", override });
+
+/**
+ * The specification of the test catalog's provider type `sim`, as far as provider fields go: a user may give
+ * `token` (a user field) and `region` (an admin field marked override), not `endpoint` (an admin field).
+ */
+export const TEST_SIM_SPEC: PluginSpec = {
+  name: "sim",
+  parameters: {
+    admin: { fields: { region: textField("Region", true), endpoint: textField("Endpoint", false) }, required: [] },
+    user: { fields: { token: { label: "Token", type: "password", override: false, sensitive: true } }, required: [] },
+  },
+};
+
 /** What tenancy answers about one tenant and its catalog (the tenancy service is not part of this core). */
 export function tenancyOf(tenant: Tenant, catalog: CatalogSnapshot): TenancyClient {
   return {
     tenant: async (name) => (name === tenant.name ? { tenant, uid: `uid-${tenant.name}` } : undefined),
     catalog: async () => catalog,
-    providerType: async () => undefined,
+    providerType: async (name) => (name === TEST_SIM_SPEC.name ? TEST_SIM_SPEC : undefined),
   };
 }
 
@@ -106,15 +125,23 @@ export interface PublishedTask {
 }
 
 /** Every task message stored on the task stream for `tenant`, in order (duplicates were dropped by their id). */
-export async function storedTasks(nc: NatsConnection, tenant: string): Promise<PublishedTask[]> {
+export async function storedTaskMessages(nc: NatsConnection, tenant: string): Promise<TaskMessage[]> {
   const jsm = await jetstreamManager(nc);
   const { state } = await jsm.streams.info(streams.tasks);
-  const out: PublishedTask[] = [];
+  const out: TaskMessage[] = [];
   for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
     const m = await jsm.streams.getMessage(streams.tasks, { seq }).catch(() => undefined);
-    if (!m || m.subject !== taskSubject(tenant)) continue;
-    const t = decode<TaskMessage>(m.data);
-    out.push({ taskId: t.taskId, dispatch: t.dispatch, taskName: t.taskName, republished: t.republished === true });
+    if (m && m.subject === taskSubject(tenant)) out.push(decode<TaskMessage>(m.data));
   }
   return out;
+}
+
+/** What {@link storedTaskMessages} says about each task's dispatch. */
+export async function storedTasks(nc: NatsConnection, tenant: string): Promise<PublishedTask[]> {
+  return (await storedTaskMessages(nc, tenant)).map((t) => ({
+    taskId: t.taskId,
+    dispatch: t.dispatch,
+    taskName: t.taskName,
+    republished: t.republished === true,
+  }));
 }
