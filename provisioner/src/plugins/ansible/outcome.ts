@@ -7,7 +7,8 @@ export interface PlayFailure {
 }
 
 const TASK_HEADER = /^(?:TASK|RUNNING HANDLER) \[(.*)\] \**\s*$/;
-const FAILURE = /^(fatal|failed): \[([^\]]+)\](?: \(item=.*\))?: (FAILED|UNREACHABLE)! => (.*)$/;
+/** `fatal: [host]: FAILED! => {...}`, `fatal: [host]: UNREACHABLE! => {...}`, `failed: [host] (item=x) => {...}` */
+const FAILURE = /^(?:fatal|failed): \[([^\]]+)\](?: \(item=.*?\))?(?:: (FAILED|UNREACHABLE)!)? => (.*)$/;
 const MESSAGE_CHARS = 400;
 
 /**
@@ -27,7 +28,7 @@ export function playFailures(stdout: string): PlayFailure[] {
     }
     const failure = FAILURE.exec(line);
     if (!failure || lines[i + 1]?.startsWith("...ignoring")) continue;
-    failures.push({ task, host: failure[2]!, unreachable: failure[3] === "UNREACHABLE", message: resultMessage(failure[4]!) });
+    failures.push({ task, host: failure[1]!, unreachable: failure[2] === "UNREACHABLE", message: resultMessage(failure[3]!) });
   }
   return failures.filter((f, i) => !failures.some((g, j) => j > i && g.task === f.task && g.host === f.host && g.message === f.message));
 }

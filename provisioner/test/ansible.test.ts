@@ -1,0 +1,228 @@
+/**
+ * The ansible automator's pieces (fields, inventory, variables, known_hosts, the failure summary) and real plays
+ * of sim nodes: `connection: local` in the tenant's sandbox on this host, where one tenant's play cannot read
+ * another tenant's playbooks.
+ */
+import test from "ava";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ensureAnsible } from "@corral/deploy";
+import type { TaskMessage } from "@corral/shared";
+import { createLocalSandbox, nodeDir, resourceDir, type ServiceActionCall } from "@corral/provisioner/sdk";
+import { createAnsibleAutomator } from "../src/plugins/ansible/index.js";
+import { readPlayFields } from "../src/plugins/ansible/fields.js";
+import { buildInventory, corralVariables, knownHostsFile, playHost } from "../src/plugins/ansible/inventory.js";
+import { failureSummary, playFailures } from "../src/plugins/ansible/outcome.js";
+import { taskMessage } from "./helpers.js";
+import { pluginContext } from "./helpers/plugin-context.js";
+
+const call = (fields: Record<string, string>): ServiceActionCall => ({ name: "INSTALL", service: "web", fields });
+
+function clusterTask(overrides: Partial<TaskMessage> = {}): TaskMessage {
+  const node = (hostname: string, ip: string, services: string[], nodenum: number) => ({
+    hostname,
+    ipaddresses: { access_v4: ip, bind_v4: ip.replace(/^192\.0\.2/, "10.0.0") },
+    nodenum,
+    hardwaretype: "small",
+    imagetype: "debian",
+    services,
+    automators: ["ansible"],
+  });
+  return taskMessage({
+    tenant: "t1",
+    taskName: "INSTALL",
+    nodeId: "n1",
+    clusterId: "00000042",
+    ...overrides,
+    config: {
+      ...node("web-1.example", "192.0.2.1", ["web", "base"], 1),
+      cluster: { web: { port: 8080 }, peers: "db-1.example,db-2.example" },
+      nodes: {
+        n1: node("web-1.example", "192.0.2.1", ["web", "base"], 1),
+        n2: node("db-1.example", "192.0.2.2", ["db", "base"], 2),
+        n3: node("db-2.example", "192.0.2.3", ["db", "base", "all"], 3),
+        n4: node("", "192.0.2.4", ["web"], 4),
+      },
+      provider: { name: "p", providertype: "docker", provisioner: { secret: "s3cret" } },
+      results: {},
+      ...overrides.config,
+    },
+  });
+}
+
+test("fields: playbook, tags, skip_tags, extra_vars, become and timeout_s", (t) => {
+  const ok = readPlayFields(call({ playbook: "web/roles/site.yml", tags: "a, b,,c", skip_tags: "slow", extra_vars: '{"x": {"y": 1}}', become: "no", timeout_s: "90" }));
+  t.deepEqual(ok, { ok: true, value: { playbook: ["web", "roles", "site.yml"], tags: ["a", "b", "c"], skipTags: ["slow"], extraVars: { x: { y: 1 } }, become: false, timeoutSeconds: 90 } });
+  const defaults = readPlayFields(call({ playbook: "web/site.yml" }));
+  t.true(defaults.ok && defaults.value.become && defaults.value.timeoutSeconds === 1800 && Object.keys(defaults.value.extraVars).length === 0);
+  const odd = readPlayFields(call({ playbook: "_odd/site.yml" }));
+  t.is(odd.ok ? odd.value.playbook[0] : "", "_5Fodd", "the archive's name becomes its path segment, as synced");
+  const error = (fields: Record<string, string>) => {
+    const r = readPlayFields(call(fields));
+    return r.ok ? "" : r.error;
+  };
+  t.regex(error({}), /has no playbook field/);
+  t.regex(error({ playbook: "/etc/site.yml" }), /must be a relative path/);
+  t.regex(error({ playbook: "web/../../x.yml" }), /must be a relative path/);
+  t.regex(error({ playbook: "site.yml" }), /names the archive and the file in it/);
+  t.regex(error({ playbook: "web/site.yml", extra_vars: "{" }), /extra_vars is not valid JSON/);
+  t.regex(error({ playbook: "web/site.yml", extra_vars: '"x"' }), /extra_vars must be a JSON object/);
+  t.regex(error({ playbook: "web/site.yml", become: "sometimes" }), /become must be true or false/);
+  t.regex(error({ playbook: "web/site.yml", timeout_s: "-1" }), /timeout_s must be a positive number/);
+});
+
+test("inventory: the node with its connection, every node with its addresses and services, a group per service", (t) => {
+  const task = clusterTask();
+  const inventory = buildInventory(task, { kind: "ssh", host: "192.0.2.1", port: 2222, user: "admin" }) as any;
+  const hosts = inventory.all.hosts;
+  t.deepEqual(Object.keys(hosts).sort(), ["db-1.example", "db-2.example", "n4", "web-1.example"], "a node without a hostname is named by its id");
+  t.deepEqual(hosts["web-1.example"], {
+    ansible_host: "192.0.2.1",
+    ansible_connection: "ssh",
+    ansible_port: 2222,
+    ansible_user: "admin",
+    corral_node_id: "n1",
+    corral_hostname: "web-1.example",
+    corral_ipaddresses: { access_v4: "192.0.2.1", bind_v4: "10.0.0.1" },
+    corral_services: ["web", "base"],
+    corral_nodenum: 1,
+  });
+  t.deepEqual(hosts["db-1.example"], {
+    ansible_host: "192.0.2.2",
+    corral_node_id: "n2",
+    corral_hostname: "db-1.example",
+    corral_ipaddresses: { access_v4: "192.0.2.2", bind_v4: "10.0.0.2" },
+    corral_services: ["db", "base"],
+    corral_nodenum: 2,
+  }, "other nodes carry no connection: the play never reaches them");
+  t.deepEqual(inventory.all.children, {
+    base: { hosts: { "db-1.example": null, "db-2.example": null, "web-1.example": null } },
+    db: { hosts: { "db-1.example": null, "db-2.example": null } },
+    web: { hosts: { n4: null, "web-1.example": null } },
+  }, "no group named all: Ansible's own");
+  t.is(playHost(task), "web-1.example");
+
+  const local = buildInventory(clusterTask({ config: { nodes: undefined, nodesOmitted: true } as any }), { kind: "local" }) as any;
+  t.deepEqual(Object.keys(local.all.hosts), ["web-1.example"], "without the cluster's nodes, the node alone");
+  t.is(local.all.hosts["web-1.example"].ansible_connection, "local");
+  t.is(JSON.stringify(inventory).includes("s3cret"), false, "no provider field in the inventory");
+});
+
+test("variables: corral_config and corral_task; known_hosts holds exactly the pinned keys", (t) => {
+  t.deepEqual(corralVariables(clusterTask(), call({})), {
+    corral_config: { web: { port: 8080 }, peers: "db-1.example,db-2.example" },
+    corral_task: { name: "INSTALL", service: "web", cluster_id: "00000042", node_id: "n1", hostname: "web-1.example" },
+  });
+  const keys = { "ssh-ed25519": "AAAAC3NzaC1lZDI1NTE5AAAAIA==", "ecdsa-sha2-nistp256": "AAAAE2VjZHNh" };
+  t.is(knownHostsFile("192.0.2.1", 22, keys), "192.0.2.1 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIA==\n192.0.2.1 ecdsa-sha2-nistp256 AAAAE2VjZHNh\n");
+  t.is(knownHostsFile("192.0.2.1", 2222, { "ssh-ed25519": "AAAA" }), "[192.0.2.1]:2222 ssh-ed25519 AAAA\n");
+});
+
+test("failure summary: the failed task's name and message; ignored failures are left out", (t) => {
+  const stdout = [
+    "PLAY [all] *********************************************************************",
+    "",
+    "TASK [Gathering Facts] *********************************************************",
+    "ok: [web-1]",
+    "",
+    "TASK [probe] *******************************************************************",
+    'fatal: [web-1]: FAILED! => {"changed": false, "msg": "probe failed"}',
+    "...ignoring",
+    "",
+    "TASK [install packages] ********************************************************",
+    'failed: [web-1] (item=nginx) => {"ansible_loop_var": "item", "changed": false, "item": "nginx", "msg": "No package matching \'nginx\' is available"}',
+    "",
+    "RUNNING HANDLER [restart app] **************************************************",
+    'fatal: [web-1]: FAILED! => {"changed": true, "cmd": ["false"], "msg": "non-zero return code", "rc": 1, "stderr": "line one\\nthe reason", "stdout": ""}',
+    "",
+    "TASK [connect] *****************************************************************",
+    'fatal: [web-1]: UNREACHABLE! => {"changed": false, "msg": "Failed to connect to the host via ssh: @@@@@@@\\n@ WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED! @\\nHost key verification failed.", "unreachable": true}',
+    "",
+    "PLAY RECAP *********************************************************************",
+  ].join("\n");
+  const failures = playFailures(stdout);
+  t.deepEqual(failures, [
+    { task: "install packages", host: "web-1", unreachable: false, message: "No package matching 'nginx' is available" },
+    { task: "restart app", host: "web-1", unreachable: false, message: "non-zero return code: the reason" },
+    { task: "connect", host: "web-1", unreachable: true, message: "Failed to connect to the host via ssh: Host key verification failed." },
+  ]);
+  t.is(
+    failureSummary(failures),
+    '[corral] ansible: task "install packages" failed on web-1: No package matching \'nginx\' is available\n' +
+      '[corral] ansible: task "restart app" failed on web-1: non-zero return code: the reason\n' +
+      '[corral] ansible: web-1 was unreachable at task "connect": Failed to connect to the host via ssh: Host key verification failed.\n',
+  );
+  t.deepEqual(playFailures("fatal: [h]: FAILED! => not json at all"), [{ task: "", host: "h", unreachable: false, message: "not json at all" }]);
+});
+
+// ---- Real plays of sim nodes, in the sandbox ----------------------------------------------------------------
+
+let workDir: string;
+test.before(async () => {
+  await ensureAnsible();
+  workDir = await mkdtemp(join(tmpdir(), "corral-ansible-local-"));
+});
+test.after.always(async () => {
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+const simTask = (tenant: string, overrides: Partial<TaskMessage["config"]> = {}) =>
+  taskMessage({
+    tenant,
+    taskName: "CONFIGURE",
+    nodeId: "sim-node",
+    config: { hostname: "sim-1.local", services: ["app"], cluster: { app: { greeting: "hi" } }, ...overrides },
+  });
+
+async function writePlaybook(tenant: string, archive: string, file: string, content: string): Promise<string> {
+  const dir = join(resourceDir(workDir, tenant, "automatortypes", "ansible", "playbooks"), archive);
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, file), content);
+  return join(dir, file);
+}
+
+test.serial("a sim node's play runs with connection local in its node directory, in the tenant's sandbox", async (t) => {
+  const ansible = createAnsibleAutomator({ sandbox: createLocalSandbox() });
+  await writePlaybook(
+    "tenant-a",
+    "app",
+    "site.yml",
+    `- hosts: app
+  gather_facts: false
+  tasks:
+    - copy:
+        dest: "{{ lookup('env', 'PWD') }}/greeting.txt"
+        content: "{{ corral_config.app.greeting }} from {{ corral_task.name }} on {{ inventory_hostname }} as {{ lookup('pipe', 'id -u') }}\\n"
+`,
+  );
+  const boot = await ansible.bootstrap(pluginContext(simTask("tenant-a"), { workDir }));
+  t.is(boot.status, 0, boot.stderr);
+  const out = await ansible.runAction(pluginContext(simTask("tenant-a"), { workDir }), { name: "CONFIGURE", service: "app", fields: { playbook: "app/site.yml" } });
+  t.is(out.status, 0, `${out.stdout}\n${out.stderr}`);
+  const dir = nodeDir(workDir, "tenant-a", "00000001", "sim-node");
+  const written = await readFile(join(dir, "greeting.txt"), "utf8");
+  t.regex(written, /^hi from CONFIGURE on sim-1\.local as (\d+)\n$/);
+  t.not(written.match(/as (\d+)/)![1], "0", "the play runs as the tenant's user, not as root");
+  t.deepEqual((await readdir(dir)).filter((f) => f.startsWith("ansible-")), [], "the run's files are removed");
+});
+
+test.serial("one tenant's play cannot read another tenant's playbooks", async (t) => {
+  const ansible = createAnsibleAutomator({ sandbox: createLocalSandbox() });
+  const secret = await writePlaybook("tenant-a", "private", "site.yml", "- hosts: all\n  tasks: []\n# tenant-a's secret\n");
+  await writePlaybook(
+    "tenant-b",
+    "probe",
+    "site.yml",
+    `- hosts: all
+  gather_facts: false
+  tasks:
+    - debug:
+        msg: "{{ lookup('file', '${secret}') }}"
+`,
+  );
+  const out = await ansible.runAction(pluginContext(simTask("tenant-b"), { workDir }), { name: "CONFIGURE", service: "app", fields: { playbook: "probe/site.yml" } });
+  t.not(out.status, 0);
+  t.false(`${out.stdout}${out.stderr}`.includes("tenant-a's secret"));
+  t.regex(out.stderr ?? "", /\[corral\] ansible: task "debug" failed on sim-1\.local: .*(could not locate file|not found|Permission denied)/i);
+});
