@@ -150,7 +150,7 @@ serial("BOOTSTRAP checks python3 on the node over the pinned connection", async 
 serial("a play templates a file from corral_config, corral_task, the inventory's groups and extra_vars", async (t) => {
   const out = await ansible.runAction(pluginContext(task(), { workDir }), action("web/site.yml", { extra_vars: '{"color": "blue"}' }));
   t.is(out.status, 0, `${out.stdout}\n${out.stderr}`);
-  t.regex(out.stdout ?? "", /running as root/, "become (the default) runs tasks as root");
+  t.regex(out.stdout ?? "", /running as root/, "a root login runs tasks as root");
   t.regex(out.stdout ?? "", /PLAY RECAP[\s\S]*web-1\.corral\.test\s+: ok=\d+\s+changed=1\s+unreachable=0\s+failed=0/);
   const written = await onNode("cat /etc/corral-site.conf");
   const lines = written.trim().split("\n");

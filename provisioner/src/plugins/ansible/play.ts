@@ -91,7 +91,8 @@ export function playRun(task: TaskMessage, action: ServiceActionCall, fields: Pl
     `@${files[1]!.path}`,
     "-e",
     `@${files[2]!.path}`,
-    ...(fields.become && target.kind === "ssh" ? ["--become"] : []),
+    // A root login needs no sudo (and an image may have none), as for the other automators.
+    ...(fields.become && target.kind === "ssh" && target.user !== "root" ? ["--become"] : []),
     ...(fields.tags.length ? ["--tags", fields.tags.join(",")] : []),
     ...(fields.skipTags.length ? ["--skip-tags", fields.skipTags.join(",")] : []),
     join(place.resourceDir("playbooks"), ...fields.playbook),
