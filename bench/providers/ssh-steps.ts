@@ -8,7 +8,8 @@
  * Run: node --import=tsx bench/providers/ssh-steps.ts   (BENCH_SAMPLES, default 10) -> bench/results/providers-ssh-steps.json
  */
 import { silentLogger } from "@corral/shared";
-import { generateSshKeyPair, runRemote, SshPool, type SshTarget } from "@corral/provisioner/testing";
+import { generateSshKeyPair, runRemote, SshPool } from "@corral/provisioner/testing";
+import type { SshTarget } from "@corral/provisioner/sdk";
 import { createTestNetwork, removeTestContainers, startSshHost, type SshHost } from "../../test/helpers/docker-hosts.js";
 import { containerCpuSeconds, latencySummary, loadSnapshot, log, machine, writeResult } from "../real-machines/lib.js";
 
@@ -50,13 +51,17 @@ const load = await loadSnapshot();
 try {
   for (let i = 0; i < SAMPLES; i++) hosts.push(await startSshHost({ network: network.name, authorizedKeys: key.publicKey }));
   for (const host of hosts) {
-    // A pool per node, so each node's first acquire makes a connection.
+    // Pools of their own per node, so each node's first acquire of `fresh` makes a connection.
     const pool = new SshPool({ log: silentLogger });
+    const fresh = new SshPool({ log: silentLogger });
     const target: SshTarget = { host: host.ip, port: 22, username: "root", privateKey: key.privateKey };
     const signal = new AbortController().signal;
     const presented = await timed("handshake and login, learning the host key (CONFIRM)", host.id, () => pool.learnHostKey(target, signal));
     const pinned = { ...target, hostKeys: { [presented.type]: presented.key } };
-    const lease = await timed("handshake and login, pinned key (first acquire of a node)", host.id, () => pool.acquire(pinned, signal));
+    const other = await timed("handshake and login, pinned key (first acquire of a node)", host.id, () => fresh.acquire(pinned, signal));
+    other.release();
+    await fresh.close();
+    const lease = await timed("acquire after CONFIRM's learnHostKey (BOOTSTRAP)", host.id, () => pool.acquire(pinned, signal));
     const run = (command: string) => runRemote(lease, { command, user: "root", timeoutMs: 30_000, signal });
     await timed("first exec channel of a connection: true", host.id, () => run("true"));
     await timed("exec channel: true", host.id, () => run("true"));

@@ -124,7 +124,7 @@ export class SshPool {
         "host-key",
       );
     }
-    const key = `${address(target)}|${target.username}|${secretHash(target)}|${JSON.stringify(target.hostKeys)}`;
+    const key = poolKey(target);
     for (;;) {
       if (signal.aborted) throw new SshError("ssh: aborted", "aborted");
       if (this.isClosed) throw new SshError("ssh: the connection pool is closed", "aborted");
@@ -146,7 +146,8 @@ export class SshPool {
 
   /**
    * Connects without a pinned key and returns the key the host presented (CONFIRM: trust on first use, then
-   * pinned). Authenticates too, so a wrong key or password fails here, not at the first action.
+   * pinned). Authenticates too, so a wrong key or password fails here, not at the first action. The connection
+   * stays in the pool, pinned to that key, so the node's next task (BOOTSTRAP) needs no handshake of its own.
    */
   async learnHostKey(target: SshTarget, signal: AbortSignal): Promise<PresentedHostKey> {
     let presented: PresentedHostKey | undefined;
@@ -155,8 +156,11 @@ export class SshPool {
       presented = presentedHostKey(blob);
       return true;
     });
-    client.end();
-    if (!presented) throw new SshError(`ssh: ${address(target)} presented no host key`, "host-key");
+    if (!presented) {
+      client.end();
+      throw new SshError(`ssh: ${address(target)} presented no host key`, "host-key");
+    }
+    this.adopt(client, { ...target, hostKeys: { [presented.type]: presented.key } });
     return presented;
   }
 
@@ -181,10 +185,8 @@ export class SshPool {
     return this.total < this.opts.maxConnections;
   }
 
-  private open(key: string, target: SshTarget): PooledConnection {
-    const client = new ssh2.Client();
-    const pinned = target.hostKeys!;
-    let mismatch: PresentedHostKey | undefined;
+  /** Counts a connection in and files it under its key; it is forgotten when it closes. */
+  private register(key: string, target: SshTarget, client: Client): PooledConnection {
     const conn: PooledConnection = {
       key,
       address: address(target),
@@ -198,6 +200,25 @@ export class SshPool {
     const list = this.byKey.get(key) ?? [];
     list.push(conn);
     this.byKey.set(key, list);
+    client.on("close", () => this.forget(conn));
+    return conn;
+  }
+
+  /** Keeps a connection made and verified outside `acquire` for later acquires of `target`, when there is room. */
+  private adopt(client: Client, target: SshTarget): void {
+    if (this.isClosed || !this.hasRoom()) {
+      client.end();
+      return;
+    }
+    this.register(poolKey(target), target, client);
+    this.wake();
+  }
+
+  private open(key: string, target: SshTarget): PooledConnection {
+    const client = new ssh2.Client();
+    const pinned = target.hostKeys!;
+    let mismatch: PresentedHostKey | undefined;
+    const conn = this.register(key, target, client);
     conn.ready = this.connectClient(
       client,
       target,
@@ -215,7 +236,6 @@ export class SshPool {
       throw err;
     });
     conn.ready.catch(() => undefined);
-    client.on("close", () => this.forget(conn));
     return conn;
   }
 
@@ -281,6 +301,8 @@ export class SshPool {
         keepaliveInterval: this.opts.keepaliveMs,
         keepaliveCountMax: 3,
         tryKeyboard: false,
+        // Only the methods we have: ssh2 would try "none" first, a round trip every server refuses.
+        authHandler: [...(target.privateKey !== undefined ? ["publickey" as const] : []), ...(target.password !== undefined ? ["password" as const] : [])],
         hostVerifier: (key: Buffer) => verify(key),
         ...(target.privateKey !== undefined ? { privateKey: target.privateKey } : {}),
         ...(target.password !== undefined ? { password: target.password } : {}),
@@ -338,6 +360,12 @@ export class SshPool {
     this.waiters = [];
     for (const w of waiters) w();
   }
+}
+
+/** One pool key per address, user, credential and set of pinned keys (in any order). */
+function poolKey(target: SshTarget): string {
+  const pinned = Object.entries(target.hostKeys ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `${address(target)}|${target.username}|${secretHash(target)}|${JSON.stringify(pinned)}`;
 }
 
 export function address(target: Pick<SshTarget, "host" | "port">): string {
