@@ -10,6 +10,8 @@ export { createShellAutomator, SHELL_SPEC } from "./plugins/shell.js";
 export type { ShellAutomatorOptions } from "./plugins/shell.js";
 export { createChefSoloAutomator, CHEF_SOLO_SPEC } from "./plugins/chef-solo.js";
 export type { ChefSoloAutomatorOptions } from "./plugins/chef-solo.js";
+export { createAnsibleAutomator, ANSIBLE_SPEC } from "./plugins/ansible/index.js";
+export type { AnsibleAutomatorOptions } from "./plugins/ansible/index.js";
 export { DOCKER_SPEC } from "./plugins/docker/index.js";
 export { HOSTPOOL_SPEC } from "./plugins/hostpool/index.js";
 export type { BundledPluginsOptions } from "./plugins/index.js";
