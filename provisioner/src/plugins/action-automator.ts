@@ -3,7 +3,7 @@ import type { PluginSpec } from "@corral/contracts";
 import { resourceDir } from "../paths.js";
 import { defaultSandbox, type LocalSandbox, type TenantSandbox } from "../sandbox/index.js";
 import { remoteStatus } from "../ssh/remote-exec.js";
-import { runChecked, syncDirectory } from "../ssh/remote-files.js";
+import { syncDirectories } from "../ssh/remote-files.js";
 import { prepareWorkDirs, REMOTE_RUN_DIR, REMOTE_WORK_DIR, remoteResourceDir, withRemoteNode, type RemoteAccess } from "../ssh/remote-node.js";
 import { runsActionsLocally } from "./local-actions.js";
 import { exitStatus } from "./process.js";
@@ -102,11 +102,13 @@ export function createActionAutomator<P>(definition: ActionAutomatorDefinition<P
           return { status: 1, stderr: note || definition.remoteCheck.failure(ctx) };
         }
       }
-      await runChecked(node, prepareWorkDirs, ctx.signal, "creating the work directories");
+      // The work directories and every resource type's listing in one command: one exec channel per node.
+      const types = definition.resourceTypes;
+      const pairs = types.map((type) => ({ localDir: localResources(ctx)(type), remoteDir: remoteResources(type) }));
+      const reports = await syncDirectories(node, pairs, ctx.signal, prepareWorkDirs);
       let stdout = "";
-      for (const type of definition.resourceTypes) {
-        const report = await syncDirectory(node, localResources(ctx)(type), remoteResources(type), ctx.signal);
-        stdout += `${name} ${type}: ${report.sent} sent, ${report.removed} removed, ${report.unchanged} unchanged\n`;
+      for (const [i, report] of reports.entries()) {
+        stdout += `${name} ${types[i]}: ${report.sent} sent, ${report.removed} removed, ${report.unchanged} unchanged\n`;
       }
       return { status: 0, stdout: stdout + `work directory ${REMOTE_WORK_DIR} ready on ${node.target.host}\n` };
     });

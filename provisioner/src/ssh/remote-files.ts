@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
+import type { Stats } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -20,6 +21,12 @@ export class RemoteSyncError extends Error {
 
 const STEP_TIMEOUT_MS = 300_000;
 
+/** A local directory and the node's directory that is to hold exactly its files. */
+export interface DirectoryPair {
+  localDir: string;
+  remoteDir: string;
+}
+
 /**
  * Makes `remoteDir` on the node hold exactly the files of `localDir` (symlinks followed, as synced plugin
  * resources are links to versions): the node's files are checksummed there (`sha256sum`), only files whose
@@ -27,19 +34,35 @@ const STEP_TIMEOUT_MS = 300_000;
  * Idempotent; a missing local directory empties the remote one.
  */
 export async function syncDirectory(node: RemoteNode, localDir: string, remoteDir: string, signal: AbortSignal): Promise<SyncReport> {
-  const [local, remote] = await Promise.all([localChecksums(localDir), remoteChecksums(node, remoteDir, signal)]);
-  const changed = [...local].filter(([path, sum]) => remote.get(path) !== sum).map(([path]) => path);
-  const gone = [...remote.keys()].filter((path) => !local.has(path));
-  if (changed.length) await sendFiles(node, localDir, changed, remoteDir, signal);
-  if (gone.length) {
-    await runChecked(
-      node,
-      `cd ${shellQuote(remoteDir)} && rm -f -- ${gone.map(shellQuote).join(" ")} && find . -mindepth 1 -type d -empty -delete`,
-      signal,
-      `removing ${gone.length} files from ${remoteDir}`,
-    );
+  const [report] = await syncDirectories(node, [{ localDir, remoteDir }], signal);
+  return report!;
+}
+
+/**
+ * `syncDirectory` for several directories, with one command listing all of them (after `prelude`, a command that
+ * must succeed first): a node's BOOTSTRAP costs one exec channel when nothing changed, not one per directory.
+ * Reports in the order of `pairs`.
+ */
+export async function syncDirectories(node: RemoteNode, pairs: readonly DirectoryPair[], signal: AbortSignal, prelude?: string): Promise<SyncReport[]> {
+  const [locals, remotes] = await Promise.all([Promise.all(pairs.map((p) => localChecksums(p.localDir))), remoteChecksums(node, pairs, signal, prelude)]);
+  const reports: SyncReport[] = [];
+  for (const [i, { localDir, remoteDir }] of pairs.entries()) {
+    const local = locals[i]!;
+    const remote = remotes[i]!;
+    const changed = [...local].filter(([path, sum]) => remote.get(path) !== sum).map(([path]) => path);
+    const gone = [...remote.keys()].filter((path) => !local.has(path));
+    if (changed.length) await sendFiles(node, localDir, changed, remoteDir, signal);
+    if (gone.length) {
+      await runChecked(
+        node,
+        `cd ${shellQuote(remoteDir)} && rm -f -- ${gone.map(shellQuote).join(" ")} && find . -mindepth 1 -type d -empty -delete`,
+        signal,
+        `removing ${gone.length} files from ${remoteDir}`,
+      );
+    }
+    reports.push({ sent: changed.length, removed: gone.length, unchanged: local.size - changed.length });
   }
-  return { sent: changed.length, removed: gone.length, unchanged: local.size - changed.length };
+  return reports;
 }
 
 /** Relative path -> sha256 of every regular file under `dir` (following symlinks); empty when `dir` is missing. */
@@ -57,11 +80,28 @@ export async function localChecksums(dir: string): Promise<Map<string, string>> 
       const info = await stat(join(dir, path)).catch(() => undefined);
       if (!info) continue;
       if (info.isDirectory()) await walk(path);
-      else if (info.isFile()) out.set(path, await sha256File(join(dir, path)));
+      else if (info.isFile()) out.set(path, await cachedSha256(join(dir, path), info));
     }
   };
   await walk("");
   return out;
+}
+
+/**
+ * Checksums by file identity and version (device, inode, size, modification time): every node's BOOTSTRAP compares
+ * the same synced files, which are hashed once, not once per node.
+ */
+const checksums = new Map<string, string>();
+const MAX_CACHED_CHECKSUMS = 10_000;
+
+async function cachedSha256(file: string, info: Stats): Promise<string> {
+  const key = `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+  const known = checksums.get(key);
+  if (known) return known;
+  const sum = await sha256File(file);
+  if (checksums.size >= MAX_CACHED_CHECKSUMS) checksums.clear();
+  checksums.set(key, sum);
+  return sum;
 }
 
 function sha256File(file: string): Promise<string> {
@@ -74,21 +114,30 @@ function sha256File(file: string): Promise<string> {
   });
 }
 
-async function remoteChecksums(node: RemoteNode, remoteDir: string, signal: AbortSignal): Promise<Map<string, string>> {
-  const out = await runChecked(
-    node,
-    `mkdir -p ${shellQuote(remoteDir)} && cd ${shellQuote(remoteDir)} && find . -type f -exec sha256sum -- {} +`,
-    signal,
-    `listing ${remoteDir}`,
-    1 << 22,
-  );
-  const sums = new Map<string, string>();
+/** Starts each directory's part of the listing; file lines start with a checksum, so they never equal it. */
+const SECTION_MARK = "corral-sync-directory";
+
+/** Per directory, relative path -> sha256 of its files on the node (each directory is made when missing). */
+async function remoteChecksums(node: RemoteNode, pairs: readonly DirectoryPair[], signal: AbortSignal, prelude?: string): Promise<Array<Map<string, string>>> {
+  const list = pairs.map(({ remoteDir }) => {
+    const dir = shellQuote(remoteDir);
+    return `echo ${SECTION_MARK} && mkdir -p ${dir} && cd ${dir} && find . -type f -exec sha256sum -- {} +`;
+  });
+  if (!prelude && !pairs.length) return [];
+  const what = [prelude ? "preparing the node" : "", pairs.length ? `listing ${pairs.map((p) => p.remoteDir).join(", ")}` : ""].filter(Boolean).join(" and ");
+  const out = await runChecked(node, [...(prelude ? [prelude] : []), ...list.map((l) => `(${l})`)].join(" && "), signal, what, 1 << 22);
+  const sections: Array<Map<string, string>> = [];
   for (const line of out.split("\n")) {
+    if (line === SECTION_MARK) {
+      sections.push(new Map());
+      continue;
+    }
     // `<64 hex>  ./path`; names sha256sum had to escape (a leading backslash) are left out: they are resent.
     const m = /^([0-9a-f]{64}) [ *]\.\/(.+)$/.exec(line);
-    if (m) sums.set(m[2]!, m[1]!);
+    if (m) sections.at(-1)?.set(m[2]!, m[1]!);
   }
-  return sums;
+  if (sections.length !== pairs.length) throw new RemoteSyncError(`${what}: the listing has ${sections.length} parts for ${pairs.length} directories`);
+  return sections;
 }
 
 async function sendFiles(node: RemoteNode, localDir: string, paths: string[], remoteDir: string, signal: AbortSignal): Promise<void> {
