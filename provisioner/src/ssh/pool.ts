@@ -26,6 +26,8 @@ export class SshError extends Error {
   constructor(
     message: string,
     readonly kind: SshErrorKind,
+    /** The socket's error code of a failed connect (`ECONNREFUSED`, `EHOSTUNREACH`, ...), when there was one. */
+    readonly code?: string,
   ) {
     super(message);
   }
@@ -379,5 +381,5 @@ function classify(err: Error & { level?: string; code?: string }, where: string,
   }
   if (err.level === "client-timeout") return new SshError(`ssh: ${where} did not answer within the connect timeout`, "connect");
   if (/privateKey|Cannot parse/i.test(err.message)) return new SshError(`ssh: the private key for ${where} cannot be used: ${err.message}`, "auth");
-  return new SshError(`ssh: cannot connect to ${where}: ${err.code ? `${err.code} ` : ""}${err.message}`, "connect");
+  return new SshError(`ssh: cannot connect to ${where}: ${err.code ? `${err.code} ` : ""}${err.message}`, "connect", err.code);
 }

@@ -1,6 +1,6 @@
-import { backoffMs, sleep } from "../../retry.js";
-import type { PresentedHostKey } from "../../ssh/host-keys.js";
-import { SshError, type SshPool, type SshTarget } from "../../ssh/pool.js";
+import { sleep } from "../../retry.js";
+import { awaitSsh } from "../../ssh/await-ssh.js";
+import type { SshPool, SshTarget } from "../../ssh/pool.js";
 import type { PluginContext, PluginOutcome } from "../types.js";
 import { deathReport, findNodeContainer, hasDied, type DockerDeps } from "./containers.js";
 import type { ContainerInspect, DockerClient } from "./docker-api.js";
@@ -13,12 +13,14 @@ const failed = (message: string): { ok: false; outcome: PluginOutcome } => ({ ok
 
 /**
  * CONFIRM: waits (at most `timeoutMs`) until the node's container runs with an address on the network, then until
- * its sshd accepts the cluster key; the host key it presents is pinned in the results.
+ * its sshd accepts the cluster key (`awaitSsh`); the host key it presents is pinned in the results, and the
+ * connection stays in the pool for BOOTSTRAP.
  */
 export async function confirmNode(ctx: PluginContext, deps: DockerDeps, pool: SshPool, defaultSocket: string, timeoutMs: number): Promise<PluginOutcome> {
   const { task } = ctx;
   const settings = dockerSettings(task.config.provider?.provisioner ?? {}, defaultSocket);
   const docker = deps.client(settings.socketPath);
+  const started = Date.now();
   const deadline = AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)]);
   const waited = (what: string) =>
     failed(ctx.signal.aborted ? `CONFIRM was aborted while ${what}` : `gave up after ${timeoutMs / 1000} s ${what}`);
@@ -30,16 +32,26 @@ export async function confirmNode(ctx: PluginContext, deps: DockerDeps, pool: Ss
   const key = await deps.clusterKeys.read(task.tenant, task.clusterId);
   if (!key) return { status: 1, stderr: `docker: the key pair of cluster ${task.clusterId} is missing (CREATE makes it)\n` };
   const target: SshTarget = { host: ip, port: 22, username: settings.sshUser, privateKey: key.privateKey };
-  const hostKey = await waitForSsh(ctx, docker, find, pool, target, container.Id, deadline, waited);
-  if (!hostKey.ok) return hostKey.outcome;
+  // The container's sshd presents the key its entrypoint just made: learned here, then pinned. A refused key ends
+  // the wait at once (retryRefusedLogin is off): the entrypoint installs the cluster key before sshd starts.
+  const ssh = await awaitSsh(pool, target, ctx.signal, {
+    timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)),
+    stillThere: async () => {
+      const now = await find();
+      if (!now || now.Id !== container.Id) return `the container of node ${task.nodeId} went away while SSH was awaited`;
+      return hasDied(now) ? deathReport(docker, now, ctx.signal) : undefined;
+    },
+  });
+  if (!ssh.ok) return { status: 1, stderr: `docker: ${ssh.error}\n` };
 
   const hostname = task.config.hostname || [container.Config.Hostname, container.Config.Domainname].filter(Boolean).join(".");
+  const types = Object.keys(ssh.hostKeys).join(", ");
   return {
     status: 0,
-    stdout: `docker: node ${hostname} answers SSH at ${ip} (${hostKey.value.type})\n`,
+    stdout: `docker: node ${hostname} answers SSH at ${ip} (${types})\n`,
     hostname,
     ipaddresses: { access_v4: ip, bind_v4: ip },
-    result: { ssh_host_keys: { [hostKey.value.type]: hostKey.value.key } },
+    result: { ssh_host_keys: ssh.hostKeys },
   };
 }
 
@@ -60,33 +72,5 @@ async function waitForAddress(
     const ip = container.State.Running ? container.NetworkSettings.Networks?.[network]?.IPAddress : undefined;
     if (ip) return { ok: true, value: { ip, container } };
     if (!(await sleep(250, deadline))) return waited(`waiting for container ${container.Id.slice(0, 12)} to run with an address on network ${network}`);
-  }
-}
-
-/** Retries while sshd is not up yet ("connect"); a refused key or anything else ends it at once. */
-async function waitForSsh(
-  ctx: PluginContext,
-  docker: DockerClient,
-  find: FindContainer,
-  pool: SshPool,
-  target: SshTarget,
-  containerId: string,
-  deadline: AbortSignal,
-  waited: (what: string) => Step<never>,
-): Promise<Step<PresentedHostKey>> {
-  let last = "";
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return { ok: true, value: await pool.learnHostKey(target, deadline) };
-    } catch (err) {
-      if (!(err instanceof SshError)) throw err;
-      if (err.kind === "aborted") return waited(`waiting for SSH at ${target.host} (${last || err.message})`);
-      if (err.kind !== "connect") return failed(err.message);
-      last = err.message;
-    }
-    const container = await find();
-    if (!container || container.Id !== containerId) return failed(`the container of node ${ctx.task.nodeId} went away while SSH was awaited`);
-    if (hasDied(container)) return failed(await deathReport(docker, container, ctx.signal));
-    if (!(await sleep(backoffMs(attempt, 250, 2_000), deadline))) return waited(`waiting for SSH at ${target.host} (${last})`);
   }
 }
