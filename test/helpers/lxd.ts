@@ -226,7 +226,10 @@ async function iptables(args: string[]): Promise<string | undefined> {
 /** `lxc ...`, its stdout; throws with stderr on failure. */
 export async function lxc(args: string[]): Promise<string> {
   try {
-    return (await run("lxc", args, { maxBuffer: 16 << 20 })).stdout;
+    const running = run("lxc", args, { maxBuffer: 16 << 20 });
+    // lxc init and launch read an instance config from stdin when it is not a terminal.
+    running.child.stdin?.end();
+    return (await running).stdout;
   } catch (err) {
     const e = err as { stderr?: string; code?: number };
     throw new Error(`lxc ${args.join(" ")}: exit ${e.code}: ${e.stderr ?? ""}`);

@@ -104,8 +104,10 @@ async function makeInstance(
   return { ok: false, error: `the instance name ${name} is taken by an instance that is not node ${task.nodeId}'s` };
 }
 
+/** LXD's ways of saying the name is taken: by an instance, or by the creation of one still going on. */
 const isNameTaken = (err: unknown) =>
-  isLxdStatus(err, 409) || ((err instanceof LxdApiError || err instanceof LxdOperationError) && /already exists|already in use/i.test(err.lxdMessage));
+  isLxdStatus(err, 409) ||
+  ((err instanceof LxdApiError || err instanceof LxdOperationError) && /already exists|already in use|busy running a "create" operation/i.test(err.lxdMessage));
 
 /** LXD's message, with what the provider asked for when the message is about it. */
 function explain(message: string, body: InstancesPost): string {

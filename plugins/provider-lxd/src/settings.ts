@@ -83,10 +83,9 @@ export function lxdSettings(fields: JsonObject, defaultSocket: string): ParsedSe
   };
 }
 
-/** The client cache key of an endpoint and project. */
+/** The client cache key of an endpoint and project: every field, so changed credentials get a client of their own. */
 export function clientKey(settings: Pick<LxdSettings, "endpoint" | "project">): string {
-  const e = settings.endpoint;
-  return JSON.stringify(e.kind === "unix" ? [e.socketPath, settings.project] : [e.url, e.clientCert, settings.project]);
+  return JSON.stringify([settings.endpoint, settings.project]);
 }
 
 const text = (value: Json | undefined) => (typeof value === "string" ? value.trim() : "");

@@ -277,7 +277,8 @@ test.serial("the key pushed through the file API, and a non-root SSH user made b
   t.is(confirmedUser.status, 0, confirmedUser.stderr);
   const asRoot = await overSsh(viaFile, [createdFile, confirmedFile], "id -un");
   t.is(asRoot.stdout.trim(), "root", asRoot.stderr);
-  const asUser = await overSsh(viaUser, [createdUser, confirmedUser], "id -un; sudo -n id -un");
+  // Commands run as root through sudo -n: the login was debian's.
+  const asUser = await overSsh(viaUser, [createdUser, confirmedUser], 'echo "$SUDO_USER"; id -un');
   t.deepEqual(asUser.stdout.trim().split("\n"), ["debian", "root"], asUser.stderr);
 
   const refused = await run({ ...cluster("filebad"), sshuser: "debian", provisioner: { ...env.providerFields, key_delivery: "file" } }, "CREATE");
