@@ -42,8 +42,11 @@ async function untilGreeting(ip: string, what: string, timeoutMs = GREETING_TIME
   }
 }
 
-/** One floor run: `start(i)` makes machine i and returns its address; `remove` takes every one made away. */
-async function floor(nodes: number, start: (i: number) => Promise<string>, remove: () => Promise<void>, what: string): Promise<FloorResult> {
+/**
+ * One floor run: `start(i)` makes machine i and returns its address, `concurrency` at a time; `remove` takes every
+ * one made away.
+ */
+async function floor(nodes: number, concurrency: number, start: (i: number) => Promise<string>, remove: () => Promise<void>, what: string): Promise<FloorResult> {
   const perMachine: number[] = [];
   let lastGreeting = 0;
   let removeMs = 0;
@@ -51,7 +54,7 @@ async function floor(nodes: number, start: (i: number) => Promise<string>, remov
   try {
     await mapLimit(
       Array.from({ length: nodes }, (_, i) => i),
-      FLOOR_CONCURRENCY,
+      concurrency,
       async (i) => {
         const t0 = Date.now();
         const ip = await start(i);
@@ -68,7 +71,7 @@ async function floor(nodes: number, start: (i: number) => Promise<string>, remov
   const sorted = perMachine.sort((a, b) => a - b);
   return {
     nodes,
-    concurrency: FLOOR_CONCURRENCY,
+    concurrency,
     seconds: round((lastGreeting - startedAt) / 1000, 2),
     perMachine: { p50: round((sorted[Math.floor(sorted.length / 2)] ?? 0) / 1000, 2), max: round((sorted.at(-1) ?? 0) / 1000, 2) },
     removeSeconds: round(removeMs / 1000, 2),
@@ -82,6 +85,8 @@ export interface DockerFloorOptions {
   flavor: string;
   /** Label on every container made, for the clean-up of a failed run. */
   label: Record<string, string>;
+  /** @default FLOOR_CONCURRENCY */
+  concurrency?: number;
 }
 
 export async function dockerFloor(nodes: number, options: DockerFloorOptions): Promise<FloorResult> {
@@ -93,6 +98,7 @@ export async function dockerFloor(nodes: number, options: DockerFloorOptions): P
   const tag = `${process.pid}-${Date.now().toString(36)}`;
   return floor(
     nodes,
+    options.concurrency ?? FLOOR_CONCURRENCY,
     async (i) => {
       const id = await docker.createContainer(`corral-floor-${tag}-${i}`, {
         Image: options.image,
@@ -134,6 +140,7 @@ export async function lxdFloor(nodes: number, options: LxdFloorOptions): Promise
   try {
     return await floor(
       nodes,
+      FLOOR_CONCURRENCY,
       async (i) => {
         const name = `corral-floor-${tag}-${i}`;
         made.push(name);
