@@ -189,14 +189,17 @@ const littleEndianIpv4 = (hex: string) => {
 
 /**
  * Docker sets the FORWARD policy to DROP, and with br_netfilter bridged frames pass through it: instances on the
- * bridge could not reach each other. Accept-rules for the bridge (marked with {@link RULE_COMMENT}) go first in
- * FORWARD; returns whether any were added.
+ * bridge could not reach each other. LXD's xtables driver puts accept rules for its bridge first in FORWARD; its
+ * nftables driver keeps them in a table of its own, where Docker's DROP still applies. Without LXD's rules in
+ * FORWARD, accept rules for the bridge (marked with {@link RULE_COMMENT}) go first; returns whether any were added.
  */
 async function acceptBridgedTraffic(bridge: string): Promise<boolean> {
   const callsIptables = (await readFile("/proc/sys/net/bridge/bridge-nf-call-iptables", "utf8").catch(() => "0")).trim() === "1";
   if (!callsIptables) return false;
   const rules = await iptables(["-S", "FORWARD"]);
   if (rules === undefined || !/^-P FORWARD DROP/m.test(rules)) return false;
+  const accepts = (dir: string) => new RegExp(`^-A FORWARD ${dir} ${bridge} .*-j ACCEPT$`, "m").test(rules);
+  if (accepts("-i") && accepts("-o")) return false;
   let added = false;
   for (const dir of ["-i", "-o"]) {
     const rule = [dir, bridge, "-m", "comment", "--comment", RULE_COMMENT, "-j", "ACCEPT"];
