@@ -169,7 +169,7 @@ serial("a play templates a file from corral_config, corral_task, the inventory's
     t.false(text.includes("provider-secret-value"), "no provider field in the output");
   }
   t.deepEqual(await leftInNodeDir(), [], "inventory, variables, key and run directory are removed");
-  t.is((await onNode("grep -rl 'PRIVATE KEY' /root /tmp /var/tmp /var/lib 2>/dev/null || true")).trim(), "", "the key never reaches the node's disk");
+  t.is((await onNode("grep -rlF -e '-----BEGIN OPENSSH PRIVATE KEY' /root /home /tmp /var/tmp /var/lib 2>/dev/null || true")).trim(), "", "the key never reaches the node's disk");
 });
 
 serial("tags and skip_tags choose the tasks; an unchanged file is not changed again", async (t) => {
