@@ -96,9 +96,14 @@ async function publishPlaybooks(t: T, tenant: E2eTenant, name: string, archive: 
   const { version } = JSON.parse(uploaded.text) as { version: number };
   await call(t, tenant.admin, "POST", `${PLAYBOOKS}/${name}/versions/${version}/stage`);
   await call(t, tenant.admin, "POST", "/plugins/sync");
+  await waitForPlaybook(t, tenant, name, file);
+  return version;
+}
+
+/** Waits until the provisioner has a playbooks archive's file installed. */
+async function waitForPlaybook(t: T, tenant: E2eTenant, name: string, file: string): Promise<void> {
   const installed = join(resourceDir(t.context.sys.workDir, tenant.name, "automatortypes", "ansible", "playbooks"), name, file);
   await eventually(() => access(installed).then(() => true, () => false), { what: `${name}/${file} synced`, timeoutMs: 15_000, intervalMs: 100 });
-  return version;
 }
 
 /** The greeter's pid in a container, if its process is alive. */
@@ -118,8 +123,13 @@ test.serial("ansible: playbooks configure real containers through REST; configur
   const network = `corral-test-${tenant.name}`;
   cleanup.push({ tenant: tenant.name, network });
   await call(t, tenant.admin, "POST", "/import", await catalog(network));
-  const demoArchive = (await run("tar", ["-czf", "-", "-C", join(DEMO, "playbooks"), "demo"], { encoding: "buffer", maxBuffer: 16 << 20 })).stdout;
-  const demoVersion = await publishPlaybooks(t, tenant, "demo", demoArchive, "greeter.yml");
+  // The example's own script publishes its playbooks, as a user runs it against npm start.
+  const published = await run(join(DEMO, "publish-playbooks.sh"), [], {
+    env: { ...process.env, CORRAL_API: sys.baseUrl, CORRAL_USER: tenant.admin.user, CORRAL_TENANT: tenant.name },
+  });
+  const demoVersion = Number(/playbooks demo version (\d+) staged and synced/.exec(published.stdout)?.[1]);
+  t.true(demoVersion > 0, published.stdout + published.stderr);
+  await waitForPlaybook(t, tenant, "demo", "greeter.yml");
   await publishPlaybooks(t, tenant, "faulty", resourceArchive("faulty", { "fail.yml": FAULTY_PLAY }), "fail.yml");
 
   // Create: two nodes, each with conf and greeter.
