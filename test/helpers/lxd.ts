@@ -125,7 +125,10 @@ export async function releaseLxdForTests(): Promise<void> {
     const left: Made = {};
     if (made.image) await lxdCall("DELETE", `/1.0/images/${made.image}`).catch(keep(left, "image", made.image));
     for (const bridge of made.firewall ?? []) await dropBridgeRules(bridge);
-    if (made.network) await lxdCall("DELETE", `/1.0/networks/${made.network}`).catch(keep(left, "network", made.network));
+    if (made.network) {
+      await lxdCall("DELETE", `/1.0/networks/${made.network}`).catch(keep(left, "network", made.network));
+      if (!left.network) await dropLxdRules(made.network);
+    }
     if (made.pool) await lxdCall("DELETE", `/1.0/storage-pools/${made.pool}`).catch(keep(left, "pool", made.pool));
     await writeMade(left);
     await rm(leaseDir(), { recursive: true, force: true });
@@ -215,6 +218,25 @@ async function dropBridgeRules(bridge: string): Promise<void> {
     const rule = [dir, bridge, "-m", "comment", "--comment", RULE_COMMENT, "-j", "ACCEPT"];
     while ((await iptables(["-D", "FORWARD", ...rule])) !== undefined);
   }
+}
+
+/**
+ * LXD 5.0's xtables driver, on a machine whose iptables is nftables' shim, leaves the rules it made for a bridge
+ * (comment "generated for LXD network <name>") behind when the network is deleted: they are removed here.
+ */
+async function dropLxdRules(bridge: string): Promise<void> {
+  const mark = `"generated for LXD network ${bridge}"`;
+  for (const table of ["filter", "nat", "mangle", "raw"]) {
+    const rules = (await iptables(["-t", table, "-S"])) ?? "";
+    for (const line of rules.split("\n").filter((l) => l.startsWith("-A ") && l.includes(mark))) {
+      await iptables(["-t", table, "-D", ...shellWords(line.slice(3))]);
+    }
+  }
+}
+
+/** The words of an `iptables -S` line: blanks separate them, double quotes group them. */
+function shellWords(line: string): string[] {
+  return [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!);
 }
 
 /** iptables' output, or undefined when it failed or is not installed. */
