@@ -157,6 +157,8 @@ export async function lxdFloor(nodes: number, options: LxdFloorOptions): Promise
           start: true,
         });
         await lxd.waitOperation(op);
+        // LXD before 5.7 ignores `start` (as the provider's CREATE, start it then).
+        if ((await lxd.getInstance(name))?.status !== "Running") await lxd.waitOperation(await lxd.changeState(name, { action: "start" }));
         return untilAddress(lxd, name);
       },
       async () => {
