@@ -71,7 +71,7 @@ function task(overrides: Partial<TaskMessage["config"]> = {}, taskName: TaskMess
       },
       provider: { name: "pool1", providertype: PROVIDER, provisioner: { secret_field: "provider-secret-value" } },
       ipaddresses: { access_v4: host.ip, bind_v4: host.ip },
-      results: { "ssh-auth": { user: "root", key_resource: "node-key" }, ssh_host_keys: hostKeys },
+      results: { "ssh-auth": { user: "root", key_resource: "node-key" }, ssh_host_keys: hostKeys, ansible_python: "/usr/bin/python3" },
       ...overrides,
     },
   });
@@ -145,6 +145,7 @@ serial("BOOTSTRAP checks python3 on the node over the pinned connection", async 
   const out = await ansible.bootstrap(pluginContext(task({}, "BOOTSTRAP"), { workDir }));
   t.is(out.status, 0, out.stderr);
   t.regex(out.stdout ?? "", /python3 at \/usr\/bin\/python3 on /);
+  t.deepEqual(out.result, { ansible_python: "/usr/bin/python3" }, "later plays use it without discovering it");
 });
 
 serial("a play templates a file from corral_config, corral_task, the inventory's groups and extra_vars", async (t) => {
@@ -181,8 +182,9 @@ serial("tags and skip_tags choose the tasks; an unchanged file is not changed ag
   t.regex(again.stdout ?? "", /changed=0/);
 });
 
-serial("gathered facts come from the node", async (t) => {
-  const out = await ansible.runAction(pluginContext(task(), { workDir }), action("web/facts.yml"));
+serial("gathered facts come from the node; without BOOTSTRAP's python3, Ansible discovers it", async (t) => {
+  const withoutPython = task({ results: { "ssh-auth": { user: "root", key_resource: "node-key" }, ssh_host_keys: hostKeys } });
+  const out = await ansible.runAction(pluginContext(withoutPython, { workDir }), action("web/facts.yml"));
   t.is(out.status, 0, out.stderr);
   t.regex(out.stdout ?? "", /distribution Debian 12/);
 });

@@ -102,6 +102,9 @@ test("inventory: the node with its connection, every node with its addresses and
     web: { hosts: { n4: null, "web-1.example": null } },
   }, "no group named all: Ansible's own");
   t.is(playHost(task), "web-1.example");
+  const withPython = buildInventory(task, { kind: "ssh", host: "192.0.2.1", port: 22, user: "root", python: "/usr/bin/python3" }) as any;
+  t.is(withPython.all.hosts["web-1.example"].ansible_python_interpreter, "/usr/bin/python3", "BOOTSTRAP's python3, when known");
+  t.is(hosts["web-1.example"].ansible_python_interpreter, undefined);
 
   const local = buildInventory(clusterTask({ config: { nodes: undefined, nodesOmitted: true } as any }), { kind: "local" }) as any;
   t.deepEqual(Object.keys(local.all.hosts), ["web-1.example"], "without the cluster's nodes, the node alone");

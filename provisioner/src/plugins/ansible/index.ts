@@ -36,6 +36,9 @@ export interface AnsibleAutomatorOptions {
 }
 
 const REMOTE_CHECK_TIMEOUT_S = 30;
+/** The node's result where BOOTSTRAP records the node's python3, which plays then use without discovering it. */
+const PYTHON_RESULT = "ansible_python";
+const ABSOLUTE_PATH = /^\/[A-Za-z0-9._\/-]+$/;
 type ResourceType = "playbooks" | "roles" | "collections";
 
 /**
@@ -74,7 +77,16 @@ export function createAnsibleAutomator(options: AnsibleAutomatorOptions = {}): A
       return { outcome: failed(`node ${ctx.task.config.hostname} logs in with a password; plays log in with a key (ssh-auth cluster_key or key_resource)`) };
     }
     if (!target.hostKeys) return { outcome: failed(`node ${ctx.task.config.hostname} has no pinned host key (CONFIRM records it)`) };
-    return { kind: "ssh", host: target.host, port: target.port, user: target.username, privateKey: String(target.privateKey), hostKeys: target.hostKeys };
+    const python = ctx.task.config.results?.[PYTHON_RESULT];
+    return {
+      kind: "ssh",
+      host: target.host,
+      port: target.port,
+      user: target.username,
+      privateKey: String(target.privateKey),
+      hostKeys: target.hostKeys,
+      ...(typeof python === "string" && ABSOLUTE_PATH.test(python) ? { python } : {}),
+    };
   };
 
   const run = async (ctx: PluginContext, action: ServiceActionCall, fields: PlayFields, found: AnsibleTools): Promise<PluginOutcome> => {
@@ -119,7 +131,12 @@ export function createAnsibleAutomator(options: AnsibleAutomatorOptions = {}): A
           const { note } = remoteStatus(check, "ansible bootstrap", REMOTE_CHECK_TIMEOUT_S);
           return { status: 1, stderr: note || `ansible: python3 is not installed on ${ctx.task.config.hostname}; plays need it on the node\n` };
         }
-        return { status: 0, stdout: `python3 at ${check.stdout.text().trim()} on ${node.target.host}; plays run from this provisioner\n` };
+        const python = check.stdout.text().trim();
+        return {
+          status: 0,
+          stdout: `python3 at ${python} on ${node.target.host}; plays run from this provisioner\n`,
+          ...(ABSOLUTE_PATH.test(python) ? { result: { [PYTHON_RESULT]: python } } : {}),
+        };
       });
     },
     async runAction(ctx, action) {

@@ -1,7 +1,7 @@
 import type { HostKeys, Json, JsonObject, ServiceActionCall, TaskMessage } from "../../sdk.js";
 
 /** How the play reaches the node: over SSH (a real machine), or `local` (a node that runs its actions on this host). */
-export type PlayConnection = { kind: "ssh"; host: string; port: number; user: string } | { kind: "local" };
+export type PlayConnection = { kind: "ssh"; host: string; port: number; user: string; python?: string } | { kind: "local" };
 
 /** Groups Ansible defines itself: a service of that name gets no group of its own. */
 const RESERVED_GROUPS = new Set(["all", "ungrouped"]);
@@ -54,7 +54,14 @@ function connectionVars(connection: PlayConnection): JsonObject {
   if (connection.kind === "local") {
     return { ansible_connection: "local", ansible_python_interpreter: "{{ ansible_playbook_python }}" };
   }
-  return { ansible_connection: "ssh", ansible_host: connection.host, ansible_port: connection.port, ansible_user: connection.user };
+  return {
+    ansible_connection: "ssh",
+    ansible_host: connection.host,
+    ansible_port: connection.port,
+    ansible_user: connection.user,
+    // Found by BOOTSTRAP: spares every play Ansible's interpreter discovery, a round trip to the node.
+    ...(connection.python ? { ansible_python_interpreter: connection.python } : {}),
+  };
 }
 
 /**

@@ -16,7 +16,7 @@ export interface PlayPlace {
 
 /** How the play reaches the node, with the secrets and pins that go with it. */
 export type PlayTarget =
-  | { kind: "ssh"; host: string; port: number; user: string; privateKey: string; hostKeys: Record<string, string> }
+  | { kind: "ssh"; host: string; port: number; user: string; privateKey: string; hostKeys: Record<string, string>; python?: string }
   | { kind: "local" };
 
 /** One run of ansible-playbook, ready for the sandbox. */
@@ -43,7 +43,8 @@ const MASTER_WAIT_S = CONNECT_TIMEOUT_S;
 export function playRun(task: TaskMessage, action: ServiceActionCall, fields: PlayFields, place: PlayPlace, target: PlayTarget, tools: AnsibleTools): PlayRun {
   const file = (kind: string, ext: string) => join(place.nodeDir, taskFileName(task, `ansible-${kind}`, ext));
   const runDir = join(place.nodeDir, taskFileName(task, "ansible-run", "d"));
-  const connection: PlayConnection = target.kind === "ssh" ? { kind: "ssh", host: target.host, port: target.port, user: target.user } : { kind: "local" };
+  const connection: PlayConnection =
+    target.kind === "ssh" ? { kind: "ssh", host: target.host, port: target.port, user: target.user, ...(target.python ? { python: target.python } : {}) } : { kind: "local" };
   const files: TransientFile[] = [
     { path: file("inventory", "yml"), content: JSON.stringify(buildInventory(task, connection), null, 1) },
     { path: file("corral-vars", "json"), content: JSON.stringify(corralVariables(task, action)) },
