@@ -24,10 +24,11 @@
  *      BENCH_TARGET_ROUNDS (3: floor and cluster alternated), BENCH_WORKERS (50), BENCH_TIMEOUT_S (300 per cluster),
  *      BENCH_MAX_S (3600 for the whole run), BENCH_OUT ("providers-time-to-active.json")
  */
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { buckets, kvKey, type ProvisionerRecord } from "@corral/contracts";
 import { openBucket, readValue } from "@corral/shared";
 import { LXD_NODE_IMAGE } from "../../deploy/src/lxd-image.js";
@@ -45,6 +46,7 @@ import { planTiming, timingSummary, type NodeActionsView, type PlanTiming, type 
 import { benchCatalog, SERVICE_CHECK, templateOf, type ProviderMapping, type ProviderName } from "./catalog.js";
 import { dockerFloor, FLOOR_CONCURRENCY, lxdFloor, type FloorResult } from "./floors.js";
 
+const run = promisify(execFile);
 const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(",").map((s) => s.trim()).filter(Boolean);
 const PROVIDERS = list("BENCH_PROVIDERS", "docker,ec2,lxd") as ProviderName[];
 const SIZES = list("BENCH_SIZES", "1,10,30").map(Number);
@@ -127,16 +129,28 @@ async function waitForWorkers(): Promise<void> {
 interface Machines {
   ids: string[];
   exec(id: string, command: string): Promise<string>;
+  /** How many SSH logins the machine's sshd accepted (its log). */
+  sshLogins(id: string): Promise<number>;
 }
 
+const countAccepted = (log: string) => log.split("\n").filter((line) => /Accepted (publickey|password)/.test(line)).length;
+
+/** sshd logs to stderr in the node image (`sshd -D -e`), which `docker logs` replays. */
+async function dockerLogins(id: string): Promise<number> {
+  const out = await run("docker", ["logs", id], { maxBuffer: 16 << 20 }).catch(() => ({ stdout: "", stderr: "" }));
+  return countAccepted(out.stdout + out.stderr);
+}
+
+const lxdLogins = async (name: string) => countAccepted(await lxcExec(name, "journalctl -u ssh.service --no-pager -q || true").catch(() => ""));
+
 async function machinesOf(provider: ProviderName, clusterId: string): Promise<Machines> {
-  if (provider === "docker") return { ids: await tenantContainers(TENANT, { "corral.cluster": clusterId }), exec: inContainer };
-  if (provider === "lxd") return { ids: await tenantInstances(TENANT, { "user.corral.cluster": clusterId }), exec: lxcExec };
+  if (provider === "docker") return { ids: await tenantContainers(TENANT, { "corral.cluster": clusterId }), exec: inContainer, sshLogins: dockerLogins };
+  if (provider === "lxd") return { ids: await tenantInstances(TENANT, { "user.corral.cluster": clusterId }), exec: lxcExec, sshLogins: lxdLogins };
   const ids = emulator!
     .instances()
     .filter((i) => i.tags.get(TAG.tenant) === TENANT && i.tags.get(TAG.cluster) === clusterId && (i.state === "pending" || i.state === "running") && i.containerId)
     .map((i) => i.containerId!);
-  return { ids, exec: inContainer };
+  return { ids, exec: inContainer, sshLogins: dockerLogins };
 }
 
 async function timings(caller: Caller, id: string): Promise<PlanTiming[]> {
@@ -184,6 +198,7 @@ async function measure(tracker: ClusterTracker, admin: Caller, provider: Provide
   if (made.ids.length !== nodes) throw new Error(`${provider} cluster ${id}: ${made.ids.length} machines for ${nodes} nodes`);
   const inside = await made.exec(made.ids[0]!, SERVICE_CHECK);
   if (inside.trim() !== "ok") throw new Error(`${provider} cluster ${id}: the service is not running in ${made.ids[0]}: ${inside}`);
+  const sshLoginsOfFirstNode = await made.sshLogins(made.ids[0]!);
 
   const deleteAt = Date.now();
   await must(admin, "DELETE", `/clusters/${id}`);
@@ -213,6 +228,7 @@ async function measure(tracker: ClusterTracker, admin: Caller, provider: Provide
       automatorBusySeconds: summary.automatorSeconds.busySum,
     },
     create: summary,
+    sshLoginsOfFirstNode,
     secondsToTerminated: s(terminatedAt - deleteAt),
     delete: { spanSeconds: s(del.spanMs), tasks: del.tasks },
     cpuSecondsToActive: cpu,
