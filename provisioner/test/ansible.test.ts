@@ -229,3 +229,24 @@ test.serial("one tenant's play cannot read another tenant's playbooks", async (t
   t.false(`${out.stdout}${out.stderr}`.includes("tenant-a's secret"));
   t.regex(out.stderr ?? "", /\[corral\] ansible: task "debug" failed on sim-1\.local: .*(could not locate file|not found|Permission denied)/i);
 });
+
+test.serial("a play uses the tenant's synced roles and collections", async (t) => {
+  const ansible = createAnsibleAutomator({ sandbox: createLocalSandbox() });
+  const synced = (type: string) => resourceDir(workDir, "tenant-c", "automatortypes", "ansible", type);
+  await mkdir(join(synced("roles"), "greet", "tasks"), { recursive: true });
+  await writeFile(join(synced("roles"), "greet", "tasks", "main.yml"), "- copy:\n    dest: \"{{ lookup('env', 'PWD') }}/role.txt\"\n    content: \"from the role\\n\"\n");
+  const collectionRole = join(synced("collections"), "kit", "ansible_collections", "corral", "demo", "roles", "hello", "tasks");
+  await mkdir(collectionRole, { recursive: true });
+  await writeFile(join(collectionRole, "main.yml"), "- copy:\n    dest: \"{{ lookup('env', 'PWD') }}/collection.txt\"\n    content: \"from the collection\\n\"\n");
+  await writePlaybook(
+    "tenant-c",
+    "site",
+    "main.yml",
+    "- hosts: all\n  gather_facts: false\n  roles: [greet]\n  tasks:\n    - include_role:\n        name: corral.demo.hello\n",
+  );
+  const out = await ansible.runAction(pluginContext(simTask("tenant-c"), { workDir }), { name: "CONFIGURE", service: "app", fields: { playbook: "site/main.yml" } });
+  t.is(out.status, 0, `${out.stdout}\n${out.stderr}`);
+  const dir = nodeDir(workDir, "tenant-c", "00000001", "sim-node");
+  t.is(await readFile(join(dir, "role.txt"), "utf8"), "from the role\n");
+  t.is(await readFile(join(dir, "collection.txt"), "utf8"), "from the collection\n");
+});
