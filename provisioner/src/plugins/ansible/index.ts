@@ -7,6 +7,7 @@ import {
   remoteStatus,
   resourceDir,
   runsActionsLocally,
+  shellQuote,
   withRemoteNode,
   type AutomatorPlugin,
   type LocalSandbox,
@@ -36,6 +37,7 @@ export interface AnsibleAutomatorOptions {
 }
 
 const REMOTE_CHECK_TIMEOUT_S = 30;
+const REMOVE_TIMEOUT_MS = 60_000;
 /** The node's result where BOOTSTRAP records the node's python3, which plays then use without discovering it. */
 const PYTHON_RESULT = "ansible_python";
 const ABSOLUTE_PATH = /^\/[A-Za-z0-9._\/-]+$/;
@@ -111,7 +113,16 @@ export function createAnsibleAutomator(options: AnsibleAutomatorOptions = {}): A
       else if (ran.signal) stderr += `[corral] ansible: killed by ${ran.signal}\n`;
       return { status: exitStatus(ran), stdout: ran.stdout, stderr };
     } finally {
-      await Promise.all([...play.files.map((file) => rm(file.path, { force: true })), rm(play.runDir, { recursive: true, force: true })]);
+      await Promise.all(play.files.map((file) => rm(file.path, { force: true })));
+      // As the tenant's user, in its sandbox: the play's processes wrote there, and a tree a tenant can still change
+      // is never walked by the provisioner itself.
+      await node.box.run({
+        command: `rm -rf ${shellQuote(play.runDir)}`,
+        cwd: node.dir,
+        env: {},
+        timeoutMs: REMOVE_TIMEOUT_MS,
+        signal: new AbortController().signal,
+      });
     }
   };
 
