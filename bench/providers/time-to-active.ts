@@ -22,7 +22,8 @@
  *
  * Env: BENCH_PROVIDERS ("docker,ec2,lxd"), BENCH_SIZES ("1,10,30"), BENCH_TARGET_NODES (50; 0 skips the target),
  *      BENCH_TARGET_ROUNDS (3: floor and cluster alternated), BENCH_WORKERS (50), BENCH_TIMEOUT_S (300 per cluster),
- *      BENCH_MAX_S (3600 for the whole run), BENCH_OUT ("providers-time-to-active.json")
+ *      BENCH_MAX_S (3600 for the whole run), BENCH_OUT ("providers-time-to-active.json"), BENCH_PROFILE_DIR (unset: a
+ *      CPU profile of the provisioner is written there when it stops)
  */
 import { execFile, execFileSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -57,6 +58,8 @@ const WORKERS = Number(process.env["BENCH_WORKERS"] ?? 50);
 const CLUSTER_TIMEOUT_MS = Number(process.env["BENCH_TIMEOUT_S"] ?? 300) * 1000;
 const MAX_MS = Number(process.env["BENCH_MAX_S"] ?? 3600) * 1000;
 const OUT = process.env["BENCH_OUT"] ?? "providers-time-to-active.json";
+/** Where the provisioner writes a CPU profile when it stops (bench/gateway/profile-summary.ts reads it). */
+const PROFILE_DIR = process.env["BENCH_PROFILE_DIR"];
 for (const p of PROVIDERS) if (!["docker", "ec2", "lxd"].includes(p)) throw new Error(`unknown provider ${p} in BENCH_PROVIDERS`);
 
 const TENANT = `bench-providers-${process.pid}`;
@@ -289,6 +292,7 @@ try {
     workDir,
     logLevel: "warn",
     ready: async () => (await readValue(registry, kvKey(PROVISIONER_ID))) !== undefined,
+    ...(PROFILE_DIR ? { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] } : {}),
   });
   await must(SUPERADMIN, "POST", "/tenants", { tenant: { name: TENANT, workers: WORKERS } });
   const admin: Caller = { user: "admin", tenant: TENANT };
