@@ -13,7 +13,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { gzipSync } from "node:zlib";
 import { Objm } from "@nats-io/obj";
-import { CHEF_SOLO_SPEC, DOCKER_SPEC, HOSTPOOL_SPEC, SHELL_SPEC, SIM_SPEC, resourceDir } from "@corral/provisioner";
+import { ANSIBLE_SPEC, CHEF_SOLO_SPEC, DOCKER_SPEC, HOSTPOOL_SPEC, SHELL_SPEC, SIM_SPEC, resourceDir } from "@corral/provisioner";
 import { openResourceStore, startTenantJanitor } from "@corral/plugins/testing";
 import {
   SUPERADMIN_TENANT,
@@ -89,8 +89,8 @@ const view = (spec: typeof SHELL_SPEC) => ({
 test("plugins - automator and provider types are listed as announced, in the API's plugin shape, sorted by name", async (t) => {
   const c = await tenantClient(t, "types");
   const automators = ok(t, await c.call("GET", "/plugins/automatortypes"), "list automator types");
-  t.deepEqual(automators.body, [view(CHEF_SOLO_SPEC), view(SHELL_SPEC)]);
-  t.deepEqual((automators.body as any[])[1].resourcetypes, { archives: { filetype: "archive" }, scripts: { filetype: "file" } });
+  t.deepEqual(automators.body, [view(ANSIBLE_SPEC), view(CHEF_SOLO_SPEC), view(SHELL_SPEC)]);
+  t.deepEqual((automators.body as any[])[2].resourcetypes, { archives: { filetype: "archive" }, scripts: { filetype: "file" } });
   const providers = ok(t, await c.call("GET", "/plugins/providertypes"), "list provider types");
   t.deepEqual(providers.body, [view(DOCKER_SPEC), view(HOSTPOOL_SPEC), view(SIM_SPEC)]);
 });
