@@ -8,6 +8,7 @@
  * Env: BENCH_NODES (50), BENCH_ROUNDS (3), BENCH_CONCURRENCY ("4,8,16,32,50")
  */
 import { createTestNetwork, ensureDockerForTests, removeTestContainers, TEST_LABEL } from "../../test/helpers/docker-hosts.js";
+import { waitForQuietMachine } from "../clusters/lib.js";
 import { loadSnapshot, log, machine, writeResult } from "../real-machines/lib.js";
 import { dockerFloor, type FloorResult } from "./floors.js";
 
@@ -23,6 +24,7 @@ const results = new Map<number, FloorResult[]>();
 try {
   for (let round = 0; round < ROUNDS; round++) {
     for (const concurrency of round % 2 ? [...ARMS].reverse() : ARMS) {
+      await waitForQuietMachine(20_000);
       const floor = await dockerFloor(NODES, { image, network: network.name, flavor: "1x256m", label: { [key]: value, "corral.test.pid": String(process.pid) }, concurrency });
       log(`${NODES} containers, ${concurrency} at a time: ${floor.seconds} s to the last greeting`);
       results.set(concurrency, [...(results.get(concurrency) ?? []), floor]);

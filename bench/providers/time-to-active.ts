@@ -41,7 +41,7 @@ import { EMULATOR_AMI, startEc2Emulator, type Ec2Emulator } from "../../test/hel
 import { ensureLxdForTests, lxcExec, releaseLxdForTests, removeTenantInstances, tenantInstances, type LxdForTests } from "../../test/helpers/lxd.js";
 import { startProvisionerProcess, type ServiceProcess } from "../../test/helpers/processes.js";
 import { startSystem, type TestSystem } from "../../test/helpers/system.js";
-import { cpuSeconds, trackClusters, type ClusterTracker } from "../clusters/lib.js";
+import { cpuSeconds, trackClusters, waitForQuietMachine, type ClusterTracker } from "../clusters/lib.js";
 import { cpuWindow, loadSnapshot, log, machine, round, totalMemoryGiB, writeResult } from "../real-machines/lib.js";
 import { planTiming, timingSummary, type NodeActionsView, type PlanTiming, type PlanView } from "../real-machines/plan-timing.js";
 import { benchCatalog, SERVICE_CHECK, templateOf, type ProviderMapping, type ProviderName } from "./catalog.js";
@@ -57,6 +57,8 @@ const TARGET_RATIO = 1.5;
 const WORKERS = Number(process.env["BENCH_WORKERS"] ?? 50);
 const CLUSTER_TIMEOUT_MS = Number(process.env["BENCH_TIMEOUT_S"] ?? 300) * 1000;
 const MAX_MS = Number(process.env["BENCH_MAX_S"] ?? 3600) * 1000;
+/** Longest wait for a quiet machine (90% idle for half a second) before a floor or a cluster. */
+const SETTLE_MAX_MS = 20_000;
 const OUT = process.env["BENCH_OUT"] ?? "providers-time-to-active.json";
 /** Where the provisioner writes a CPU profile when it stops (bench/gateway/profile-summary.ts reads it). */
 const PROFILE_DIR = process.env["BENCH_PROFILE_DIR"];
@@ -162,7 +164,11 @@ async function timings(caller: Caller, id: string): Promise<PlanTiming[]> {
   return plans.map((p) => planTiming(p, nodes)).reverse();
 }
 
+/** Before each floor and each cluster: what the run before left (removals, writeback) settles first. */
+const settle = () => waitForQuietMachine(SETTLE_MAX_MS);
+
 async function floorOf(provider: ProviderName, nodes: number): Promise<FloorResult> {
+  await settle();
   if (provider === "lxd") {
     return lxdFloor(nodes, {
       socketPath: lxd!.socketPath,
@@ -183,6 +189,7 @@ async function floorOf(provider: ProviderName, nodes: number): Promise<FloorResu
 }
 
 async function measure(tracker: ClusterTracker, admin: Caller, provider: ProviderName, nodes: number, n: number, floor: FloorResult) {
+  const settledMs = await settle();
   const loadBefore = await loadSnapshot();
   const machineCpu = cpuWindow();
   const cpu0 = { provisioner: cpuSeconds(provisioner!.pid), nats: cpuSeconds(sys!.nats.pid) };
@@ -232,6 +239,7 @@ async function measure(tracker: ClusterTracker, admin: Caller, provider: Provide
     },
     create: summary,
     sshLoginsOfFirstNode,
+    settledMs,
     secondsToTerminated: s(terminatedAt - deleteAt),
     delete: { spanSeconds: s(del.spanMs), tasks: del.tasks },
     cpuSecondsToActive: cpu,
@@ -360,6 +368,7 @@ try {
       ec2: `the EC2 emulator (instances are containers of ${IMAGE}, host keys read with docker exec for the console); ${Object.entries(EC2_TIMING).map(([k, v]) => `${k}=${v}`).join(", ")}; the floor is Docker's`,
       lxd: lxd ? `flavor ${FLAVOR.lxd}, image ${lxd.image}, network ${lxd.network}, dir pool ${lxd.storagePool}, key by cloud-init` : "not measured",
       floors: `N machines started ${FLOOR_CONCURRENCY} at a time as the provider makes them, until each sshd greets (polled every 25 ms); measured just before the cluster it is compared with`,
+      settling: `before each floor and each cluster the run waits (at most ${SETTLE_MAX_MS / 1000} s, settledMs) until the machine is 90% idle for half a second`,
       split: "providerCriticalPath: CREATE and CONFIRM stages; automatorCriticalPath: BOOTSTRAP and the service actions; dispatchWait: between a stage's end and the next one's first start; beforeFirstTask: create request to the first CREATE's start; afterLastTask: last task's end to active",
     },
     skipped,
