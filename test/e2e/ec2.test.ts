@@ -22,7 +22,7 @@ import { createDemoTenant, DEMO_SERVICES, inContainer, type DemoTenant } from ".
 import { ensureDockerForTests, removeTestContainers } from "../helpers/docker-hosts.js";
 import { EMULATOR_AMI, startEc2Emulator, type Ec2Emulator, type EmulatedInstance } from "../helpers/ec2-emulator/index.js";
 import { eventually } from "../helpers/eventually.js";
-import { createProcessSet, startProvisionerProcess, type ProcessSet, type ServiceProcess } from "../helpers/processes.js";
+import { createProcessSet, startProvisionerProcess, type ProcessSet, type ServiceProcess, runningTasksOf } from "../helpers/processes.js";
 import { startSystem, type TestSystem } from "../helpers/system.js";
 
 interface Context {
@@ -73,27 +73,10 @@ const workDirOf = (c: Context, id: string) => join(c.dir, id);
 
 /** Starts provisioner `id` at debug level, recording the tasks it is running from its log lines. */
 async function startProvisioner(c: Context, id: string): Promise<ServiceProcess> {
-  const running = new Map<string, string>();
+  const { running, onLine } = runningTasksOf();
   c.running.set(id, running);
   const proc = await c.procs.start(() =>
-    startProvisionerProcess({
-      natsUrl: c.sys.nats.url,
-      id,
-      capacity: 10,
-      workDir: workDirOf(c, id),
-      logLevel: "debug",
-      onLine: (line) => {
-        if (!line.startsWith("{")) return;
-        try {
-          const parsed = JSON.parse(line) as { msg?: string; taskId?: string; dispatch?: number; taskName?: string };
-          const key = `${parsed.taskId}.${parsed.dispatch}`;
-          if (parsed.msg === "running task" && parsed.taskName) running.set(key, parsed.taskName);
-          else if (parsed.msg === "task done") running.delete(key);
-        } catch {
-          // not a log line
-        }
-      },
-    }),
+    startProvisionerProcess({ natsUrl: c.sys.nats.url, id, capacity: 10, workDir: workDirOf(c, id), logLevel: "debug", onLine }),
   );
   c.provisioners.set(id, proc);
   return proc;

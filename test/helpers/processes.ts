@@ -254,6 +254,27 @@ export function startProvisionerProcess(options: ProvisionerProcessOptions): Pro
   });
 }
 
+/**
+ * The tasks a provisioner is running, read from its debug log lines (`running task` ... `task done`), by
+ * `<taskId>.<dispatch>` with the task name: pass `onLine` to {@link startProvisionerProcess} at log level debug.
+ */
+export function runningTasksOf(): { running: Map<string, string>; onLine: (line: string) => void } {
+  const running = new Map<string, string>();
+  const onLine = (line: string): void => {
+    if (!line.startsWith("{")) return;
+    let parsed: { msg?: string; taskId?: string; dispatch?: number; taskName?: string };
+    try {
+      parsed = JSON.parse(line) as typeof parsed;
+    } catch {
+      return; // not a log line
+    }
+    const key = `${parsed.taskId}.${parsed.dispatch}`;
+    if (parsed.msg === "running task" && parsed.taskName) running.set(key, parsed.taskName);
+    else if (parsed.msg === "task done") running.delete(key);
+  };
+  return { running, onLine };
+}
+
 /** Keeps every process a test starts, so one call stops them all. */
 export interface ProcessSet {
   /** Adds a started process (returns it). */
