@@ -164,6 +164,29 @@ async function timings(caller: Caller, id: string): Promise<PlanTiming[]> {
   return plans.map((p) => planTiming(p, nodes)).reverse();
 }
 
+/**
+ * After a failed floor or cluster: the tenant's clusters are deleted (waited for at most two minutes) and whatever
+ * is left of the provider's machines is removed directly.
+ */
+async function removeLeftovers(admin: Caller, provider: ProviderName): Promise<void> {
+  try {
+    const clusters = (await must(admin, "GET", "/clusters")) as Array<{ id: string; status: string }>;
+    for (const c of clusters.filter((c) => c.status !== "terminated")) {
+      await api(sys!.baseUrl, "DELETE", `/clusters/${c.id}`, admin);
+    }
+    const deadline = Date.now() + 120_000;
+    while (Date.now() < deadline) {
+      const left = ((await must(admin, "GET", "/clusters")) as Array<{ status: string }>).filter((c) => c.status !== "terminated");
+      if (!left.length) break;
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  } catch (err) {
+    log(`deleting the clusters after a failure: ${String(err)}`);
+  }
+  if (provider === "lxd") await removeTenantInstances(TENANT).catch(() => undefined);
+  else await removeTenantContainers(TENANT).catch(() => undefined);
+}
+
 /** Before each floor and each cluster: what the run before left (removals, writeback) settles first. */
 const settle = () => waitForQuietMachine(SETTLE_MAX_MS);
 
@@ -311,20 +334,34 @@ try {
   const runs: Run[] = [];
   const warmUps: Array<{ provider: ProviderName; secondsToActive: number }> = [];
   let n = 0;
+  const failures: Array<{ provider: ProviderName; nodes: number; error: string }> = [];
+  /** A floor and its cluster; a failure of either is recorded, the provider's leftovers removed, and the run goes on. */
+  const attempt = async (provider: ProviderName, nodes: number): Promise<Run | undefined> => {
+    try {
+      const floor = await floorOf(provider, nodes);
+      return await measure(tracker, admin, provider, nodes, n++, floor);
+    } catch (err) {
+      const error = String(err).split("\n")[0]!;
+      log(`${provider} ${nodes} nodes failed: ${error}`);
+      failures.push({ provider, nodes, error });
+      await removeLeftovers(admin, provider);
+      return undefined;
+    }
+  };
   for (const provider of PROVIDERS) {
     if (!mappings.some((m) => m.name === provider)) continue;
     // A provider's first cluster pays for one-time work (the AWS SDK's loading, the network's creation, ...).
-    const warmUp = await measure(tracker, admin, provider, 1, n++, await floorOf(provider, 1));
-    warmUps.push({ provider, secondsToActive: warmUp.secondsToActive });
+    const warmUp = await attempt(provider, 1);
+    if (warmUp) warmUps.push({ provider, secondsToActive: warmUp.secondsToActive });
     for (const nodes of SIZES) {
-      const floor = await floorOf(provider, nodes);
-      runs.push(await measure(tracker, admin, provider, nodes, n++, floor));
+      const run = await attempt(provider, nodes);
+      if (run) runs.push(run);
     }
   }
   const targetRuns: Run[] = [];
   for (let r = 0; r < (TARGET_NODES > 0 ? TARGET_ROUNDS : 0); r++) {
-    const floor = await floorOf("docker", TARGET_NODES);
-    targetRuns.push(await measure(tracker, admin, "docker", TARGET_NODES, n++, floor));
+    const run = await attempt("docker", TARGET_NODES);
+    if (run) targetRuns.push(run);
   }
   tracker.stop();
 
@@ -372,6 +409,7 @@ try {
       split: "providerCriticalPath: CREATE and CONFIRM stages; automatorCriticalPath: BOOTSTRAP and the service actions; dispatchWait: between a stage's end and the next one's first start; beforeFirstTask: create request to the first CREATE's start; afterLastTask: last task's end to active",
     },
     skipped,
+    failures,
     warmUps,
     bySize,
     ...(target ? { target } : {}),
