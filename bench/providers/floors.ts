@@ -176,6 +176,10 @@ async function untilAddress(lxd: LxdClient, name: string): Promise<string> {
   const deadline = Date.now() + GREETING_TIMEOUT_MS;
   for (;;) {
     const state = await lxd.instanceState(name);
+    if (state && state.status !== "Running") {
+      const console = await lxd.consoleTail(name, 5).catch(() => "");
+      throw new Error(`lxd floor instance ${name} is ${state.status}; its console ends: ${console.trim().split("\n").join(" / ")}`);
+    }
     const address = state?.network?.["eth0"]?.addresses.find((a) => a.family === "inet" && a.scope === "global")?.address;
     if (address) return address;
     if (Date.now() > deadline) throw new Error(`lxd floor instance ${name}: no IPv4 address within ${GREETING_TIMEOUT_MS / 1000} s`);

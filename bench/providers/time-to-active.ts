@@ -26,7 +26,7 @@
  *      CPU profile of the provisioner is written there when it stops)
  */
 import { execFile, execFileSync } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -83,6 +83,8 @@ let lxd: LxdForTests | undefined;
 let network: TestNetwork | undefined;
 let workDir: string | undefined;
 let cleaning: Promise<void> | undefined;
+/** The machine's fs.inotify.max_user_instances before the run raised it (restored by cleanUp). */
+let inotifyInstancesBefore: number | undefined;
 
 function cleanUp(): Promise<void> {
   cleaning ??= (async () => {
@@ -101,6 +103,7 @@ function cleanUp(): Promise<void> {
       await step("removing LXD instances", () => removeTenantInstances(TENANT));
       await step("releasing LXD", () => releaseLxdForTests());
     }
+    if (inotifyInstancesBefore !== undefined) await step("restoring fs.inotify.max_user_instances", () => writeFile(INOTIFY_INSTANCES, `${inotifyInstancesBefore}\n`));
     await step("removing the network", async () => network?.remove());
     await step("removing test containers", () => removeTestContainers());
     if (workDir) await step("removing the work directory", () => rm(workDir!, { recursive: true, force: true }));
@@ -162,6 +165,27 @@ async function timings(caller: Caller, id: string): Promise<PlanTiming[]> {
   const plans = (await must(caller, "GET", `/clusters/${id}/plans`)) as PlanView[];
   const { nodes } = (await must(caller, "GET", `/clusters/${id}`)) as { nodes: NodeActionsView[] };
   return plans.map((p) => planTiming(p, nodes)).reverse();
+}
+
+const INOTIFY_INSTANCES = "/proc/sys/fs/inotify/max_user_instances";
+/** What LXD's production setup asks for at least (its default allows about 20 systemd instances). */
+const INOTIFY_INSTANCES_FOR_LXD = 1024;
+
+/**
+ * Every LXD container's systemd takes inotify instances of one host user (the containers' id range), so the kernel's
+ * default of 128 stops the 21st-25th instance at boot ("Failed to allocate manager object: Too many open files").
+ * Raised for the run when lower, restored at the end; says what it did.
+ */
+async function inotifyForLxd(): Promise<string> {
+  const now = Number((await readFile(INOTIFY_INSTANCES, "utf8").catch(() => "0")).trim());
+  if (now >= INOTIFY_INSTANCES_FOR_LXD) return `fs.inotify.max_user_instances ${now}`;
+  try {
+    await writeFile(INOTIFY_INSTANCES, `${INOTIFY_INSTANCES_FOR_LXD}\n`);
+    inotifyInstancesBefore = now;
+    return `fs.inotify.max_user_instances raised from ${now} to ${INOTIFY_INSTANCES_FOR_LXD} for the run (LXD's production setup)`;
+  } catch (err) {
+    return `fs.inotify.max_user_instances ${now} (could not raise it: ${String(err)}): more than about 20 instances fail to boot`;
+  }
 }
 
 /**
@@ -289,6 +313,7 @@ try {
   log(`providers ${PROVIDERS.join(", ")}; sizes ${SIZES.join(", ")}; target ${TARGET_NODES} x${TARGET_ROUNDS}; load ${load0.loadAverage1m5m15m.join(" ")}, ${load0.runningContainers} containers running`);
   network = await createTestNetwork(NETWORK);
   const mappings: ProviderMapping[] = [];
+  let lxdHost = "";
   if (PROVIDERS.includes("docker") || TARGET_NODES > 0) {
     mappings.push({ name: "docker", providertype: "docker", provisioner: { network: NETWORK }, flavor: FLAVOR.docker, image: { image: IMAGE, sshuser: "root" } });
   }
@@ -306,6 +331,8 @@ try {
   if (PROVIDERS.includes("lxd")) {
     try {
       lxd = await ensureLxdForTests();
+      lxdHost = await inotifyForLxd();
+      log(lxdHost);
       mappings.push({ name: "lxd", providertype: "lxd", provisioner: lxd.providerFields, flavor: FLAVOR.lxd, image: { image: LXD_NODE_IMAGE, sshuser: "root" } });
     } catch (err) {
       skipped.push({ provider: "lxd", reason: `LXD is not available: ${String(err).split("\n")[0]}` });
@@ -403,7 +430,7 @@ try {
       inThisProcess: "nats-server (own process), tenancy, plugins, gateway, one clusters service, the REST client, the KV watch, the EC2 emulator",
       docker: `flavor ${FLAVOR.docker}, image ${IMAGE}, one user-defined bridge network`,
       ec2: `the EC2 emulator (instances are containers of ${IMAGE}, host keys read with docker exec for the console); ${Object.entries(EC2_TIMING).map(([k, v]) => `${k}=${v}`).join(", ")}; the floor is Docker's`,
-      lxd: lxd ? `flavor ${FLAVOR.lxd}, image ${lxd.image}, network ${lxd.network}, dir pool ${lxd.storagePool}, key by cloud-init` : "not measured",
+      lxd: lxd ? `flavor ${FLAVOR.lxd}, image ${lxd.image}, network ${lxd.network}, dir pool ${lxd.storagePool}, key by cloud-init; ${lxdHost}` : "not measured",
       floors: `N machines started ${FLOOR_CONCURRENCY} at a time as the provider makes them, until each sshd greets (polled every 25 ms); measured just before the cluster it is compared with`,
       settling: `before each floor and each cluster the run waits (at most ${SETTLE_MAX_MS / 1000} s, settledMs) until the machine is 90% idle for half a second`,
       split: "providerCriticalPath: CREATE and CONFIRM stages; automatorCriticalPath: BOOTSTRAP and the service actions; dispatchWait: between a stage's end and the next one's first start; beforeFirstTask: create request to the first CREATE's start; afterLastTask: last task's end to active",
