@@ -152,10 +152,21 @@ export async function removeTestContainers(opts: { all?: boolean } = {}): Promis
   if (containers.length > 0) {
     await removeTolerant(["rm", "-f", "-v", ...containers]);
   }
-  const networks = ours(await docker(["network", "ls", "--filter", `label=${TEST_LABEL}`, "--format", format]));
-  if (networks.length > 0) {
-    await removeTolerant(["network", "rm", ...networks]);
-  }
+  // A leftover of a dead process may still have containers of someone else's attached: its removal is tried,
+  // but only this process's own networks may fail the clean-up.
+  const listing = await docker(["network", "ls", "--filter", `label=${TEST_LABEL}`, "--format", format]);
+  const own = ours(listing).filter((id) => opts.all || ownedBy(listing, id, process.pid));
+  const leftovers = ours(listing).filter((id) => !own.includes(id));
+  if (own.length > 0) await removeTolerant(["network", "rm", ...own]);
+  if (leftovers.length > 0) await dockerExit(["network", "rm", ...leftovers]);
+}
+
+/** Whether the listing's line of `id` carries this pid label. */
+function ownedBy(listing: string, id: string, pid: number): boolean {
+  return listing.split("\n").some((line) => {
+    const [lineId, linePid] = line.trim().split(" ");
+    return lineId === id && Number(linePid) === pid;
+  });
 }
 
 /** Another process may have removed some meanwhile; only other failures count. */
