@@ -4,6 +4,7 @@ import test from "ava";
 test("exports - @corral/provisioner exports exactly its API", async (t) => {
   const mod = await import("@corral/provisioner");
   t.deepEqual(Object.keys(mod).sort(), [
+    "ANSIBLE_SPEC",
     "CHEF_SOLO_SPEC",
     "DOCKER_SPEC",
     "HOSTPOOL_SPEC",
@@ -11,6 +12,7 @@ test("exports - @corral/provisioner exports exactly its API", async (t) => {
     "SIM_SECURED_SPEC",
     "SIM_SPEC",
     "bundledPlugins",
+    "createAnsibleAutomator",
     "createChefSoloAutomator",
     "createShellAutomator",
     "createSimProvider",
