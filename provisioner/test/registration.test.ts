@@ -128,6 +128,8 @@ test("registration - a deleted record is written again, with the plugin specs", 
   t.is(again!.id, p.id);
   await eventually(async () => (await pluginTypes.get(pluginTypeKey("automatortypes", name)))?.operation === "PUT", {
     what: "the spec written again",
+    // Written with the record's next heartbeat; a loaded machine can take longer than the default wait.
+    timeoutMs: 20_000,
   });
   t.pass();
 });
