@@ -13,7 +13,7 @@ const DOCKERFILE = "deploy/docker/Dockerfile";
 const BUILD_TIMEOUT_MS = 20 * 60_000;
 
 /** What of the repository goes into the image: the workspaces' sources and the installed node_modules. */
-const REPO_PATHS = ["package.json", "package-lock.json", "tsconfig.json", "node_modules", "contracts", "shared", "services", "provisioner", "deploy", "console", "cli", "docs"];
+const REPO_PATHS = ["package.json", "package-lock.json", "tsconfig.json", "node_modules", "contracts", "shared", "services", "provisioner", "deploy", "console", "cli", "plugins", "docs"];
 /** Not needed to run: tests, other platforms' uWebSockets.js builds, the type checker, the browser driver. */
 const EXCLUDED = [
   "*/test",
