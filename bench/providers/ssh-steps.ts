@@ -69,6 +69,10 @@ try {
     await timed("BOOTSTRAP: checksums of one resource type", host.id, () =>
       run("mkdir -p '/var/lib/corral/resources/shell/scripts' && cd '/var/lib/corral/resources/shell/scripts' && find . -type f -exec sha256sum -- {} +"),
     );
+    const dirs = "'/var/lib/corral/resources/shell/scripts' '/var/lib/corral/resources/shell/archives'";
+    await timed("BOOTSTRAP in one command: work directories, a find over both resource types", host.id, () =>
+      run(`mkdir -p /var/lib/corral/work /var/lib/corral/run && chmod 700 /var/lib/corral/run && mkdir -p ${dirs} && find ${dirs} -type f -exec sha256sum -- {} +`),
+    );
     await timed("action script (shell install)", host.id, () => runRemote(lease, { script: ACTION_SCRIPT, user: "root", timeoutMs: 30_000, signal }));
     lease.release();
     await pool.close();

@@ -40,7 +40,8 @@ export async function syncDirectory(node: RemoteNode, localDir: string, remoteDi
 
 /**
  * `syncDirectory` for several directories, with one command listing all of them (after `prelude`, a command that
- * must succeed first): a node's BOOTSTRAP costs one exec channel when nothing changed, not one per directory.
+ * must succeed first): a node's BOOTSTRAP costs one exec channel and three processes when nothing changed, not a
+ * channel per directory.
  * Reports in the order of `pairs`.
  */
 export async function syncDirectories(node: RemoteNode, pairs: readonly DirectoryPair[], signal: AbortSignal, prelude?: string): Promise<SyncReport[]> {
@@ -114,30 +115,30 @@ function sha256File(file: string): Promise<string> {
   });
 }
 
-/** Starts each directory's part of the listing; file lines start with a checksum, so they never equal it. */
-const SECTION_MARK = "corral-sync-directory";
-
-/** Per directory, relative path -> sha256 of its files on the node (each directory is made when missing). */
+/**
+ * Per directory, relative path -> sha256 of its files on the node (each directory is made when missing), from one
+ * `find` over all of them: its lines name absolute paths, each under one of the directories.
+ */
 async function remoteChecksums(node: RemoteNode, pairs: readonly DirectoryPair[], signal: AbortSignal, prelude?: string): Promise<Array<Map<string, string>>> {
-  const list = pairs.map(({ remoteDir }) => {
-    const dir = shellQuote(remoteDir);
-    return `echo ${SECTION_MARK} && mkdir -p ${dir} && cd ${dir} && find . -type f -exec sha256sum -- {} +`;
-  });
-  if (!prelude && !pairs.length) return [];
+  const sums = pairs.map(() => new Map<string, string>());
+  const dirs = pairs.map((p) => shellQuote(p.remoteDir)).join(" ");
+  const commands = [...(prelude ? [prelude] : []), ...(pairs.length ? [`mkdir -p ${dirs} && find ${dirs} -type f -exec sha256sum -- {} +`] : [])];
+  if (!commands.length) return sums;
   const what = [prelude ? "preparing the node" : "", pairs.length ? `listing ${pairs.map((p) => p.remoteDir).join(", ")}` : ""].filter(Boolean).join(" and ");
-  const out = await runChecked(node, [...(prelude ? [prelude] : []), ...list.map((l) => `(${l})`)].join(" && "), signal, what, 1 << 22);
-  const sections: Array<Map<string, string>> = [];
+  const out = await runChecked(node, commands.join(" && "), signal, what, 1 << 22);
+  // `find` prints each path under the directory as given; the longest directory a path is under is its own (one
+  // directory may hold another).
+  const prefixes = pairs.map((p) => `${p.remoteDir.replace(/\/+$/, "")}/`);
+  const byLength = [...prefixes.entries()].sort(([, a], [, b]) => b.length - a.length);
   for (const line of out.split("\n")) {
-    if (line === SECTION_MARK) {
-      sections.push(new Map());
-      continue;
-    }
-    // `<64 hex>  ./path`; names sha256sum had to escape (a leading backslash) are left out: they are resent.
-    const m = /^([0-9a-f]{64}) [ *]\.\/(.+)$/.exec(line);
-    if (m) sections.at(-1)?.set(m[2]!, m[1]!);
+    // `<64 hex>  <path>`; names sha256sum had to escape (a leading backslash) are left out: they are resent.
+    const m = /^([0-9a-f]{64}) [ *](.+)$/.exec(line);
+    if (!m) continue;
+    const path = m[2]!;
+    const owner = byLength.find(([, prefix]) => path.startsWith(prefix));
+    if (owner) sums[owner[0]]!.set(path.slice(owner[1].length), m[1]!);
   }
-  if (sections.length !== pairs.length) throw new RemoteSyncError(`${what}: the listing has ${sections.length} parts for ${pairs.length} directories`);
-  return sections;
+  return sums;
 }
 
 async function sendFiles(node: RemoteNode, localDir: string, paths: string[], remoteDir: string, signal: AbortSignal): Promise<void> {
