@@ -3,10 +3,13 @@ import type { ClusterKeys } from "../../cluster-keys.js";
 import { backoffMs, sleep } from "../../retry.js";
 import { DockerError, isDockerStatus, type ContainerInspect, type DockerClient, type NetworkInspect } from "./docker-api.js";
 import { clusterFilter, LABEL, MANAGED_BY, nodeFilter } from "./naming.js";
+import type { StartGate } from "./start-gate.js";
 
-/** What the provider's operations share: one client per socket and the cluster key pairs. */
+/** What the provider's operations share: one client per socket, its start gate, and the cluster key pairs. */
 export interface DockerDeps {
   client(socketPath: string): DockerClient;
+  /** The container starts of a client's Docker host go through its gate. */
+  startGate(client: DockerClient): StartGate;
   clusterKeys: ClusterKeys;
   /** This installation's id, on every container's labels and in every filter. */
   installation: string;

@@ -36,7 +36,7 @@ export async function createNode(ctx: PluginContext, deps: DockerDeps, defaultSo
     id = made.id;
     how = made.how;
   }
-  await startNodeContainer(docker, id, signal);
+  await deps.startGate(docker).run(() => startNodeContainer(docker, id, signal), signal);
   ctx.log.info("docker: node container started", { nodeId: task.nodeId, container: id, how });
   return {
     status: 0,

@@ -9,6 +9,7 @@ import { createNode } from "./create.js";
 import { deleteNode } from "./delete.js";
 import { DockerClient, DockerError, DockerUnreachableError } from "./docker-api.js";
 import { every } from "./periodic.js";
+import { StartGate } from "./start-gate.js";
 import { reconcileOrphans } from "./reconcile.js";
 import { defaultSocketPath } from "./settings.js";
 import { DOCKER_SPEC } from "./spec.js";
@@ -33,6 +34,8 @@ export interface DockerProviderOptions {
   socketPath?: string;
   /** How long CONFIRM waits for the container and its sshd, ms. @default 120000 */
   confirmTimeoutMs?: number;
+  /** Container starts at once per Docker host (see start-gate.ts). @default 16 */
+  maxConcurrentStarts?: number;
 }
 
 /**
@@ -49,8 +52,14 @@ export function createDockerProvider(options: DockerProviderOptions): ProviderPl
     if (!made) clients.set(socketPath, (made = new DockerClient({ socketPath })));
     return made;
   };
+  const gates = new WeakMap<DockerClient, StartGate>();
+  const startGate = (docker: DockerClient) => {
+    let gate = gates.get(docker);
+    if (!gate) gates.set(docker, (gate = new StartGate(options.maxConcurrentStarts ?? 16)));
+    return gate;
+  };
   const installationOnce = retryingOnce(() => installationId(options.nc));
-  const depsNow = async (): Promise<DockerDeps> => ({ client, clusterKeys: options.clusterKeys, installation: await installationOnce() });
+  const depsNow = async (): Promise<DockerDeps> => ({ client, startGate, clusterKeys: options.clusterKeys, installation: await installationOnce() });
   client(defaultSocket);
 
   const clusters = retryingOnce(() => openClusterRecordReader(options.nc));
