@@ -70,7 +70,7 @@ export {
   ensureTaskConsumer,
   ensureResultsConsumer,
 } from "./tasks.js";
-export type { TaskNodeInfo, TaskConfig, TaskMessage, TaskOutcome, TaskResult } from "./tasks.js";
+export type { TaskNodeInfo, TaskNodeReach, TaskConfig, TaskMessage, TaskOutcome, TaskResult } from "./tasks.js";
 export { encodeTaskMessage } from "./task-encoding.js";
 export { MAX_RESULT_BATCH, ownResults, planBatches, resultsMessage, resultsOf, storedResults } from "./result-messages.js";
 export type { DispatchRef, ResultBatch } from "./result-messages.js";

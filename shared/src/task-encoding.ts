@@ -3,10 +3,11 @@ import type { TaskMessage } from "./tasks.js";
 
 /**
  * The parts of `config` the tasks of one dispatch share (task-builder.ts): every node of the cluster (`nodes`), the
- * cluster's config of a node-level task (`cluster`, kilobytes in real templates) and the provider. Encoding each
- * once per dispatch instead of once per task keeps a stage's encoding linear in the cluster's size.
+ * cluster's config of a node-level task (`cluster`, kilobytes in real templates), the provider and the nodes of a
+ * `hosts: service` step (`stepNodes`). Encoding each once per dispatch instead of once per task keeps a stage's
+ * encoding linear in the cluster's size.
  */
-const SHARED_PARTS = new Set(["nodes", "cluster", "provider"]);
+const SHARED_PARTS = new Set(["nodes", "cluster", "provider", "stepNodes"]);
 /** Shared parts already encoded. An object must not change once encoded. */
 const encodedParts = new WeakMap<object, Uint8Array>();
 

@@ -54,6 +54,18 @@ export interface TaskConfig extends TaskNodeInfo {
   nodesOmitted?: boolean;
   /** Results earlier tasks returned for this node (`providerid`, `ssh-auth`, ...). */
   results: JsonObject;
+  /**
+   * Only for a service action whose fields say `hosts: service`, and only when `nodes` is carried: every node whose
+   * task in this task's stage runs the same action of the same service (this node included), by id, with how to
+   * reach it. The tasks of that step share one object.
+   */
+  stepNodes?: Record<string, TaskNodeReach>;
+}
+
+/** How to reach a node, without any secret: the `ssh-auth` and `ssh_host_keys` results its provider returned. */
+export interface TaskNodeReach {
+  "ssh-auth"?: Json;
+  ssh_host_keys?: Json;
 }
 
 /** One dispatch of one task, as published on `corral.tasks.<tenant>`. */

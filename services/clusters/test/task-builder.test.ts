@@ -89,3 +89,42 @@ test("task builder - encoded messages of one context decode to the messages, wit
     t.is(messages[0]?.config.provider, messages[1]?.config.provider, "one provider object for the context: encoded once");
   }
 });
+
+test("task builder - an action with hosts: service carries the nodes of its step, with how to reach them and nothing else", (t) => {
+  const rolling = {
+    ...web,
+    name: "db",
+    provisioner: { actions: { install: { type: "ansible", fields: { playbook: "db/site.yml", hosts: "service" } } } },
+  } as unknown as Service;
+  const ctx = context(5);
+  (ctx.defs as Map<string, Service>).set("db", rolling);
+  for (const [i, n] of [...ctx.nodes.values()].entries()) {
+    n.results = { providerid: `vm-${i}`, "ssh-auth": { user: "root", cluster_key: true }, ssh_host_keys: { "ssh-ed25519": `key-${i}` }, ansible_python: "/usr/bin/python3" };
+  }
+  const stage = [
+    { taskName: "INSTALL" as const, nodeId: "c1-1002", service: "db" },
+    { taskName: "INSTALL" as const, nodeId: "c1-1000", service: "web" },
+    { taskName: "INSTALL" as const, nodeId: "c1-1001", service: "db" },
+    { taskName: "CONFIGURE" as const, nodeId: "c1-1003", service: "db" },
+    { taskName: "INSTALL" as const, nodeId: "c1-1004", service: "db" },
+  ];
+  const build = (i: number) => buildTaskMessage(ctx, stage[i]!, `c1-001-${i}`, 1, stage[i]!.taskName, stage);
+  const [first, webTask, second, , third] = stage.map((_, i) => build(i));
+  t.deepEqual(first!.config.stepNodes, {
+    "c1-1002": { "ssh-auth": { user: "root", cluster_key: true }, ssh_host_keys: { "ssh-ed25519": "key-2" } },
+    "c1-1001": { "ssh-auth": { user: "root", cluster_key: true }, ssh_host_keys: { "ssh-ed25519": "key-1" } },
+    "c1-1004": { "ssh-auth": { user: "root", cluster_key: true }, ssh_host_keys: { "ssh-ed25519": "key-4" } },
+  }, "the stage's INSTALL of db, this node included; not CONFIGURE of db, not INSTALL of web; only ssh-auth and host keys");
+  t.is(second!.config.stepNodes, first!.config.stepNodes, "one object for the step: encoded once");
+  t.is(third!.config.stepNodes, first!.config.stepNodes);
+  t.is(webTask!.config.stepNodes, undefined, "an action without hosts: service carries none");
+  t.is(buildTaskMessage(ctx, stage[0]!, "c1-001-0", 2, "INSTALL").config.stepNodes, undefined, "nor a task built without its stage");
+  const bytes = encodeTaskMessage(first!);
+  t.deepEqual(decode(bytes), decode(encode(first!)));
+
+  const large = context(MAX_NODES_IN_TASK + 1);
+  (large.defs as Map<string, Service>).set("db", rolling);
+  const omitted = buildTaskMessage(large, stage[0]!, "c1-001-0", 1, "INSTALL", stage);
+  t.true(omitted.config.nodesOmitted);
+  t.is(omitted.config.stepNodes, undefined, "above MAX_NODES_IN_TASK, no step nodes (the automator says why it cannot play them)");
+});

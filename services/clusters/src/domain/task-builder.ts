@@ -1,5 +1,5 @@
 import { NODE_TASKS, type Json, type JsonObject, type Service, type TaskName } from "@corral/contracts";
-import type { TaskConfig, TaskMessage, TaskNodeInfo } from "@corral/shared";
+import type { TaskConfig, TaskMessage, TaskNodeInfo, TaskNodeReach } from "@corral/shared";
 import type { ClusterNode, ClusterRecord, StoredTask } from "./records.js";
 
 /** Above this many nodes, tasks do not carry every other node (it would grow every message with the cluster). */
@@ -54,6 +54,8 @@ interface SharedParts {
   /** `config.nodes` of every task of the context; undefined above {@link MAX_NODES_IN_TASK}. */
   all: Record<string, TaskNodeInfo> | undefined;
   provider: TaskConfig["provider"];
+  /** `config.stepNodes` by stage (its tasks' array) and step (`<taskName> <service>`): one object per step. */
+  stepNodes: WeakMap<readonly StoredTask[], Map<string, Record<string, TaskNodeReach>>>;
 }
 
 const sharedPartsByContext = new WeakMap<TaskBuildContext, SharedParts>();
@@ -72,19 +74,53 @@ function sharedPartsOf(ctx: TaskBuildContext): SharedParts {
         provisioner: { ...provider.provisioner, ...ctx.credentials },
         ...(provider.description !== undefined ? { description: provider.description } : {}),
       },
+      stepNodes: new WeakMap(),
     };
     sharedPartsByContext.set(ctx, parts);
   }
   return parts;
 }
 
-/** Builds the message for one dispatch of one planned task; build the tasks of one dispatch with one context. */
+/** The results that say how to reach a node (no secret among them: `ssh-auth` names where the credential is). */
+const REACH_RESULTS = ["ssh-auth", "ssh_host_keys"] as const;
+
+/** Whether a service action asks to play every node of its step at once (docs/providers.md, Ansible, `hosts`). */
+const playsWholeStep = (fields: Readonly<Record<string, string>>) => String(fields["hosts"] ?? "").trim() === "service";
+
+/** Every node whose task in `stage` is `task`'s action of `task`'s service, with how to reach it. */
+function stepNodesOf(ctx: TaskBuildContext, shared: SharedParts, stage: readonly StoredTask[], task: StoredTask): Record<string, TaskNodeReach> {
+  let byStep = shared.stepNodes.get(stage);
+  if (!byStep) shared.stepNodes.set(stage, (byStep = new Map()));
+  const step = `${task.taskName} ${task.service}`;
+  let nodes = byStep.get(step);
+  if (!nodes) {
+    nodes = {};
+    for (const t of stage) {
+      if (t.taskName !== task.taskName || t.service !== task.service) continue;
+      const results = ctx.nodes.get(t.nodeId)?.results ?? {};
+      const reach: TaskNodeReach = {};
+      for (const key of REACH_RESULTS) {
+        const value = results[key];
+        if (value !== undefined) reach[key] = value;
+      }
+      nodes[t.nodeId] = reach;
+    }
+    byStep.set(step, nodes);
+  }
+  return nodes;
+}
+
+/**
+ * Builds the message for one dispatch of one planned task; build the tasks of one dispatch with one context.
+ * `stage` is every task of the task's stage: a service action with `hosts: service` carries its step's nodes.
+ */
 export function buildTaskMessage(
   ctx: TaskBuildContext,
   task: StoredTask,
   taskId: string,
   dispatch: number,
   taskName: TaskName,
+  stage?: readonly StoredTask[],
 ): TaskMessage {
   const node = ctx.nodes.get(task.nodeId);
   if (!node) throw new Error(`node ${task.nodeId} of cluster ${ctx.cluster.id} is missing`);
@@ -99,6 +135,7 @@ export function buildTaskMessage(
   if (task.service) {
     const action = ctx.defs.get(task.service)?.provisioner.actions[taskName.toLowerCase() as "install"];
     if (action) config.service = { name: task.service, action: { type: action.type, fields: action.fields } };
+    if (action && stage && shared.all && playsWholeStep(action.fields)) config.stepNodes = stepNodesOf(ctx, shared, stage, task);
   }
   if (shared.all) config.nodes = shared.all;
   else config.nodesOmitted = true;

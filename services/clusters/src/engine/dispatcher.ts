@@ -75,8 +75,8 @@ export function createDispatcher(deps: EngineDeps, memory: DispatchMemory): Disp
       const nodes = new Map(nodeList.map((n) => [n.id, n]));
       if (stages.includes(0)) await applyNodeServices(plan, nodes);
 
-      // Which planned task each dispatch runs.
-      const work: Array<{ task: StoredTask; index: number; dispatch: number; taskName: Dispatch["taskName"] }> = [];
+      // Which planned task each dispatch runs, and the tasks of its stage (its step's other nodes).
+      const work: Array<{ task: StoredTask; stage: StoredTask[]; index: number; dispatch: number; taskName: Dispatch["taskName"] }> = [];
       const stageCache = new Map<number, StoredTask[]>();
       const tasksOf = async (stage: number) => {
         let tasks = stageCache.get(stage);
@@ -85,12 +85,14 @@ export function createDispatcher(deps: EngineDeps, memory: DispatchMemory): Disp
       };
       for (const stage of stages) {
         const first = plan.actor.context.stageStarts[stage] ?? 0;
-        (await tasksOf(stage)).forEach((task, i) => work.push({ task, index: first + i, dispatch: 1, taskName: task.taskName }));
+        const tasks = await tasksOf(stage);
+        tasks.forEach((task, i) => work.push({ task, stage: tasks, index: first + i, dispatch: 1, taskName: task.taskName }));
       }
       for (const d of dispatches) {
         const { stage, position } = stagePositionOf(plan.actor.context, d.index);
-        const task = (await tasksOf(stage))[position];
-        if (task) work.push({ task, index: d.index, dispatch: d.dispatch, taskName: d.taskName });
+        const tasks = await tasksOf(stage);
+        const task = tasks[position];
+        if (task) work.push({ task, stage: tasks, index: d.index, dispatch: d.dispatch, taskName: d.taskName });
       }
 
       const defs = new Map<string, Service>(cluster.serviceDefs.map((s) => [s.name, s]));
@@ -119,6 +121,7 @@ export function createDispatcher(deps: EngineDeps, memory: DispatchMemory): Disp
               formatTaskId(plan.id, w.index),
               w.dispatch,
               w.taskName,
+              w.stage,
             ),
           );
         } catch (err) {
