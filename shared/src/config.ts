@@ -91,6 +91,22 @@ export const CONFIG_KEYS = {
   "security.login.maxFailuresPerUser": { type: "number", default: 5, doc: "failed logins of one user name within the window before 429" },
   "security.login.maxFailuresPerAddress": { type: "number", default: 20, doc: "failed logins from one client address within the window before 429" },
   "security.login.failureWindowSeconds": { type: "number", default: 60, doc: "window of the failed-login counters (and the longest Retry-After)" },
+  "security.oidc.issuer": { type: "string", default: "", doc: "issuer URL of an OpenID Connect provider; set: single sign-on through it" },
+  "security.oidc.providerName": { type: "string", default: "SSO", doc: "the provider's name on the console's sign-in button" },
+  "security.oidc.clientId": { type: "string", default: "", doc: "Corral's client id at the provider" },
+  "security.oidc.clientSecret": { type: "string", default: "", doc: "Corral's client secret at the provider (empty: a public client)" },
+  "security.oidc.scopes": { type: "string", default: "openid profile email", doc: "scopes the token server asks for, space separated" },
+  "security.oidc.redirectUri": { type: "string", default: "", doc: "the token server's callback URL as registered at the provider" },
+  "security.oidc.consoleUrl": { type: "string", default: "", doc: "the console the browser returns to after signing in" },
+  "security.oidc.userClaim": { type: "string", default: "preferred_username", doc: "claim naming the user" },
+  "security.oidc.tenantClaim": { type: "string", default: "tenant", doc: "claim naming the user's tenant" },
+  "security.oidc.defaultTenant": { type: "string", default: "", doc: "tenant of users whose token has no tenant claim (empty: refused)" },
+  "security.oidc.roleClaim": { type: "string", default: "groups", doc: "claim holding the user's groups or roles" },
+  "security.oidc.adminRole": { type: "string", default: "corral-admin", doc: "value of the role claim that makes a tenant admin" },
+  "security.oidc.superadminRole": { type: "string", default: "", doc: "value of the role claim that makes the superadmin (empty: never)" },
+  "security.oidc.bearer.enabled": { type: "boolean", default: false, doc: "the gateway accepts JWTs issued by the provider as Bearer tokens" },
+  "security.oidc.bearer.audience": { type: "string", default: "", doc: "audience such JWTs must name (empty: the client id)" },
+  "security.oidc.jwksCooldownSeconds": { type: "number", default: 30, doc: "least time between two reads of the provider's signing keys" },
 } as const satisfies Record<string, KeySpec>;
 
 export type ConfigKey = keyof typeof CONFIG_KEYS;
