@@ -171,7 +171,13 @@ function ownedBy(listing: string, id: string, pid: number): boolean {
 
 /** Another process may have removed some meanwhile; only other failures count. */
 async function removeTolerant(args: string[]): Promise<void> {
-  const result = await dockerExit(args);
+  let result = await dockerExit(args);
+  // dockerd detaches a removed container's endpoint asynchronously: right after `rm -f` of many containers a
+  // network can still report active endpoints for a few seconds.
+  for (let retry = 0; retry < 20 && result.exitCode !== 0 && /has active endpoints/.test(result.stderr); retry++) {
+    await sleep(500);
+    result = await dockerExit(args);
+  }
   const errors = result.stderr.split("\n").filter((line) => line.trim() && !/no such (container|network)|not found/i.test(line));
   if (result.exitCode !== 0 && errors.length > 0) {
     throw new Error(`docker ${args.slice(0, 2).join(" ")} failed (exit ${result.exitCode}): ${errors.join("\n")}`);
