@@ -4,9 +4,16 @@ export interface Session {
   tenant: string;
   /** A Bearer token from the token server (`security.enabled`); absent: identity headers alone. */
   token?: string;
+  /** The role the token server named at a single sign-on; absent: inferred from the user name, as the API does without tokens. */
+  role?: SessionRole;
 }
 
+export type SessionRole = "user" | "admin" | "superadmin";
+
 const KEY = "corral.session";
+const ROLES: readonly string[] = ["user", "admin", "superadmin"] satisfies SessionRole[];
+
+export const isSessionRole = (value: unknown): value is SessionRole => typeof value === "string" && ROLES.includes(value);
 
 export function currentSession(): Session | undefined {
   const raw = sessionStorage.getItem(KEY);
@@ -14,7 +21,12 @@ export function currentSession(): Session | undefined {
   try {
     const value = JSON.parse(raw) as Partial<Session>;
     if (typeof value.userId !== "string" || typeof value.tenant !== "string") return undefined;
-    return { userId: value.userId, tenant: value.tenant, ...(typeof value.token === "string" ? { token: value.token } : {}) };
+    return {
+      userId: value.userId,
+      tenant: value.tenant,
+      ...(typeof value.token === "string" ? { token: value.token } : {}),
+      ...(isSessionRole(value.role) ? { role: value.role } : {}),
+    };
   } catch {
     return undefined;
   }
@@ -36,5 +48,6 @@ export function identityHeaders(session: Session): Record<string, string> {
 }
 
 /** The superadmin sees the superadmin pages (tenants, provisioners, workers). */
-export const isSuperadmin = (session: Session) => session.tenant === "superadmin" && session.userId === "admin";
-export const isTenantAdmin = (session: Session) => session.userId === "admin";
+export const isSuperadmin = (session: Session) =>
+  session.role ? session.role === "superadmin" : session.tenant === "superadmin" && session.userId === "admin";
+export const isTenantAdmin = (session: Session) => (session.role ? session.role !== "user" : session.userId === "admin");

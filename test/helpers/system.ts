@@ -18,6 +18,7 @@ import { startClustersService, type ClustersService } from "@corral/clusters";
 import { startPluginsService, type PluginsService } from "@corral/plugins";
 import { startProvisioner, type RunningProvisioner } from "@corral/provisioner";
 import { startAuthService, type AuthService } from "@corral/auth";
+import { readOidcSettings } from "@corral/auth/internal";
 import { startMetricsService, type MetricsService } from "@corral/metrics";
 import { startSolverService, type SolverService } from "@corral/solver/service";
 import { openGatewaySecurity, type GatewaySecurity } from "@corral/gateway/testing";
@@ -211,6 +212,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
                   log: silentLogger,
                   redisUrl: redis.url,
                   tokenUrl: tokenUrl!,
+                  oidc: readOidcSettings(securityConfig),
                   ...(options.security?.gatewayClock ? { clock: options.security.gatewayClock } : {}),
                 });
                 securities.push(security);

@@ -1,11 +1,14 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { openRedis, redisReady, REDIS_START_WAIT_MS, serveEndpoints, type CorralConfig, type Logger, type MetricsRegistry } from "@corral/shared";
 import { loginThrottle } from "./adapters/login-throttle.js";
+import { pendingLogins } from "./adapters/pending-logins.js";
 import { revocationStore } from "./adapters/revocations.js";
 import { openSigningKeys } from "./adapters/signing-keys.js";
 import { openTenantRecords } from "./adapters/tenants.js";
 import { createHandler } from "./authn/select.js";
 import { readAuthConfig } from "./config.js";
+import { oidcProvider } from "./oidc/provider.js";
+import { readOidcSettings } from "./oidc/settings.js";
 import { verifyHandlers } from "./handlers/verify.js";
 import { startTokenServer } from "./token-server.js";
 import { openTokenVerifier } from "./verifier.js";
@@ -37,13 +40,15 @@ export interface AuthService {
 
 /**
  * Starts the token server (docs/security.md) and the `corral.auth.verify` handler: Basic credentials checked by the
- * configured backend (realm file, LDAP, or a custom module), tokens signed with the key from the
- * `corral_auth_keys` bucket, failed logins throttled and revocations kept in Redis.
+ * configured backend (realm file, LDAP, or a custom module), or a browser signed in through an OpenID Connect
+ * provider (`security.oidc.*`), tokens signed with the key from the `corral_auth_keys` bucket, failed logins
+ * throttled and revocations kept in Redis.
  */
 export async function startAuthService(deps: AuthServiceDeps): Promise<AuthService> {
   const { nc, log } = deps;
   const clock = deps.clock ?? Date.now;
   const config = readAuthConfig(deps.config, deps.baseDir ?? process.cwd());
+  const oidc = readOidcSettings(deps.config);
   const cleanups: Array<() => unknown> = [];
   const cleanup = async () => {
     for (const fn of cleanups.reverse()) await Promise.resolve(fn()).catch((err: unknown) => log.warn("auth stop step failed", { err }));
@@ -71,6 +76,7 @@ export async function startAuthService(deps: AuthServiceDeps): Promise<AuthServi
       verifier,
       clock,
       log,
+      ...(oidc ? { oidc: { settings: oidc, provider: oidcProvider(oidc, log, clock), logins: pendingLogins(redis) } } : {}),
     });
     cleanups.push(() => server.stop());
     let stopping: Promise<void> | undefined;

@@ -11,6 +11,11 @@ import type { AuthConfig } from "./config.js";
 import { isSuperadmin } from "./domain/roles.js";
 import type { TenantBinding } from "./domain/tenant-binding.js";
 import { newTokenId, signToken } from "./domain/token.js";
+import { HttpError, send } from "./http-answers.js";
+import type { PendingLogins } from "./adapters/pending-logins.js";
+import { browserLogin, CALLBACK_PATH, LOGIN_PATH } from "./oidc/browser-login.js";
+import type { OidcProvider } from "./oidc/provider.js";
+import type { OidcSettings } from "./oidc/settings.js";
 import { listenOnSharedPort } from "./shared-port.js";
 import type { TokenVerifier } from "./verifier.js";
 
@@ -25,6 +30,8 @@ import type { TokenVerifier } from "./verifier.js";
  * - `DELETE /token` with `Authorization: Bearer <token>` -> revokes that token (200, empty body).
  * - `DELETE /tokens/{user}` with a Bearer token of that user or of the superadmin -> revokes every token the
  *   user holds (200, empty body); 403 for anyone else.
+ * - `GET /oidc/login` and `GET /oidc/callback` with single sign-on configured: a browser signs in through the
+ *   identity provider (oidc/browser-login.ts).
  * Every answer is JSON (`Content-Type: application/json;charset=UTF-8`) and not cacheable.
  */
 export interface TokenServerDeps {
@@ -37,6 +44,8 @@ export interface TokenServerDeps {
   verifier: TokenVerifier;
   clock: () => number;
   log: Logger;
+  /** Single sign-on through an identity provider (`security.oidc.*`): `GET /oidc/login` and `/oidc/callback`. */
+  oidc?: { settings: OidcSettings; provider: OidcProvider; logins: PendingLogins };
 }
 
 export interface TokenServer {
@@ -49,30 +58,6 @@ export interface TokenServer {
 /** Longest user name accepted; the gateway refuses longer `Service-UserID`s anyway. */
 const MAX_USER_LENGTH = 255;
 const TENANT_HEADER = "service-tenantid";
-
-const JSON_HEADERS = {
-  "Content-Type": "application/json;charset=UTF-8",
-  "Cache-Control": "no-store",
-  Pragma: "no-cache",
-} as const;
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
-
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.headersSent || res.destroyed) return;
-  const text = body === undefined ? "" : JSON.stringify(body);
-  res.writeHead(status, { ...JSON_HEADERS, ...headers, "Content-Length": Buffer.byteLength(text) });
-  res.end(text);
-}
 
 function credentialsOf(header: string | undefined): { user: string; password: string } | undefined {
   const m = /^Basic\s+(\S+)\s*$/i.exec(header ?? "");
@@ -109,6 +94,26 @@ export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServ
     log.warn(`${what} failed`, { err });
     return new HttpError(503, "service_unavailable", `${what} is unavailable; try again later`);
   };
+
+  const mint = (userId: string, roles: string[], tenant: TenantBinding | undefined, lifetimeSeconds: number): string => {
+    const key = keys.current();
+    if (!key) throw unavailable("the signing key", new Error("no signing key in the bucket"));
+    const now = clock();
+    const claims = { userId, roles, issuedAtMs: now, expiresAtMs: now + lifetimeSeconds * 1000, tokenId: newTokenId() };
+    return signToken(tenant ? { ...claims, tenant } : claims, key);
+  };
+
+  // Set once listening: the default callback address of single sign-on needs the port.
+  let serverUrl: URL | undefined;
+  const sso = deps.oidc
+    ? browserLogin({
+        ...deps.oidc,
+        tenants,
+        log,
+        mint: (userId, roles, tenant) => ({ token: mint(userId, roles, tenant, config.tokenLifetimeSeconds), expiresInSeconds: Math.floor(config.tokenLifetimeSeconds) }),
+        callbackUrl: () => deps.oidc!.settings.redirectUri ?? new URL(CALLBACK_PATH, serverUrl),
+      })
+    : undefined;
 
   const issue = async (req: IncomingMessage, res: ServerResponse, lifetimeSeconds: number): Promise<void> => {
     const credentials = credentialsOf(req.headers.authorization);
@@ -148,21 +153,8 @@ export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServ
       });
       if (!tenant) throw new HttpError(401, "unauthorized", `tenant ${tenantName} does not exist`);
     }
-    const key = keys.current();
-    if (!key) throw unavailable("the signing key", new Error("no signing key in the bucket"));
-    const now = clock();
     const roles = [...new Set(authenticated.roles.map(String).filter(Boolean))];
-    const token = signToken(
-      {
-        userId: user,
-        roles,
-        issuedAtMs: now,
-        expiresAtMs: now + lifetimeSeconds * 1000,
-        tokenId: newTokenId(),
-        ...(tenant ? { tenant } : {}),
-      },
-      key,
-    );
+    const token = mint(user, roles, tenant, lifetimeSeconds);
     log.info("token issued", { user, roles, tenant: tenantName, address, lifetimeSeconds });
     send(res, 200, { access_token: token, token_type: "Bearer", expires_in: Math.floor(lifetimeSeconds) });
   };
@@ -210,6 +202,10 @@ export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServ
       if (method === "DELETE") return revokeOne(req, res);
       throw new HttpError(405, "method_not_allowed", `${method} is not allowed on /token`, { Allow: "GET, DELETE" });
     }
+    if (sso && (path === LOGIN_PATH || path === CALLBACK_PATH)) {
+      if (method !== "GET") throw new HttpError(405, "method_not_allowed", `${method} is not allowed on ${path}`, { Allow: "GET" });
+      return path === LOGIN_PATH ? sso.start(req, res) : sso.finish(req, res);
+    }
     const userPath = /^\/tokens\/([^/]+)\/?$/.exec(path);
     if (userPath) {
       if (method !== "DELETE") {
@@ -245,10 +241,12 @@ export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServ
   const shared = await listenOnSharedPort(server, config.port, config.host, log);
   const port = shared.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  const url = `${config.tls ? "https" : "http"}://${host}:${port}/token`;
+  serverUrl = new URL(url);
   let stopping: Promise<void> | undefined;
   return {
     port,
-    url: `${config.tls ? "https" : "http"}://${host}:${port}/token`,
+    url,
     stop() {
       shared.stop();
       stopping ??= new Promise<void>((resolve) => {

@@ -3,12 +3,16 @@ import type { Logger } from "@corral/shared";
 import { openRevocationList, type RevocationList } from "./adapters/revocations.js";
 import { openSigningKeys, type SigningKeys } from "./adapters/signing-keys.js";
 import { checkExpiry, checkSignature, tokenKeyId, type TokenCheck, type TokenClaims } from "./domain/token.js";
+import { looksLikeJwt, oidcBearerVerifier, type OidcBearerVerifier } from "./oidc/bearer.js";
+import { oidcProvider } from "./oidc/provider.js";
+import type { OidcSettings } from "./oidc/settings.js";
 
 /**
  * Verifies access tokens locally: signature against the signing keys watched from KV, expiry against the
  * clock, revocation against the in-memory revocation list watched from Redis (unavailable, 503, until it was read
  * once). No request leaves the process, except a one-off bucket read for a key id not seen yet. Signature checks are cached per token string
- * (expiry and revocation are checked on every call).
+ * (expiry and revocation are checked on every call). With `oidc` settings that accept Bearer tokens, JWTs of the
+ * identity provider are checked too (oidc/bearer.ts), and the revocation list applies to them as well.
  */
 export interface TokenVerifier {
   verify(token: string): Promise<TokenCheck>;
@@ -23,6 +27,8 @@ export interface TokenVerifierOptions {
   clock?: () => number;
   /** Tokens whose signature check is remembered. @default 10_000 */
   cacheSize?: number;
+  /** Single sign-on settings (`readOidcSettings`); the provider's JWTs are accepted when they say so. @default none */
+  oidc?: OidcSettings;
 }
 
 interface Cached {
@@ -47,6 +53,9 @@ export async function openTokenVerifier(options: TokenVerifierOptions): Promise<
     throw err;
   }
   const cache = new Map<string, Cached>();
+  const providerTokens: OidcBearerVerifier | undefined = options.oidc?.acceptBearer
+    ? oidcBearerVerifier(options.oidc, oidcProvider(options.oidc, options.log, clock), clock)
+    : undefined;
 
   const signatureOf = async (token: string): Promise<TokenCheck> => {
     const hit = cache.get(token);
@@ -66,7 +75,9 @@ export async function openTokenVerifier(options: TokenVerifierOptions): Promise<
   let stopping: Promise<void> | undefined;
   return {
     async verify(token) {
-      const signed = await signatureOf(token);
+      const isJwt = looksLikeJwt(token);
+      if (isJwt && !providerTokens) return { ok: false, reason: "identity provider tokens are not accepted here; get a token at the token server" };
+      const signed = isJwt ? await providerTokens!.verify(token) : await signatureOf(token);
       if (!signed.ok) return signed;
       const now = clock();
       const timely = checkExpiry(signed.claims, signed.keyId, now);

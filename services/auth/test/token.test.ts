@@ -75,3 +75,12 @@ test("token - a bound token may act only in its tenant, and only while the tenan
   t.is(bindingProblem({ name: "old", uid: tenantUidOf({ tenant: { name: "old", workers: 0 } }) }, "old", ""), undefined);
   t.truthy(bindingProblem({ name: "old", uid: "" }, "old", "u-3"));
 });
+
+test("token - an identity provider's token is bound by name: any tenant of that name, none while there is none", (t) => {
+  const byName = { name: "acme" };
+  t.is(bindingProblem(byName, "acme", "u-1"), undefined);
+  t.is(bindingProblem(byName, "acme", "u-2"), undefined, "a tenant created again under the name");
+  t.regex(bindingProblem(byName, "acme", undefined) ?? "", /tenant acme, named by the identity provider's tenant claim, does not exist/);
+  t.regex(bindingProblem(byName, "beta", "u-1") ?? "", /issued for tenant acme, not for Service-TenantID beta/);
+  t.throws(() => signToken({ ...claims, tenant: byName }, key), { message: /binds its tenant by uid/ });
+});

@@ -1,5 +1,5 @@
 import { runServiceProcess } from "@corral/shared";
-import { tokenServerUrl } from "@corral/auth/internal";
+import { readOidcSettings, tokenServerUrl } from "@corral/auth/internal";
 import { openGatewaySecurity } from "./security.js";
 import { startGateway } from "./service.js";
 
@@ -15,6 +15,7 @@ await runServiceProcess({
           redisUrl: config.get("redis.url"),
           tokenUrl: tokenServerUrl(config),
           realm: config.get("security.realm"),
+          oidc: readOidcSettings(config),
         })
       : undefined;
     const gateway = await startGateway({

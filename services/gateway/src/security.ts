@@ -1,7 +1,16 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { UnauthorizedError, type Identity } from "@corral/contracts";
 import type { Logger } from "@corral/shared";
-import { bindingProblem, openTokenVerifier, roleFromToken, type TenantBinding, type TokenClaims } from "@corral/auth/internal";
+import {
+  bindingProblem,
+  openTokenVerifier,
+  roleFromToken,
+  signInDetails,
+  type OidcSettings,
+  type SignInDetails,
+  type TenantBinding,
+  type TokenClaims,
+} from "@corral/auth/internal";
 
 /**
  * Bearer-token authentication of API requests when `security.enabled` is on (docs/security.md).
@@ -14,7 +23,9 @@ import { bindingProblem, openTokenVerifier, roleFromToken, type TenantBinding, t
  * list read applies, and before the list was read once every token is refused with a 503). Then the token's user must be the `Service-UserID` it acts as, and the token's roles,
  * not the user name, decide admin rights (see `roleFromToken` in `@corral/auth`). A token whose login named a
  * tenant acts only in that tenant, and only while it is the same tenant (same uid): not in a tenant created
- * later under the same name.
+ * later under the same name. With single sign-on (`oidc`), JWTs of the identity provider are accepted too when the
+ * operator allows it, bound by name to the tenant their claims give, and every 401 names where a browser signs in
+ * (`details.sso`).
  */
 export interface GatewaySecurity {
   /** Checks the `Authorization` header value; never throws. */
@@ -50,7 +61,7 @@ export interface Denial {
   status: 401 | 503;
   code: "unauthorized" | "invalid_token" | "service_unavailable";
   message: string;
-  details: { auth_uri: string[] };
+  details: { auth_uri: string[]; sso?: SignInDetails };
   headers: Record<string, string>;
 }
 
@@ -64,6 +75,8 @@ export interface GatewaySecurityOptions {
   realm?: string;
   /** @default Date.now */
   clock?: () => number;
+  /** Single sign-on (`readOidcSettings` of `@corral/auth/internal`). @default none */
+  oidc?: OidcSettings;
 }
 
 /** Longest `Authorization` header looked at; real ones are a few hundred bytes. */
@@ -80,12 +93,13 @@ async function confirmBinding(binding: TenantBinding, tenant: string, tenants: T
 
 export async function openGatewaySecurity(options: GatewaySecurityOptions): Promise<GatewaySecurity> {
   const realm = options.realm ?? "corral";
-  const details = { auth_uri: [options.tokenUrl] };
+  const details = { auth_uri: [options.tokenUrl], ...(options.oidc ? { sso: signInDetails(options.oidc, options.tokenUrl) } : {}) };
   const verifier = await openTokenVerifier({
     nc: options.nc,
     log: options.log,
     redisUrl: options.redisUrl,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.oidc ? { oidc: options.oidc } : {}),
   });
   const missing = (message: string): Authentication => ({
     ok: false,

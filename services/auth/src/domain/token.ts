@@ -73,6 +73,7 @@ function mac(secret: Buffer, data: Buffer): Buffer {
 /** Serializes and signs claims with `key`; returns the access token string. */
 export function signToken(claims: TokenClaims, key: SigningKey): string {
   if (!KEY_ID_PATTERN.test(key.id)) throw new Error(`invalid signing key id ${JSON.stringify(key.id)}`);
+  if (claims.tenant && claims.tenant.uid === undefined) throw new Error("a signed token binds its tenant by uid");
   const wire: WireClaims = {
     sub: claims.userId,
     roles: claims.roles,

@@ -1,4 +1,4 @@
-import { BadRequestError, UnauthorizedError, UnavailableError } from "@corral/contracts";
+import { UnauthorizedError, UnavailableError } from "@corral/contracts";
 import type { EndpointHandlers } from "@corral/shared";
 import type { TokenVerifier } from "../verifier.js";
 
@@ -8,9 +8,7 @@ import type { TokenVerifier } from "../verifier.js";
  */
 export function verifyHandlers(verifier: TokenVerifier) {
   return {
-    "auth.verify": async (request: { token?: unknown } | undefined) => {
-      const token = request?.token;
-      if (typeof token !== "string" || !token) throw new BadRequestError("token must be a non-empty string", { field: "token" });
+    "auth.verify": async ({ token }) => {
       const check = await verifier.verify(token);
       if (!check.ok) throw check.unavailable ? new UnavailableError(check.reason) : new UnauthorizedError(check.reason);
       const c = check.claims;
@@ -20,7 +18,8 @@ export function verifyHandlers(verifier: TokenVerifier) {
         issuedAt: c.issuedAtMs,
         expiresAt: c.expiresAtMs,
         tokenId: c.tokenId,
-        ...(c.tenant ? { tenant: c.tenant } : {}),
+        // This service's verifier takes Corral's tokens only, whose binding always has a uid.
+        ...(c.tenant?.uid !== undefined ? { tenant: { name: c.tenant.name, uid: c.tenant.uid } } : {}),
       };
     },
   } satisfies EndpointHandlers<"auth">;
