@@ -19,6 +19,7 @@ import { encode } from "@corral/contracts";
 import {
   connectNats,
   KeyTurns,
+  mapLimit,
   modifyValue,
   openBucket,
   putValue,
@@ -27,7 +28,7 @@ import {
   type KV,
   type ModifyOptions,
 } from "@corral/shared";
-import { machine, mapLimit, round } from "./lib.js";
+import { machine, round } from "./lib.js";
 
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 5);
 

@@ -1,7 +1,7 @@
 /**
  * Shared parts of the cluster benchmarks: a Corral on loopback with the JetStream fsync mode under test (tenancy
- * and gateway in this process; clusters services and provisioners as child processes, so they get their own
- * cores), cluster status tracking through a KV watch, per-process CPU accounting and the raw JetStream
+ * and gateway in this process; solver and clusters services and provisioners as child processes, so they get their
+ * own cores), cluster status tracking through a KV watch, per-process CPU accounting and the raw JetStream
  * acknowledged-publish rate.
  */
 import { execSync } from "node:child_process";
@@ -21,6 +21,7 @@ import {
   createProcessSet,
   startClustersProcess,
   startProvisionerProcess,
+  startServiceProcess,
   type ProcessSet,
   type ServiceProcess,
 } from "../../test/helpers/processes.js";
@@ -33,11 +34,13 @@ export interface BenchSystemOptions {
   natsNodes?: number;
   /** Clusters-service child processes. */
   clustersProcesses: number;
+  /** Solver-service child processes (the clusters service solves layouts and plans there). @default 1 */
+  solverProcesses?: number;
   /** Provisioner child processes, each with this capacity (worker loops). */
   provisioners: number;
   provisionerCapacity: number;
-  /** Extra node options of the clusters and provisioner processes (`--cpu-prof`, ...). */
-  nodeArgs?: { clusters?: string[]; provisioners?: string[] };
+  /** Extra node options of the clusters, solver and provisioner processes (`--cpu-prof`, ...). */
+  nodeArgs?: { clusters?: string[]; solvers?: string[]; provisioners?: string[] };
   /** Gateway request timeout (a 10,000-node create answers after its first stage is published). @default 15000 */
   requestTimeoutMs?: number;
 }
@@ -53,6 +56,7 @@ export interface BenchSystem {
   baseUrl: string;
   procs: ProcessSet;
   clusters: ServiceProcess[];
+  solvers: ServiceProcess[];
   provisioners: ServiceProcess[];
   provisionerIds: string[];
   /** Waits until the provisioners together run `workers` loops for `tenant`. */
@@ -93,6 +97,20 @@ export async function startBenchSystem(options: BenchSystemOptions): Promise<Ben
       port: 0,
       requestTimeoutMs: options.requestTimeoutMs ?? 15_000,
     });
+    const solvers: ServiceProcess[] = [];
+    for (let i = 0; i < (options.solverProcesses ?? 1); i++) {
+      solvers.push(
+        await procs.start(() =>
+          startServiceProcess({
+            name: `solver-${i}`,
+            entry: "services/solver/src/index.ts",
+            env: { CORRAL_NATS_URL: natsUrl, CORRAL_LOG_LEVEL: "info" },
+            readyMsg: "solver service started",
+            nodeArgs: [SERVICE_NODE_OPTIONS, ...(options.nodeArgs?.solvers ?? [])],
+          }),
+        ),
+      );
+    }
     const clusters: ServiceProcess[] = [];
     for (let i = 0; i < options.clustersProcesses; i++) {
       clusters.push(await procs.start(() => startClustersProcess({ natsUrl, name: `clusters-${i}`, nodeArgs: [SERVICE_NODE_OPTIONS, ...(options.nodeArgs?.clusters ?? [])] })));
@@ -124,6 +142,7 @@ export async function startBenchSystem(options: BenchSystemOptions): Promise<Ben
       baseUrl: `http://127.0.0.1:${gateway.port}/v2`,
       procs,
       clusters,
+      solvers,
       provisioners,
       provisionerIds,
       async waitForWorkers(tenant, workers, timeoutMs = 20_000) {
@@ -238,10 +257,11 @@ export function machineCpuSeconds(): { busy: number; idle: number } {
  * CPU seconds per process of the system (nats-server, each child, this process) between two calls, plus what the
  * rest of the machine used (other work on a shared machine competes for the same cores) and what stayed idle.
  */
-export function cpuMeter(sys: Pick<BenchSystem, "natsNodes" | "clusters" | "provisioners">, selfLabel = "bench process (tenancy, gateway, client)"): () => Record<string, number> {
+export function cpuMeter(sys: Pick<BenchSystem, "natsNodes" | "clusters" | "provisioners"> & Partial<Pick<BenchSystem, "solvers">>, selfLabel = "bench process (tenancy, gateway, client)"): () => Record<string, number> {
   const pids: Array<[string, number]> = [
     ...sys.natsNodes.map((n, i): [string, number] => [sys.natsNodes.length > 1 ? `nats-server-${i}` : "nats-server", n.pid]),
     ...sys.clusters.map((p): [string, number] => [p.name, p.pid]),
+    ...(sys.solvers ?? []).map((p): [string, number] => [p.name, p.pid]),
     ...sys.provisioners.map((p): [string, number] => [p.name, p.pid]),
   ];
   const start = new Map(pids.map(([name, pid]) => [name, cpuSeconds(pid)]));
@@ -371,21 +391,6 @@ export async function rawPublishRate(nc: NatsConnection, payload: Uint8Array, in
 }
 
 export const round = (n: number, digits = 0) => Math.round(n * 10 ** digits) / 10 ** digits;
-
-/** Runs `fn` over items with at most `limit` in flight. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await fn(items[i] as T, i);
-      }
-    }),
-  );
-  return out;
-}
 
 export const machine = () => `${cpus().length} cores (${cpus()[0]?.model ?? "?"}); every process shares them`;
 

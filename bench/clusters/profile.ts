@@ -14,7 +14,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import type { Identity } from "@corral/contracts";
-import { connectNats, silentLogger } from "@corral/shared";
+import { connectNats, mapLimit, silentLogger } from "@corral/shared";
 import {
   createActors,
   createCluster,
@@ -25,7 +25,7 @@ import {
   type Effects,
 } from "@corral/clusters/testing";
 import { createClusterCatalog } from "../../test/helpers/cluster-fixture.js";
-import { cpuMeter, mapLimit, round, startBenchSystem, trackClusters, type SyncMode } from "./lib.js";
+import { cpuMeter, round, startBenchSystem, trackClusters, type SyncMode } from "./lib.js";
 import { envNumber as env } from "../env.js";
 
 const CLUSTERS = env("BENCH_CLUSTERS", 200);

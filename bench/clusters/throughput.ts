@@ -18,6 +18,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import type { Msg } from "@nats-io/transport-node";
 import { streams, streamSubjects } from "@corral/contracts";
+import { mapLimit } from "@corral/shared";
 import { createCluster, createClusterCatalog } from "../../test/helpers/cluster-fixture.js";
 import { createClusterClient } from "./create-client.js";
 import {
@@ -28,7 +29,6 @@ import {
   machine,
   machineSpeedMicros,
   waitForQuietMachine,
-  mapLimit,
   rawPublishRate,
   readPlan,
   round,

@@ -11,10 +11,11 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import type { Browser, Page } from "puppeteer-core";
+import { mapLimit } from "@corral/shared";
 import { api, type Caller } from "../../test/helpers/api.js";
 import { consoleOrigin, launchBrowser, openSignedIn } from "../../test/helpers/browser.js";
 import { createClusterCatalog } from "../../test/helpers/cluster-fixture.js";
-import { machine, mapLimit, round, startBenchSystem, trackClusters, type BenchSystem } from "../clusters/lib.js";
+import { machine, round, startBenchSystem, trackClusters, type BenchSystem } from "../clusters/lib.js";
 import { envNumber as env } from "../env.js";
 
 const CLUSTERS = env("BENCH_CLUSTERS", 1000);

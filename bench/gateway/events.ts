@@ -16,10 +16,10 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { EventSocketMessage } from "@corral/contracts";
-import { connectNats } from "@corral/shared";
+import { connectNats, mapLimit } from "@corral/shared";
 import { createCluster, tenantWithSimCatalog } from "../../test/helpers/clusters.js";
 import { openEventSocket, openSse, opened, type SocketClient, type SseClient, type SseMessage } from "../../test/helpers/event-clients.js";
-import { cpuSeconds, machine, machineCpuSeconds, mapLimit, round } from "../clusters/lib.js";
+import { cpuSeconds, machine, machineCpuSeconds, round } from "../clusters/lib.js";
 import { launchCorral } from "./launched-corral.js";
 import { envNumber as env } from "../env.js";
 

@@ -12,9 +12,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { DockerClient, defaultSocketPath, generateSshKeyPair, parseFlavor } from "@corral/provisioner/testing";
 import { flavorLimits, LxdClient, userData } from "@corral/provider-lxd";
+import { mapLimit } from "@corral/shared";
 import { readBanner } from "../../test/helpers/docker-hosts.js";
 import { removeInstance } from "../../test/helpers/lxd.js";
-import { mapLimit, round } from "../clusters/lib.js";
+import { round } from "../clusters/lib.js";
 
 /** Machines started at once by a floor. */
 export const FLOOR_CONCURRENCY = 16;

@@ -9,12 +9,12 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { freemem, loadavg, tmpdir, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
-import { silentLogger, type TaskMessage } from "@corral/shared";
+import { mapLimit, silentLogger, type TaskMessage } from "@corral/shared";
 import { generateSshKeyPair, sshKeyFile, SshPool } from "@corral/provisioner/testing";
 import { createTestNetwork, ensureDockerForTests, removeTestContainers, startSshHost, type SshHost, type TestNetwork } from "../../test/helpers/docker-hosts.js";
-import { machineCpuSeconds, mapLimit, round } from "../clusters/lib.js";
+import { machineCpuSeconds, round } from "../clusters/lib.js";
 
-export { machine, mapLimit, round } from "../clusters/lib.js";
+export { machine, round } from "../clusters/lib.js";
 
 const run = promisify(execFile);
 

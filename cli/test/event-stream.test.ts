@@ -5,7 +5,8 @@
 import test from "ava";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
-import { readEventStream, type ServerSentEvent } from "../src/http/event-stream.js";
+import type { ServerSentEvent } from "@corral/contracts";
+import { readEventStream } from "../src/http/event-stream.js";
 
 test("event stream - a closed stream is resumed after the last id, and an error answer ends it", async (t) => {
   const seen: IncomingHttpHeaders[] = [];

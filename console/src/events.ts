@@ -7,7 +7,7 @@
  *   cluster changed; the tenant admin follows the whole tenant, a user each of its clusters. Polled while the
  *   socket is down.
  */
-import { ADMIN_USER, eventSocketProtocols, type ClusterStreamEvent, type ClusterSummary, type EventSocketMessage, type SocketCredentials } from "@corral/contracts";
+import { ADMIN_USER, eventSocketProtocols, serverSentEvents, type ClusterStreamEvent, type ClusterSummary, type EventSocketMessage, type SocketCredentials } from "@corral/contracts";
 import { API_BASE, type Api } from "./api.js";
 
 export interface Feed {
@@ -116,63 +116,29 @@ export function watchClusterList(
   };
 }
 
-/** Splits a Server-Sent Events body into events (`id`, `event`, `data` lines; blank line ends one). */
-export class SseParser {
-  private buffer = "";
-  lastEventId = "";
-
-  constructor(private readonly onEvent: (type: string, data: string) => void) {}
-
-  push(chunk: string): void {
-    this.buffer += chunk;
-    let end: number;
-    while ((end = this.buffer.indexOf("\n\n")) >= 0) {
-      const block = this.buffer.slice(0, end);
-      this.buffer = this.buffer.slice(end + 2);
-      let type = "message";
-      const data: string[] = [];
-      for (const line of block.split("\n")) {
-        if (line.startsWith(":")) continue;
-        const colon = line.indexOf(":");
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
-        if (field === "id") this.lastEventId = value;
-        else if (field === "event") type = value;
-        else if (field === "data") data.push(value);
-      }
-      if (data.length > 0) this.onEvent(type, data.join("\n"));
-    }
-  }
-}
-
-
 /** Calls `event` for each of the cluster's events (its history first, then live) until stopped. */
 export function watchCluster(api: Api, clusterId: string, event: (e: ClusterStreamEvent) => void, failed: (err: unknown) => void): Feed {
   let stopped = false;
   let controller = new AbortController();
-  const parser = new SseParser((type, data) => {
-    if (type === "closing") return;
-    try {
-      event(JSON.parse(data) as ClusterStreamEvent);
-    } catch (err) {
-      failed(err);
-    }
-  });
+  let lastEventId: string | undefined;
   const connect = async () => {
     while (!stopped) {
       controller = new AbortController();
       try {
-        const since = parser.lastEventId ? `?since=${encodeURIComponent(parser.lastEventId)}` : "";
+        const since = lastEventId ? `?since=${encodeURIComponent(lastEventId)}` : "";
         const res = await fetch(`${API_BASE}/clusters/${encodeURIComponent(clusterId)}/events${since}`, {
           headers: api.headers(),
           signal: controller.signal,
         });
         if (!res.ok || !res.body) throw new Error(`event stream: HTTP ${res.status} ${await res.text()}`);
-        const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          parser.push(value);
+        for await (const e of serverSentEvents(res.body)) {
+          if (e.id !== undefined) lastEventId = e.id;
+          if (e.event === "closing") continue;
+          try {
+            event(JSON.parse(e.data) as ClusterStreamEvent);
+          } catch (err) {
+            failed(err);
+          }
         }
       } catch (err) {
         if (!stopped) failed(err);

@@ -223,3 +223,26 @@ export {
   keepRedactedValues,
 } from "./sensitive-fields.js";
 export type { SensitiveFields } from "./sensitive-fields.js";
+export { ServerSentEventParser, serverSentEvents } from "./server-sent-events.js";
+export type { ServerSentEvent } from "./server-sent-events.js";
+export {
+  MAX_LOG_CHARS,
+  truncateLog,
+  taskMessageId,
+  TASK_ACK_WAIT_MS,
+  RESULTS_ACK_WAIT_MS,
+  DUPLICATE_WINDOW_MS,
+  MAX_RESULT_BATCH,
+} from "./task-protocol.js";
+export type {
+  TaskNodeInfo,
+  TaskNodeReach,
+  TaskConfig,
+  TaskMessage,
+  TaskOutcome,
+  TaskResult,
+  DispatchRef,
+  ResultBatch,
+} from "./task-protocol.js";
+export { encodeTaskMessage } from "./task-encoding.js";
+export type { ActiveSet, ActiveResourceType, ActiveResource, ResourceFormat } from "./active-set.js";

@@ -1,5 +1,5 @@
-import { encode, withEncodedEntries, type EncodedEntry } from "@corral/contracts";
-import type { TaskMessage } from "./tasks.js";
+import { encode, withEncodedEntries, type EncodedEntry } from "./codec.js";
+import type { TaskMessage } from "./task-protocol.js";
 
 /**
  * The parts of `config` the tasks of one dispatch share (task-builder.ts): every node of the cluster (`nodes`), the

@@ -1,7 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { decode, type WorkerAssignment } from "@corral/contracts";
-import { openAssignmentReader, type AssignmentReader, type Logger } from "@corral/shared";
-import { backoffMs, sleep } from "./retry.js";
+import { followWatch, openAssignmentReader, type AssignmentReader, type Logger } from "@corral/shared";
 
 export interface AssignmentWatcherDeps {
   nc: NatsConnection;
@@ -30,7 +29,6 @@ export interface AssignmentWatcher {
 export function createAssignmentWatcher(deps: AssignmentWatcherDeps): AssignmentWatcher {
   const stopping = new AbortController();
   let assignments: AssignmentReader | undefined;
-  let watch: { stop(): void } | undefined;
   let last: string | undefined;
   let turn: Promise<unknown> = Promise.resolve();
   let pollTimer: NodeJS.Timeout | undefined;
@@ -62,25 +60,14 @@ export function createAssignmentWatcher(deps: AssignmentWatcherDeps): Assignment
       apply(await (await reader()).get());
     });
 
-  const watchLoop = async () => {
-    let failures = 0;
-    while (!stopping.signal.aborted) {
-      try {
-        const changes = await (await reader()).watch();
-        watch = changes;
-        if (stopping.signal.aborted) changes.stop();
-        for await (const value of changes.values) {
-          failures = 0;
-          await inTurn(() => apply(value));
-        }
-      } catch (err) {
-        deps.log.warn("assignment watch failed; watching again", { err });
-      }
-      if (stopping.signal.aborted) break;
-      assignments = undefined;
-      await sleep(backoffMs(++failures, 250, 5_000), stopping.signal);
-    }
-  };
+  const watchLoop = () =>
+    followWatch({
+      open: async () => (await reader()).watch(),
+      onItem: (value) => inTurn(() => apply(value)),
+      onError: (err) => deps.log.warn("assignment watch failed; watching again", { err }),
+      onEnd: () => (assignments = undefined),
+      signal: stopping.signal,
+    });
 
   return {
     async start() {
@@ -100,7 +87,6 @@ export function createAssignmentWatcher(deps: AssignmentWatcherDeps): Assignment
     async stop() {
       stopping.abort();
       clearInterval(pollTimer);
-      watch?.stop();
       await watching;
       await turn;
     },

@@ -9,6 +9,7 @@ import {
   installationId,
   openActiveSetReader,
   openClusterRecordReader,
+  retryFor,
   retryingOnce,
   TASK_ACK_WAIT_MS,
   type Logger,
@@ -24,7 +25,6 @@ import type { Plugin } from "./plugins/types.js";
 import { createRegistration } from "./registry.js";
 import { createResourceSync } from "./resource-sync.js";
 import { defaultSandbox, type LocalSandbox } from "./sandbox/index.js";
-import { retryUntil } from "./retry.js";
 import { SshPool } from "./ssh/pool.js";
 import { startTenantFilesSweeps, type TenantFilesSweeps } from "./tenant-files-sweep.js";
 import { registerWorkerGauges } from "./worker-gauges.js";
@@ -289,13 +289,8 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
 }
 
 /** Retries `fn` until it succeeds or `timeoutMs` passed; then rethrows its last error. */
-async function withinStartTimeout(fn: () => Promise<void>, timeoutMs: number, log: Logger, what: string): Promise<void> {
-  let last: unknown;
-  const done = await retryUntil(fn, AbortSignal.timeout(timeoutMs), (err, attempt) => {
-    last = err;
-    log.warn(`${what} failed; retrying`, { err, attempt });
-  });
-  if (!done.ok) throw last ?? new Error(`${what} timed out`);
+function withinStartTimeout(fn: () => Promise<void>, timeoutMs: number, log: Logger, what: string): Promise<void> {
+  return retryFor(fn, { forMs: timeoutMs, onRetry: (err, attempt) => log.warn(`${what} failed; retrying`, { err, attempt }) });
 }
 
 /** Stops what plugins run in the background (reconcilers, SSH connections). */

@@ -2,10 +2,9 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstream } from "@nats-io/jetstream";
 import type { ObjectStore } from "@nats-io/obj";
 import { objectStores } from "@corral/contracts";
-import { openActiveSetReader, openObjectStore, type ActiveSetReader, type Logger } from "@corral/shared";
+import { backoffMs, followWatch, openActiveSetReader, openObjectStore, type ActiveSetReader, type Logger } from "@corral/shared";
 import { downloadObject } from "./resource-fetch.js";
 import { installResources, type DesiredResource, type ResourceKind } from "./resource-install.js";
-import { backoffMs, sleep } from "./retry.js";
 import { defaultSandbox, type LocalSandbox } from "./sandbox/index.js";
 
 /**
@@ -78,7 +77,6 @@ export function createResourceSync(options: ResourceSyncOptions): ResourceSync {
   const js = jetstream(nc);
   let activeSets: ActiveSetReader | undefined;
   let store: ObjectStore | undefined;
-  let watcher: { stop(): void } | undefined;
   let watching: Promise<void> | undefined;
   let pollTimer: NodeJS.Timeout | undefined;
 
@@ -145,26 +143,17 @@ export function createResourceSync(options: ResourceSyncOptions): ResourceSync {
     return state.running;
   };
 
-  const watchLoop = async () => {
-    let failures = 0;
-    while (!stopping.signal.aborted) {
-      try {
-        const changes = await (await reader()).watch();
-        watcher = changes;
-        if (stopping.signal.aborted) changes.stop();
-        for await (const tenant of changes.tenants) {
-          failures = 0;
-          if (followed.has(tenant)) void schedule(tenant);
-          else options.onUnfollowedChange?.(tenant);
-        }
-      } catch (err) {
-        log.warn("plugin resource watch failed; watching again", { err });
-      }
-      if (stopping.signal.aborted) break;
-      activeSets = undefined;
-      await sleep(backoffMs(++failures, 250, 5_000), stopping.signal);
-    }
-  };
+  const watchLoop = () =>
+    followWatch({
+      open: async () => (await reader()).watch(),
+      onItem: (tenant) => {
+        if (followed.has(tenant)) void schedule(tenant);
+        else options.onUnfollowedChange?.(tenant);
+      },
+      onError: (err) => log.warn("plugin resource watch failed; watching again", { err }),
+      onEnd: () => (activeSets = undefined),
+      signal: stopping.signal,
+    });
 
   return {
     async follow(tenants) {
@@ -202,7 +191,6 @@ export function createResourceSync(options: ResourceSyncOptions): ResourceSync {
     async stop() {
       stopping.abort();
       clearInterval(pollTimer);
-      watcher?.stop();
       for (const state of followed.values()) clearTimeout(state.retry);
       await watching;
       await Promise.allSettled([...followed.values()].map((s) => s.running));

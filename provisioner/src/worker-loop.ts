@@ -1,8 +1,7 @@
-import type { Logger, TaskMessage } from "@corral/shared";
+import { retryUntil, type Logger, type TaskMessage } from "@corral/shared";
 import type { PluginSet } from "./plugin-set.js";
 import type { ResultBatcher } from "./result-batcher.js";
 import type { ResultLookup } from "./result-lookup.js";
-import { retryUntil } from "./retry.js";
 import { parseTaskMessage } from "./task-message.js";
 import type { TaskDelivery, TaskFeed } from "./task-feed.js";
 import { runTask } from "./task-runner.js";

@@ -13,7 +13,7 @@ import { createClusterCatalog } from "../../test/helpers/cluster-fixture.js";
 import { createCluster, waitForAssignment, waitForStatus } from "../../test/helpers/clusters.js";
 import { eventually } from "../../test/helpers/eventually.js";
 import { testWithSystem } from "../../test/helpers/system-test.js";
-import { pluginClient } from "../../services/plugins/test/rest-helpers.js";
+import { pluginClient } from "../../test/helpers/plugin-rest.js";
 
 const test = testWithSystem({ clusters: 1, provisioners: 1, requestTimeoutMs: 30_000 });
 

@@ -1,4 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
+import type { OpenWatch } from "./follow-watch.js";
 import { openBucket, readBytes } from "./kv.js";
 import { ASSIGNMENT_KEY, buckets } from "@corral/contracts";
 
@@ -9,8 +10,8 @@ import { ASSIGNMENT_KEY, buckets } from "@corral/contracts";
 export interface AssignmentReader {
   /** The assignment in force; undefined before the first one was written (or after it was removed). */
   get(): Promise<Uint8Array | undefined>;
-  /** The assignment now and after every change, until stopped. */
-  watch(): Promise<{ values: AsyncIterable<Uint8Array | undefined>; stop(): void }>;
+  /** The assignment now and after every change (undefined: removed), until stopped. */
+  watch(): Promise<OpenWatch<Uint8Array | undefined>>;
 }
 
 export async function openAssignmentReader(nc: NatsConnection): Promise<AssignmentReader> {
@@ -21,10 +22,10 @@ export async function openAssignmentReader(nc: NatsConnection): Promise<Assignme
     },
     async watch() {
       const entries = await kv.watch({ key: ASSIGNMENT_KEY });
-      const values = (async function* () {
+      const items = (async function* () {
         for await (const e of entries) yield e.operation === "PUT" ? e.value : undefined;
       })();
-      return { values, stop: () => entries.stop() };
+      return { items, stop: () => entries.stop() };
     },
   };
 }

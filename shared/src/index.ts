@@ -59,6 +59,34 @@ export {
   hostAllocationFilter,
 } from "./hostpool.js";
 export type { HostEntry } from "./hostpool.js";
+export { ensureStreams, ensureTaskConsumer, ensureResultsConsumer } from "./tasks.js";
+export { ownResults, planBatches, resultsMessage, resultsOf, storedResults } from "./result-messages.js";
+export { ensureLiveEventRepublish } from "./live-events.js";
+export { openClusterRecordReader, isTerminatedCluster } from "./cluster-records.js";
+export type { ClusterRecordHead, ClusterRecordReader } from "./cluster-records.js";
+export { openPluginTypeReader } from "./plugin-types.js";
+export { openTenantReader } from "./tenant-reader.js";
+export type { TenantReader } from "./tenant-reader.js";
+export { openTenantCache } from "./tenant-cache.js";
+export type { TenantCache } from "./tenant-cache.js";
+export { openActiveSetReader } from "./active-sets.js";
+export { openAssignmentReader } from "./assignments.js";
+export type { AssignmentReader } from "./assignments.js";
+export type { ActiveSetReader } from "./active-sets.js";
+export type { PluginTypeReader } from "./plugin-types.js";
+export { runServiceProcess } from "./service-process.js";
+export type { ServiceContext, ServiceProcessOptions } from "./service-process.js";
+export { readObjectChunks } from "./object-reader.js";
+export { installationId } from "./installation.js";
+export { retryingOnce } from "./retrying-once.js";
+export { sleep, backoffMs, retryUntil, retryFor } from "./retry.js";
+export type { RetryOptions, RetryForOptions } from "./retry.js";
+export { followWatch } from "./follow-watch.js";
+export type { FollowWatchOptions, OpenWatch } from "./follow-watch.js";
+export { mapLimit } from "./map-limit.js";
+export { openRedis, redisReady, redisCall, connectedMulti, REDIS_CALL_TIMEOUT_MS, REDIS_START_WAIT_MS } from "./redis.js";
+export type { RedisClient, OpenRedisOptions, RedisCallOptions } from "./redis.js";
+// The task protocol and active set types moved to @corral/contracts; exported here too until every importer switched.
 export {
   MAX_LOG_CHARS,
   truncateLog,
@@ -66,29 +94,20 @@ export {
   TASK_ACK_WAIT_MS,
   RESULTS_ACK_WAIT_MS,
   DUPLICATE_WINDOW_MS,
-  ensureStreams,
-  ensureTaskConsumer,
-  ensureResultsConsumer,
-} from "./tasks.js";
-export type { TaskNodeInfo, TaskNodeReach, TaskConfig, TaskMessage, TaskOutcome, TaskResult } from "./tasks.js";
-export { encodeTaskMessage } from "./task-encoding.js";
-export { MAX_RESULT_BATCH, ownResults, planBatches, resultsMessage, resultsOf, storedResults } from "./result-messages.js";
-export type { DispatchRef, ResultBatch } from "./result-messages.js";
-export { ensureLiveEventRepublish } from "./live-events.js";
-export { openClusterRecordReader, isTerminatedCluster } from "./cluster-records.js";
-export type { ClusterRecordHead, ClusterRecordReader } from "./cluster-records.js";
-export { openPluginTypeReader } from "./plugin-types.js";
-export { openActiveSetReader } from "./active-sets.js";
-export { openAssignmentReader } from "./assignments.js";
-export type { AssignmentReader } from "./assignments.js";
-export type { ActiveSet, ActiveResourceType, ActiveResource, ResourceFormat, ActiveSetReader } from "./active-sets.js";
-export type { PluginTypeReader } from "./plugin-types.js";
-export { runServiceProcess } from "./service-process.js";
-export type { ServiceContext, ServiceProcessOptions } from "./service-process.js";
-export { readObjectChunks } from "./object-reader.js";
-export { installationId } from "./installation.js";
-export { retryingOnce } from "./retrying-once.js";
-export { retryFor } from "./retry-for.js";
-export type { RetryForOptions } from "./retry-for.js";
-export { openRedis, redisReady, redisCall, connectedMulti, REDIS_CALL_TIMEOUT_MS, REDIS_START_WAIT_MS } from "./redis.js";
-export type { RedisClient, OpenRedisOptions, RedisCallOptions } from "./redis.js";
+  MAX_RESULT_BATCH,
+  encodeTaskMessage,
+} from "@corral/contracts";
+export type {
+  TaskNodeInfo,
+  TaskNodeReach,
+  TaskConfig,
+  TaskMessage,
+  TaskOutcome,
+  TaskResult,
+  DispatchRef,
+  ResultBatch,
+  ActiveSet,
+  ActiveResourceType,
+  ActiveResource,
+  ResourceFormat,
+} from "@corral/contracts";

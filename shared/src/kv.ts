@@ -4,6 +4,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { decode, encode, CorralError, bucketSettings, kvStream, kvSubjectPrefix } from "@corral/contracts";
 import { BoundedCache } from "./bounded-cache.js";
 import { jsRequests } from "./js-requests.js";
+import { sleep } from "./retry.js";
 import { storeReplicas } from "./replicas.js";
 
 export type { KV } from "@nats-io/kv";
@@ -328,7 +329,7 @@ async function modifyFromReads<T>(
       : await createValue(kv, key, decision.put, cache);
     if (revision !== undefined) return { value: decision.put, revision };
     // Full jitter, growing to 100 ms: spreads writers of other processes apart.
-    await new Promise((r) => setTimeout(r, Math.min(100, 2 ** attempt) * Math.random()));
+    await sleep(Math.min(100, 2 ** attempt) * Math.random());
   }
   throw new CorralError(503, "contention", `too many concurrent writes to ${key}, try again`);
 }

@@ -1,19 +1,21 @@
 import { createHash } from "node:crypto";
 import type { JetStreamManager, MsgRequest } from "@nats-io/jetstream";
-import { decode, encode, resultBatchSubject, resultSubject, streams } from "@corral/contracts";
-import { taskMessageId, type TaskResult } from "./tasks.js";
+import {
+  decode,
+  encode,
+  resultBatchSubject,
+  resultSubject,
+  streams,
+  taskMessageId,
+  type DispatchRef,
+  type ResultBatch,
+  type TaskResult,
+} from "@corral/contracts";
 
 /**
  * Messages on the results stream: one dispatch's result on its own subject (`resultSubject`), or the results of
- * several dispatches of one plan together (`{results: [...]}` on `resultBatchSubject`), which a provisioner
- * publishes for successes that end at about the same time: one stored message (one fsync) instead of one each.
+ * several dispatches of one plan together (a `ResultBatch` on `resultBatchSubject`).
  */
-export interface ResultBatch {
-  results: TaskResult[];
-}
-
-/** The most results one batch holds. */
-export const MAX_RESULT_BATCH = 32;
 
 /** The results a results message holds: the batch's, or the one result. */
 export function resultsOf(data: Uint8Array): TaskResult[] {
@@ -43,14 +45,6 @@ export function resultsMessage(results: readonly TaskResult[]): { subject: strin
     data: encode({ results: [...results] } satisfies ResultBatch),
     msgId: `batch.${createHash("sha1").update(keys).digest("hex")}`,
   };
-}
-
-/** Which dispatch to look for. */
-export interface DispatchRef {
-  tenant: string;
-  planId: string;
-  taskId: string;
-  dispatch: number;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from "@nats-io/transport-node";
 import {
   decode,
   encode,
@@ -8,6 +8,7 @@ import {
   toWireError,
   type WireError,
 } from "@corral/contracts";
+import { deflateMessage, inflateMessage, isDeflated } from "./deflated-messages.js";
 import type { Logger } from "./log.js";
 import type { MetricsRegistry } from "./metrics/registry.js";
 import { REQUEST_ID_HEADER } from "./metrics/request-id.js";
@@ -83,7 +84,7 @@ export function serve(options: ServeOptions): Served {
     let reply: Reply;
     let status = 200;
     try {
-      const request = msg.data.length > 0 ? decode(msg.data) : undefined;
+      const request = msg.data.length === 0 ? undefined : decode(isDeflated(msg) ? await inflateMessage(msg.data) : msg.data);
       reply = { value: await (handler as (r: unknown) => unknown)(request) };
     } catch (err) {
       const wire = toWireError(err);
@@ -97,15 +98,23 @@ export function serve(options: ServeOptions): Served {
     if (!msg.reply) return;
     let bytes = encode(reply);
     const limit = nc.info?.max_payload ?? Infinity;
-    if (bytes.length > limit) {
-      bytes = encode({
-        error: {
-          status: 413,
-          code: "reply_too_large",
-          message: `the answer (${bytes.length} bytes) is larger than one NATS message (${limit} bytes)`,
-        },
-      });
+    if (bytes.length <= limit) {
+      msg.respond(bytes);
+      return;
     }
+    const headers = natsHeaders();
+    const deflated = await deflateMessage(bytes, headers);
+    if (deflated.length <= limit) {
+      msg.respond(deflated, { headers });
+      return;
+    }
+    bytes = encode({
+      error: {
+        status: 413,
+        code: "reply_too_large",
+        message: `the answer (${bytes.length} bytes, ${deflated.length} deflated) is larger than one NATS message (${limit} bytes)`,
+      },
+    });
     msg.respond(bytes);
   };
   for (const [subject, handler] of Object.entries(handlers)) {
@@ -157,15 +166,9 @@ export interface CallOptions {
   requestId?: string;
 }
 
-function requestIdHeaders(requestId: string) {
-  const h = natsHeaders();
-  h.set(REQUEST_ID_HEADER, requestId);
-  return h;
-}
-
 /**
  * Sends a request to a service and returns its value, or throws the service's CorralError.
- * No responder is a 503; no answer in time is a 504.
+ * No responder is a 503; no answer in time is a 504. A request or reply larger than one NATS message goes deflated.
  */
 export async function call<T = unknown>(
   nc: NatsConnection,
@@ -173,14 +176,18 @@ export async function call<T = unknown>(
   request: unknown,
   options: CallOptions = {},
 ): Promise<T> {
-  const msg = await muxedRequests(nc).request(subject, encode(request), {
+  let data = encode(request);
+  let headers: MsgHdrs | undefined;
+  if (options.requestId !== undefined) (headers ??= natsHeaders()).set(REQUEST_ID_HEADER, options.requestId);
+  if (data.length > (nc.info?.max_payload ?? Infinity)) data = await deflateMessage(data, (headers ??= natsHeaders()));
+  const msg = await muxedRequests(nc).request(subject, data, {
     timeoutMs: options.timeoutMs ?? 15000,
     timeoutError: () => new CorralError(504, "timeout", `service did not answer ${subject} in time`),
-    ...(options.requestId !== undefined ? { headers: requestIdHeaders(options.requestId) } : {}),
+    ...(headers ? { headers } : {}),
   });
   // A status without data: nats-server found no subscriber (503).
   if (msg.data.length === 0 && msg.headers?.code === 503) throw new UnavailableError(`no service answers ${subject}`);
-  const reply = decode<Reply>(msg.data);
+  const reply = decode<Reply>(isDeflated(msg) ? await inflateMessage(msg.data) : msg.data);
   if (reply && typeof reply === "object" && "error" in reply) throw fromWireError(reply.error);
   return (reply as { value?: unknown })?.value as T;
 }

@@ -7,7 +7,8 @@ import {
   liveTenantRecord,
   type TenantRecordHead,
 } from "@corral/contracts";
-import { openBucket, readValue, type Logger } from "@corral/shared";
+import { openBucket, readValue } from "./kv.js";
+import type { Logger } from "./log.js";
 
 /**
  * The live tenants as a watched in-memory map, for hot paths (the gateway asks on every request). Holds only

@@ -6,12 +6,7 @@ import {
   liveTenantRecord,
   type TenantRecordHead,
 } from "@corral/contracts";
-import {
-  listKeys,
-  openBucket,
-  readValue,
-  type Versioned,
-} from "@corral/shared";
+import { listKeys, openBucket, readValue, type Versioned } from "./kv.js";
 
 /** What other services may read of the tenants tenancy keeps (tenancy alone writes them). */
 export interface TenantReader {

@@ -2,7 +2,9 @@
 import test from "ava";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { repoRoot } from "@corral/deploy";
+import { fileURLToPath } from "node:url";
+
+const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
 const run = (script: string) =>
   promisify(execFile)(process.execPath, ["--import=tsx", "--input-type=module", "-e", script], { cwd: repoRoot, encoding: "utf8" });

@@ -3,7 +3,7 @@
  * metrics HTTP server, and served NATS requests counted per endpoint and logged under the caller's request id.
  */
 import test from "ava";
-import { startNats } from "@corral/deploy";
+import { startNats } from "../../test/helpers/servers.js";
 import {
   LabeledCounter,
   LabeledHistogram,

@@ -59,7 +59,7 @@ test("active sets - a tenant's published set, and which tenants' sets change", a
   const changes = await reader.watch();
   const seen: string[] = [];
   const watching = (async () => {
-    for await (const tenant of changes.tenants) seen.push(tenant);
+    for await (const tenant of changes.items) seen.push(tenant);
   })();
   await eventually(() => seen.includes("t.one"), { what: "the stored set is reported first" });
   await putValue(kv, kvKey("t_two"), { tenant: "t_two", generation: 1, publishedAt: 2, automatortypes: {}, providertypes: {} });
@@ -78,7 +78,7 @@ test("assignments - the encoded assignment now and after each change", async (t)
   const changes = await reader.watch();
   const values: Array<Uint8Array | undefined> = [];
   const watching = (async () => {
-    for await (const value of changes.values) values.push(value);
+    for await (const value of changes.items) values.push(value);
   })();
   const first = encode({ p1: { acme: 2 } });
   await kv.put(ASSIGNMENT_KEY, first);

@@ -2,7 +2,7 @@ import anyTest, { type TestFn } from "ava";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { ASSIGNMENT_KEY, buckets, encode, kvKey, kvStream, objectStores, objectStoreStream, streams } from "@corral/contracts";
-import { startNats } from "@corral/deploy";
+import { startNats } from "../../test/helpers/servers.js";
 import { eventually } from "../../test/helpers/eventually.js";
 import { startNatsCluster, type NatsClusterHandle } from "../../test/helpers/nats-cluster.js";
 import { connectNats } from "../src/nats.js";

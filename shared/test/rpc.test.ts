@@ -1,7 +1,12 @@
-/** Service calls over a real nats-server: replies, errors, no responder, timeouts, many calls in flight. */
+/**
+ * Service calls over a real nats-server: replies, errors, no responder, timeouts, many calls in flight, requests and
+ * replies larger than one NATS message.
+ */
+import { randomBytes } from "node:crypto";
 import { CorralError, NotFoundError } from "@corral/contracts";
 import { connectNats, call, serve, silentLogger } from "@corral/shared";
 import { testWithNats } from "../../test/helpers/nats-test.js";
+import { startNats } from "../../test/helpers/servers.js";
 
 const test = testWithNats("rpc-test");
 
@@ -75,4 +80,29 @@ test("rpc - calls on a closed connection fail, and so do calls in flight when it
   await t.throwsAsync(inFlight);
   await t.throwsAsync(call(nc, "rpc.test.never", {}));
   sub.unsubscribe();
+});
+
+test("rpc - a request and a reply larger than one NATS message travel deflated; one that stays too large is a 413", async (t) => {
+  const nats = await startNats({ maxPayloadBytes: 64 * 1024 });
+  t.teardown(() => nats.stop());
+  const nc = await connectNats({ url: nats.url, name: "rpc-test-large" });
+  t.teardown(() => nc.close());
+  const served = serve({
+    nc,
+    queue: "rpc-test",
+    log: silentLogger,
+    handlers: {
+      "rpc.test.tasks": (r: { tasks: unknown[] }) => ({ count: r.tasks.length, tasks: r.tasks }),
+      "rpc.test.noise": (r: { bytes: number }) => randomBytes(r.bytes),
+    },
+  });
+  t.teardown(() => served.stop());
+  await nc.flush();
+  // About 140 KB of msgpack, like a large plan's tasks: more than the server's 64 KiB, far less once deflated.
+  const tasks = Array.from({ length: 2_000 }, (_, i) => ({ taskName: "install", nodeId: `00000001-${1000 + i}`, service: "datanode" }));
+  t.deepEqual(await call(nc, "rpc.test.tasks", { tasks }), { count: tasks.length, tasks });
+
+  const err = await t.throwsAsync(call(nc, "rpc.test.noise", { bytes: 200_000 }), { instanceOf: CorralError });
+  t.is(err?.status, 413);
+  t.is(err?.code, "reply_too_large");
 });

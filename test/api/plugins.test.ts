@@ -36,7 +36,7 @@ import { waitForAssignment } from "../helpers/clusters.js";
 import { eventually } from "../helpers/eventually.js";
 import { startSystem } from "../helpers/system.js";
 import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
-import { byteStream, pluginClient } from "../../services/plugins/test/rest-helpers.js";
+import { byteStream, pluginClient } from "../helpers/plugin-rest.js";
 import { resourceArchive, tar, tarGz } from "../../services/plugins/test/tar-builder.js";
 
 // One provisioner: it announces the bundled plugin types (sim; shell, chef-solo) and syncs resources.

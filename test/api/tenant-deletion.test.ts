@@ -14,7 +14,7 @@ import { createCluster, waitForAssignment, waitForStatus } from "../helpers/clus
 import { eventually } from "../helpers/eventually.js";
 import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
 import { NO_LEFTOVERS, tenantLeftovers } from "../helpers/tenant-leftovers.js";
-import { pluginClient } from "../../services/plugins/test/rest-helpers.js";
+import { pluginClient } from "../helpers/plugin-rest.js";
 
 const test = testWithSystem({ clusters: 1, metrics: 1, provisioners: 1, requestTimeoutMs: 30_000 });
 type T = SystemTest;

@@ -14,7 +14,7 @@ import { eventually } from "../helpers/eventually.js";
 import { createProcessSet, startClustersProcess, startTenancyProcess, type ProcessSet, type ServiceProcess } from "../helpers/processes.js";
 import { startSystem, type TestSystem } from "../helpers/system.js";
 import { NO_LEFTOVERS, tenantLeftovers } from "../helpers/tenant-leftovers.js";
-import { pluginClient } from "../../services/plugins/test/rest-helpers.js";
+import { pluginClient } from "../helpers/plugin-rest.js";
 
 interface Context {
   sys: TestSystem;

@@ -8,7 +8,7 @@
 import { buckets, CATALOG_KINDS, encode, endpointList, type EndpointName } from "@corral/contracts";
 import { hostAllocationKey, openBucket } from "@corral/shared";
 import { apiRoutes, createRouter } from "@corral/gateway/testing";
-import { upload } from "../../services/plugins/test/rest-helpers.js";
+import { upload } from "../helpers/plugin-rest.js";
 import { api, SUPERADMIN, type ApiResponse, type Caller } from "../helpers/api.js";
 import { loadApiDescription, type ApiDescription } from "../helpers/api-description.js";
 import { uniqueName } from "../helpers/catalog.js";

@@ -13,7 +13,7 @@ import { createCluster, createClusterCatalog, waitForStatus } from "../helpers/c
 import { waitForAssignment } from "../helpers/clusters.js";
 import { eventually } from "../helpers/eventually.js";
 import { testWithSystem } from "../helpers/system-test.js";
-import { pluginClient } from "../../services/plugins/test/rest-helpers.js";
+import { pluginClient } from "../helpers/plugin-rest.js";
 import { resourceArchive } from "../../services/plugins/test/tar-builder.js";
 
 const test = testWithSystem({ clusters: 1, provisioners: 1, reconcileIntervalMs: 500 });

@@ -15,7 +15,7 @@ import { api, type ApiResponse, type Caller } from "./api.js";
 import { show } from "./assertions.js";
 import { createWorkerTenant, type E2eTenant } from "./clusters.js";
 import { eventually } from "./eventually.js";
-import { pluginClient } from "../../services/plugins/test/rest-helpers.js";
+import { pluginClient } from "./plugin-rest.js";
 
 const run = promisify(execFile);
 const DEMO_DIR = join(repoRoot, "deploy", "examples", "docker-demo");

@@ -8,8 +8,8 @@
 import { request } from "node:http";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { ApiResponse, Caller } from "../../../test/helpers/api.js";
-import { api } from "../../../test/helpers/api.js";
+import type { ApiResponse, Caller } from "./api.js";
+import { api } from "./api.js";
 
 /** `POST {baseUrl}{path}` with raw bytes (a Buffer or a stream), as `caller`. */
 export async function upload(

@@ -2,6 +2,7 @@
  * Progress by polling: the cluster's status, its newest plan and its nodes' action history, once per interval,
  * until the job ends. The fallback where the gateway serves no event stream.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import type { ClusterDetails, ClusterStatusView, PlanView } from "@corral/contracts";
 import type { ApiClient } from "../http/api-client.js";
 import { planProgress } from "./plan-progress.js";
@@ -42,6 +43,6 @@ export async function* pollProgress(client: ApiClient, clusterId: string, option
     const snapshot = await readSnapshot(client, clusterId);
     yield snapshot;
     if (outcomeOf(snapshot.status) !== "running") return;
-    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 1000));
+    await sleep(options.intervalMs ?? 1000);
   }
 }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { Json, JsonObject, PluginField, PluginSpec } from "@corral/contracts";
+import { sleep } from "@corral/shared";
 import { removeNodeDir } from "../sandbox/removal.js";
 import type { PluginContext, PluginOutcome, ProviderPlugin } from "./types.js";
 
@@ -101,7 +102,7 @@ export function createSimProvider(options: SimProviderOptions = {}): ProviderPlu
   ): Promise<PluginOutcome> => {
     const fields = ctx.task.config.provider?.provisioner ?? {};
     const delayMs = numberField(fields, `delay_${task}_ms`) ?? numberField(fields, "delay_ms") ?? 0;
-    if (delayMs > 0) await sleep(delayMs, ctx.signal);
+    if (delayMs > 0 && !(await sleep(delayMs, ctx.signal))) throw ctx.signal.reason;
     const failure = injectedFailure(ctx, task, fields, random);
     if (failure) return { status: 1, stderr: `sim: ${failure}\n` };
     return succeed(fields);
@@ -166,19 +167,4 @@ function isTrue(value: Json | undefined): boolean {
 
 function shortHash(text: string): string {
   return createHash("sha256").update(text).digest("hex").slice(0, 8);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }

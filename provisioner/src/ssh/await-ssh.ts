@@ -1,4 +1,4 @@
-import { backoffMs, sleep } from "../retry.js";
+import { backoffMs, sleep } from "@corral/shared";
 import type { HostKeys } from "./host-keys.js";
 import { address, SshError, type SshPool, type SshTarget } from "./pool.js";
 

@@ -1,7 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { SUPERADMIN_TENANT } from "@corral/contracts";
-import { callEndpoint, type Logger } from "@corral/shared";
-import { openTenantReader } from "@corral/tenancy/readers";
+import { callEndpoint, openTenantReader, type Logger } from "@corral/shared";
 import type { ResourceStore } from "./adapters/resource-store.js";
 
 /** How often resources of tenants that no longer exist are looked for. */

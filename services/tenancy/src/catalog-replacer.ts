@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError, NotFoundError, type CatalogSnapshot } from "@corral/contracts";
-import type { Logger } from "@corral/shared";
+import { mapLimit, type Logger } from "@corral/shared";
 import type { CatalogStore } from "./adapters/catalog-store.js";
 import type { PendingCatalog, TenantStore } from "./adapters/tenant-store.js";
 import { emptySnapshot, planReplacement } from "./domain/catalog-replacement.js";
@@ -33,12 +33,6 @@ export interface CatalogReplacer {
 
 const APPLY_CONCURRENCY = 32;
 
-async function inBatches<T>(items: T[], fn: (item: T) => Promise<unknown>): Promise<void> {
-  for (let i = 0; i < items.length; i += APPLY_CONCURRENCY) {
-    await Promise.all(items.slice(i, i + APPLY_CONCURRENCY).map(fn));
-  }
-}
-
 export function createCatalogReplacer(deps: CatalogReplacerDeps): CatalogReplacer {
   const { tenants, catalog, log, now } = deps;
   const takeoverAfterMs = deps.takeoverAfterMs ?? 30000;
@@ -51,8 +45,8 @@ export function createCatalogReplacer(deps: CatalogReplacerDeps): CatalogReplace
 
   const apply = async (tenant: string, snapshot: CatalogSnapshot): Promise<void> => {
     const plan = planReplacement(await catalog.names(tenant), snapshot);
-    await inBatches(plan.deletes, (d) => catalog.remove(tenant, d.kind, d.name));
-    await inBatches(plan.puts, (p) => catalog.put(tenant, p.kind, p.entity));
+    await mapLimit(plan.deletes, APPLY_CONCURRENCY, (d) => catalog.remove(tenant, d.kind, d.name));
+    await mapLimit(plan.puts, APPLY_CONCURRENCY, (p) => catalog.put(tenant, p.kind, p.entity));
   };
 
   const clear = (tenant: string, token: string) =>

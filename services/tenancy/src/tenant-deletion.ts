@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { NatsConnection } from "@nats-io/transport-node";
 import {
   ConflictError,
@@ -8,7 +7,7 @@ import {
   SUPERADMIN_TENANT,
   type TenantDeletion,
 } from "@corral/contracts";
-import { callEndpoint, type Logger } from "@corral/shared";
+import { callEndpoint, sleep, type Logger } from "@corral/shared";
 import type { HostPoolStore } from "./adapters/hostpool-store.js";
 import type { TenantRecord, TenantStore } from "./adapters/tenant-store.js";
 import type { UsageReader } from "@corral/clusters/readers";

@@ -1,10 +1,10 @@
 /**
- * `@corral/tenancy/readers` against a real nats-server: what other services see of the tenant records tenancy
- * writes (a deletion's tombstone is no tenant to them), and the watched cache the gateway asks on every request.
+ * The tenant readers (@corral/shared) against a real nats-server: what other services see of the tenant records
+ * tenancy writes (a deletion's tombstone is no tenant to them), and the watched cache the gateway asks on every
+ * request.
  */
 import type { Tenant, TenantRecordHead } from "@corral/contracts";
-import { connectNats, silentLogger } from "@corral/shared";
-import { openTenantCache, openTenantReader } from "@corral/tenancy/readers";
+import { connectNats, openTenantCache, openTenantReader, silentLogger } from "@corral/shared";
 import { openTenantStore, type TenantRecord } from "../src/adapters/tenant-store.js";
 import { eventually } from "../../../test/helpers/eventually.js";
 import { testWithNats } from "../../../test/helpers/nats-test.js";

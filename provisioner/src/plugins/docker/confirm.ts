@@ -1,4 +1,4 @@
-import { sleep } from "../../retry.js";
+import { sleep } from "@corral/shared";
 import { awaitSsh } from "../../ssh/await-ssh.js";
 import type { SshPool, SshTarget } from "../../ssh/pool.js";
 import type { PluginContext, PluginOutcome } from "../types.js";

@@ -1,6 +1,5 @@
-import type { TaskMessage } from "@corral/shared";
+import { backoffMs, sleep, type TaskMessage } from "@corral/shared";
 import type { ClusterKeys } from "../../cluster-keys.js";
-import { backoffMs, sleep } from "../../retry.js";
 import { DockerError, isDockerStatus, type ContainerInspect, type DockerClient, type NetworkInspect } from "./docker-api.js";
 import { clusterFilter, LABEL, MANAGED_BY, nodeFilter } from "./naming.js";
 import type { StartGate } from "./start-gate.js";

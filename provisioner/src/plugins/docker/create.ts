@@ -1,4 +1,4 @@
-import { backoffMs, sleep } from "../../retry.js";
+import { backoffMs, sleep } from "@corral/shared";
 import type { PluginContext, PluginOutcome } from "../types.js";
 import {
   DEFAULT_IMAGE,

@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { openTenantReader } from "@corral/tenancy/readers";
+import { openTenantReader } from "@corral/shared";
 import { tenantUidOf, type TenantBinding } from "../domain/tenant-binding.js";
 
 /** Reads tenant records (through tenancy's reader) at login, to bind a token to the tenant it names. */

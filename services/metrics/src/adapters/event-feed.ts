@@ -1,7 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
 import { consumers, decode, eventFilter, streams } from "@corral/contracts";
-import { ensureStreams, type Logger } from "@corral/shared";
+import { ensureStreams, sleep, type Logger } from "@corral/shared";
 import { parseNodeEvents, type NodeEvent, type ParsedNodeEvents } from "../domain/node-events.js";
 import type { UsageStore } from "./usage-store.js";
 
@@ -46,8 +46,6 @@ function decodeNodeEvents(m: JsMsg): ParsedNodeEvents {
     return { events: [], malformed: 1 };
   }
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /**
  * Feeds node events into the usage store: pull a batch, record it (idempotently), ack it. A batch that fails is

@@ -1,7 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstreamManager, type ConsumerInfo, type JetStreamManager } from "@nats-io/jetstream";
 import { streams, streamSubjects, taskConsumerName, taskSubject, type QueueCounts } from "@corral/contracts";
-import { openTenantReader } from "@corral/tenancy/readers";
+import { openTenantReader } from "@corral/shared";
 
 export type { QueueCounts };
 

@@ -1,3 +1,5 @@
+import { sleep } from "@corral/shared";
+
 export interface FreshReadsOptions {
   /**
    * Least time between the starts of two reads: callers that come sooner wait for the next read, so under load
@@ -38,7 +40,7 @@ export function freshReads<T>(read: () => Promise<T>, options: FreshReadsOptions
   /** Undefined once `minIntervalMs` have passed since the last start; else settles then (timers may fire early). */
   const intervalOver = (): Promise<void> | undefined => {
     const waitMs = lastStartedAt + minIntervalMs - performance.now();
-    return waitMs > 0 ? new Promise<void>((resolve) => setTimeout(resolve, Math.ceil(waitMs))).then(intervalOver) : undefined;
+    return waitMs > 0 ? sleep(Math.ceil(waitMs)).then(intervalOver) : undefined;
   };
   return () => {
     if (joinable) return joinable;
