@@ -12,8 +12,10 @@ import type { TaskMessage } from "@corral/shared";
 import { createLocalSandbox, nodeDir, resourceDir, type ServiceActionCall } from "@corral/provisioner/sdk";
 import { createAnsibleAutomator } from "../src/plugins/ansible/index.js";
 import { readPlayFields } from "../src/plugins/ansible/fields.js";
+import { stepNodeTask, stepPlay } from "../src/plugins/ansible/hosts.js";
 import { buildInventory, corralVariables, knownHostsFile, playHost } from "../src/plugins/ansible/inventory.js";
 import { failureSummary, playFailures } from "../src/plugins/ansible/outcome.js";
+import { playRun, type PlayNode } from "../src/plugins/ansible/play.js";
 import { taskMessage } from "./helpers.js";
 import { pluginContext } from "./helpers/plugin-context.js";
 
@@ -51,11 +53,12 @@ function clusterTask(overrides: Partial<TaskMessage> = {}): TaskMessage {
   });
 }
 
-test("fields: playbook, tags, skip_tags, extra_vars, become and timeout_s", (t) => {
-  const ok = readPlayFields(call({ playbook: "web/roles/site.yml", tags: "a, b,,c", skip_tags: "slow", extra_vars: '{"x": {"y": 1}}', become: "no", timeout_s: "90" }));
-  t.deepEqual(ok, { ok: true, value: { playbook: ["web", "roles", "site.yml"], tags: ["a", "b", "c"], skipTags: ["slow"], extraVars: { x: { y: 1 } }, become: false, timeoutSeconds: 90 } });
+test("fields: playbook, tags, skip_tags, extra_vars, become, timeout_s and hosts", (t) => {
+  const ok = readPlayFields(call({ playbook: "web/roles/site.yml", tags: "a, b,,c", skip_tags: "slow", extra_vars: '{"x": {"y": 1}}', become: "no", timeout_s: "90", hosts: "service" }));
+  t.deepEqual(ok, { ok: true, value: { playbook: ["web", "roles", "site.yml"], tags: ["a", "b", "c"], skipTags: ["slow"], extraVars: { x: { y: 1 } }, become: false, timeoutSeconds: 90, hosts: "service" } });
   const defaults = readPlayFields(call({ playbook: "web/site.yml" }));
   t.true(defaults.ok && defaults.value.become && defaults.value.timeoutSeconds === 1800 && Object.keys(defaults.value.extraVars).length === 0);
+  t.is(defaults.ok ? defaults.value.hosts : undefined, "node", "the play is limited to the task's node unless told otherwise");
   const odd = readPlayFields(call({ playbook: "_odd/site.yml" }));
   t.is(odd.ok ? odd.value.playbook[0] : "", "_5Fodd", "the archive's name becomes its path segment, as synced");
   const error = (fields: Record<string, string>) => {
@@ -70,11 +73,15 @@ test("fields: playbook, tags, skip_tags, extra_vars, become and timeout_s", (t) 
   t.regex(error({ playbook: "web/site.yml", extra_vars: '"x"' }), /extra_vars must be a JSON object/);
   t.regex(error({ playbook: "web/site.yml", become: "sometimes" }), /become must be true or false/);
   t.regex(error({ playbook: "web/site.yml", timeout_s: "-1" }), /timeout_s must be a positive number/);
+  t.regex(error({ playbook: "web/site.yml", hosts: "all" }), /hosts must be node or service, got "all"/);
 });
+
+const sshConnection = (host: string, port: number, user: string, i = 0) =>
+  ({ kind: "ssh", host, port, user, keyFile: "/w/ansible-key.pem", controlPath: `run.d/m${i}` }) as const;
 
 test("inventory: the node with its connection, every node with its addresses and services, a group per service", (t) => {
   const task = clusterTask();
-  const inventory = buildInventory(task, { kind: "ssh", host: "192.0.2.1", port: 2222, user: "admin" }) as any;
+  const inventory = buildInventory(task, { n1: sshConnection("192.0.2.1", 2222, "admin") }) as any;
   const hosts = inventory.all.hosts;
   t.deepEqual(Object.keys(hosts).sort(), ["db-1.example", "db-2.example", "n4", "web-1.example"], "a node without a hostname is named by its id");
   t.deepEqual(hosts["web-1.example"], {
@@ -82,6 +89,8 @@ test("inventory: the node with its connection, every node with its addresses and
     ansible_connection: "ssh",
     ansible_port: 2222,
     ansible_user: "admin",
+    ansible_ssh_private_key_file: "/w/ansible-key.pem",
+    ansible_ssh_common_args: "-o ControlPath=run.d/m0",
     corral_node_id: "n1",
     corral_hostname: "web-1.example",
     corral_ipaddresses: { access_v4: "192.0.2.1", bind_v4: "10.0.0.1" },
@@ -102,14 +111,92 @@ test("inventory: the node with its connection, every node with its addresses and
     web: { hosts: { n4: null, "web-1.example": null } },
   }, "no group named all: Ansible's own");
   t.is(playHost(task), "web-1.example");
-  const withPython = buildInventory(task, { kind: "ssh", host: "192.0.2.1", port: 22, user: "root", python: "/usr/bin/python3" }) as any;
+  const withPython = buildInventory(task, { n1: { ...sshConnection("192.0.2.1", 22, "root"), python: "/usr/bin/python3" } }) as any;
   t.is(withPython.all.hosts["web-1.example"].ansible_python_interpreter, "/usr/bin/python3", "BOOTSTRAP's python3, when known");
   t.is(hosts["web-1.example"].ansible_python_interpreter, undefined);
 
-  const local = buildInventory(clusterTask({ config: { nodes: undefined, nodesOmitted: true } as any }), { kind: "local" }) as any;
+  const local = buildInventory(clusterTask({ config: { nodes: undefined, nodesOmitted: true } as any }), { n1: { kind: "local" } }) as any;
   t.deepEqual(Object.keys(local.all.hosts), ["web-1.example"], "without the cluster's nodes, the node alone");
   t.is(local.all.hosts["web-1.example"].ansible_connection, "local");
   t.is(JSON.stringify(inventory).includes("s3cret"), false, "no provider field in the inventory");
+});
+
+/** A task of a `hosts: service` step of service db on n3, n2 and n4 (nodenums 3, 2, 4), as the clusters service makes it. */
+function stepTask(nodeId: string, overrides: Partial<TaskMessage["config"]> = {}): TaskMessage {
+  const base = clusterTask();
+  const nodes = base.config.nodes!;
+  const reach = (i: number) => ({ "ssh-auth": { user: "root", cluster_key: true }, ssh_host_keys: { "ssh-ed25519": `KEY${i}` } });
+  return clusterTask({
+    nodeId,
+    config: {
+      ...base.config,
+      ...nodes[nodeId]!,
+      nodes: { ...nodes, n2: { ...nodes["n2"]!, nodenum: 3 }, n3: { ...nodes["n3"]!, nodenum: 2 } },
+      stepNodes: { n2: reach(2), n3: reach(3), n4: reach(4) },
+      results: reach(Number(nodeId.slice(1))),
+      ...overrides,
+    },
+  });
+}
+
+test("hosts: service: the task of the step's lowest nodenum plays every node of the step; the others say who played them", (t) => {
+  t.deepEqual(stepPlay(stepTask("n3")), { role: "leader", nodeIds: ["n3", "n2", "n4"] }, "by nodenum, not by id");
+  for (const follower of ["n2", "n4"]) {
+    const step = stepPlay(stepTask(follower));
+    t.is(step.role, "played");
+    t.is(
+      step.role === "played" ? step.note : "",
+      "ansible: played by the task of node db-2.example (n3), which plays the 3 nodes of this step at once (hosts: service): db-2.example, db-1.example, n4\n",
+    );
+  }
+  const refused = (task: TaskMessage) => {
+    const step = stepPlay(task);
+    return step.role === "refused" ? step.error : "";
+  };
+  t.regex(refused(stepTask("n3", { nodes: undefined, nodesOmitted: true })), /tasks of a cluster this large do not carry its nodes/);
+  t.regex(refused(stepTask("n3", { stepNodes: undefined })), /needs the nodes of the task's step \(config\.stepNodes\)/);
+  t.regex(refused(stepTask("n3", { stepNodes: { n3: {}, n9: {} } })), /node n9 of the step is not among the cluster's nodes/);
+
+  const peer = stepNodeTask(stepTask("n3"), "n4");
+  t.is(peer.nodeId, "n4");
+  t.is(peer.config.hostname, "");
+  t.deepEqual(peer.config.ipaddresses, { access_v4: "192.0.2.4", bind_v4: "10.0.0.4" });
+  t.deepEqual(peer.config.results, { "ssh-auth": { user: "root", cluster_key: true }, ssh_host_keys: { "ssh-ed25519": "KEY4" } }, "its reach, not the leader's results");
+  t.is(peer.config.provider.providertype, "docker", "the cluster's provider: its credential is resolved as the leader's own");
+});
+
+test("hosts: service: one run over every node of the step, each with its key, its pinned keys and its own master connection", (t) => {
+  const task = stepTask("n3");
+  const ssh = (host: string, user: string, privateKey: string): Extract<PlayNode["target"], { kind: "ssh" }> => ({ kind: "ssh", host, port: 22, user, privateKey, hostKeys: { "ssh-ed25519": `pin-${host}` } });
+  const nodes: PlayNode[] = [
+    { nodeId: "n3", target: { ...ssh("192.0.2.3", "root", "KEY-A"), python: "/usr/bin/python3" } },
+    { nodeId: "n2", target: ssh("192.0.2.2", "root", "KEY-A") },
+    { nodeId: "n4", target: ssh("192.0.2.4", "deploy", "KEY-B") },
+  ];
+  const fields = readPlayFields(call({ playbook: "db/rolling.yml", hosts: "service" }));
+  if (!fields.ok) return t.fail(fields.error);
+  const place = { nodeDir: "/work/t1/nodes/c/n3", resourceDir: (type: string) => `/work/t1/res/${type}`, collections: [] };
+  const play = playRun(task, call({}), fields.value, place, nodes, { ansiblePlaybook: "/usr/bin/ansible-playbook", nssWrapper: undefined });
+  const named = (kind: string) => play.files.filter((f) => f.path.includes(`/ansible-${kind}-`));
+  t.deepEqual(named("key").map((f) => f.content), ["KEY-A"]);
+  t.deepEqual(named("key2").map((f) => f.content), ["KEY-B"], "one key file per distinct key");
+  t.is(named("known-hosts")[0]?.content, "192.0.2.3 ssh-ed25519 pin-192.0.2.3\n192.0.2.2 ssh-ed25519 pin-192.0.2.2\n192.0.2.4 ssh-ed25519 pin-192.0.2.4\n");
+  const hosts = JSON.parse(named("inventory")[0]!.content).all.hosts;
+  t.is(hosts["db-2.example"].ansible_ssh_private_key_file, named("key")[0]!.path);
+  t.is(hosts["db-1.example"].ansible_ssh_private_key_file, named("key")[0]!.path);
+  t.is(hosts["n4"].ansible_ssh_private_key_file, named("key2")[0]!.path);
+  t.is(hosts["n4"].ansible_user, "deploy");
+  t.is(hosts["db-2.example"].ansible_python_interpreter, "/usr/bin/python3");
+  t.is(hosts["db-1.example"].ansible_python_interpreter, undefined, "a step node's python3 is discovered");
+  t.is(hosts["web-1.example"].ansible_connection, undefined, "a node outside the step has no connection");
+  const paths = ["db-2.example", "db-1.example", "n4"].map((h) => /ControlPath=(\S+)/.exec(hosts[h].ansible_ssh_common_args)?.[1]);
+  t.is(new Set(paths).size, 3, "a master connection per node");
+  for (const path of paths) t.true(play.command.includes(`-o ControlPath='${path}' `), "each opened before the play");
+  t.regex(play.command, /'--limit' 'db-2\.example,db-1\.example,n4'/);
+  t.regex(play.command, /'--become'/, "a login other than root among them: the play becomes root");
+  t.false(play.env["ANSIBLE_SSH_ARGS"]?.includes("ControlPath"), "no ControlPath for every host");
+  t.regex(play.env["ANSIBLE_SSH_ARGS"] ?? "", /StrictHostKeyChecking=yes/);
+  t.false(play.command.includes("KEY-A") || JSON.stringify(play.env).includes("KEY-A"), "keys only in their files");
 });
 
 test("variables: corral_config and corral_task; known_hosts holds exactly the pinned keys", (t) => {
@@ -249,4 +336,41 @@ test.serial("a play uses the tenant's synced roles and collections", async (t) =
   const dir = nodeDir(workDir, "tenant-c", "00000001", "sim-node");
   t.is(await readFile(join(dir, "role.txt"), "utf8"), "from the role\n");
   t.is(await readFile(join(dir, "collection.txt"), "utf8"), "from the collection\n");
+});
+
+test.serial("hosts: service on sim nodes: the leader plays every node of the step (connection local), one at a time with serial: 1", async (t) => {
+  const ansible = createAnsibleAutomator({ sandbox: createLocalSandbox() });
+  await writePlaybook(
+    "tenant-d",
+    "app",
+    "rolling.yml",
+    `- hosts: app
+  gather_facts: false
+  serial: 1
+  tasks:
+    - shell: "echo start {{ inventory_hostname }} $(date +%s%N) >> windows.txt; sleep 0.3; echo end {{ inventory_hostname }} $(date +%s%N) >> windows.txt"
+      args:
+        chdir: "{{ lookup('env', 'PWD') }}"
+`,
+  );
+  const info = (n: number) => ({ hostname: `sim-${n}.local`, ipaddresses: {}, nodenum: 1000 + n, hardwaretype: "small", imagetype: "debian", services: ["app"], automators: ["ansible"] });
+  const nodes: Record<string, ReturnType<typeof info>> = { "sim-a": info(2), "sim-b": info(1), "sim-c": info(3) };
+  const ids = Object.keys(nodes);
+  const stepTask = (nodeId: string) =>
+    taskMessage({ tenant: "tenant-d", taskName: "CONFIGURE", nodeId, config: { ...nodes[nodeId]!, nodes, stepNodes: Object.fromEntries(ids.map((id) => [id, {}])) } });
+  const outs = await Promise.all(
+    ids.map((id) => ansible.runAction(pluginContext(stepTask(id), { workDir }), { name: "CONFIGURE", service: "app", fields: { playbook: "app/rolling.yml", hosts: "service" } })),
+  );
+  const [a, leader, c] = outs;
+  t.is(leader!.status, 0, `${leader!.stdout}\n${leader!.stderr}`);
+  t.regex(leader!.stdout ?? "", /PLAY RECAP[\s\S]*sim-1\.local\s+: ok=1[\s\S]*sim-2\.local\s+: ok=1[\s\S]*sim-3\.local\s+: ok=1/);
+  for (const follower of [a!, c!]) {
+    t.is(follower.status, 0);
+    t.is(follower.stdout, "ansible: played by the task of node sim-1.local (sim-b), which plays the 3 nodes of this step at once (hosts: service): sim-1.local, sim-2.local, sim-3.local\n");
+  }
+  const lines = (await readFile(join(nodeDir(workDir, "tenant-d", "00000001", "sim-b"), "windows.txt"), "utf8")).trim().split("\n").map((l) => l.split(" "));
+  t.deepEqual(lines.map(([edge, host]) => `${edge} ${host}`), ["start sim-1.local", "end sim-1.local", "start sim-2.local", "end sim-2.local", "start sim-3.local", "end sim-3.local"], "in the leader's node directory, one host after the other");
+  const times = lines.map(([, , ns]) => BigInt(ns!));
+  for (let i = 1; i < times.length; i++) t.true(times[i]! >= times[i - 1]!, "windows do not overlap");
+  for (const id of ["sim-a", "sim-c"]) t.deepEqual(await readdir(nodeDir(workDir, "tenant-d", "00000001", id)).catch(() => []), [], "nothing ran for the others");
 });

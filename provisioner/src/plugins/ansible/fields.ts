@@ -9,11 +9,15 @@ export interface PlayFields {
   extraVars: JsonObject;
   become: boolean;
   timeoutSeconds: number;
+  /** `node`: the play is limited to the task's node; `service`: one play over every node of the step (hosts.ts). */
+  hosts: PlayHosts;
 }
+
+export type PlayHosts = "node" | "service";
 
 export const DEFAULT_TIMEOUT_S = 1800;
 
-/** Reads `playbook`, `tags`, `skip_tags`, `extra_vars`, `become` and `timeout_s`, or says which one is wrong. */
+/** Reads `playbook`, `tags`, `skip_tags`, `extra_vars`, `become`, `timeout_s` and `hosts`, or says which one is wrong. */
 export function readPlayFields(action: ServiceActionCall, defaultTimeoutSeconds = DEFAULT_TIMEOUT_S): PreparedAction<PlayFields> {
   const fail = (message: string): PreparedAction<PlayFields> => ({
     ok: false,
@@ -28,9 +32,11 @@ export function readPlayFields(action: ServiceActionCall, defaultTimeoutSeconds 
   if (become === undefined) return fail(`become must be true or false, got "${text(fields["become"])}"`);
   const timeout = actionTimeoutSeconds(fields["timeout_s"], defaultTimeoutSeconds);
   if (typeof timeout === "string") return fail(timeout);
+  const hosts = text(fields["hosts"]) || "node";
+  if (hosts !== "node" && hosts !== "service") return fail(`hosts must be node or service, got "${hosts}"`);
   return {
     ok: true,
-    value: { playbook, tags: list(fields["tags"]), skipTags: list(fields["skip_tags"]), extraVars, become, timeoutSeconds: timeout },
+    value: { playbook, tags: list(fields["tags"]), skipTags: list(fields["skip_tags"]), extraVars, become, timeoutSeconds: timeout, hosts },
   };
 }
 

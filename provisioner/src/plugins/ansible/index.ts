@@ -15,11 +15,13 @@ import {
   type PluginOutcome,
   type RemoteAccess,
   type ServiceActionCall,
+  type TaskMessage,
   type TenantSandbox,
 } from "../../sdk.js";
 import { DEFAULT_TIMEOUT_S, readPlayFields, type PlayFields } from "./fields.js";
+import { stepNodeTask, stepPlay } from "./hosts.js";
 import { failureSummary, playFailures } from "./outcome.js";
-import { playRun, type PlayPlace, type PlayTarget } from "./play.js";
+import { playRun, type PlayNode, type PlayPlace, type PlayTarget } from "./play.js";
 import { ANSIBLE_SPEC } from "./spec.js";
 import { findAnsibleTools, MISSING_ANSIBLE, type AnsibleTools } from "./tools.js";
 
@@ -45,11 +47,12 @@ type ResourceType = "playbooks" | "roles" | "collections";
 
 /**
  * The `ansible` automator: each service action runs `ansible-playbook` on the provisioner host, in the tenant's
- * sandbox, against the task's node: over SSH with the node's key and only its pinned host keys (a `known_hosts`
- * of them, `StrictHostKeyChecking=yes`); a node whose provider declares `capabilities.localActions` (`sim`) is
- * played with `connection: local` in its node directory. Nothing but python3 is needed on the node, and nothing is
- * copied to it but what the play's own modules send. The inventory, variables and key are files of the run in the
- * node's directory (0600, the tenant's), removed when it ends however it ends (see docs/providers.md, "Ansible").
+ * sandbox, against the task's node (with `hosts: service`, the first node's task against every node of its step, see
+ * hosts.ts): over SSH with the node's key and only its pinned host keys (a `known_hosts` of them,
+ * `StrictHostKeyChecking=yes`); a node whose provider declares `capabilities.localActions` (`sim`) is played with
+ * `connection: local` in the task's node directory. Nothing but python3 is needed on the node, and nothing is copied
+ * to it but what the play's own modules send. The inventory, variables and keys are files of the run in the node's
+ * directory (0600, the tenant's), removed when it ends however it ends (see docs/providers.md, "Ansible").
  */
 export function createAnsibleAutomator(options: AnsibleAutomatorOptions = {}): AutomatorPlugin {
   const sandbox = options.sandbox ?? defaultSandbox();
@@ -68,18 +71,21 @@ export function createAnsibleAutomator(options: AnsibleAutomatorOptions = {}): A
     return { box, dir: await box.nodeDir(ctx.task.clusterId, ctx.task.nodeId) };
   };
 
-  /** The node over SSH (key and pinned keys), `local` for a node of this host, or why the play cannot reach it. */
-  const playTarget = async (ctx: PluginContext): Promise<PlayTarget | { outcome: PluginOutcome }> => {
+  /**
+   * A node (the task's, or one of its step as `stepNodeTask` makes it) over SSH (key and pinned keys), `local` for a
+   * node of this host, or why the play cannot reach it.
+   */
+  const playTarget = async (ctx: PluginContext, task: TaskMessage): Promise<PlayTarget | { outcome: PluginOutcome }> => {
     if (runsActionsLocally(ctx)) return { kind: "local" };
-    if (!options.remote) return { outcome: failed(`node ${ctx.task.config.hostname} is a real machine, and this provisioner was started without SSH access`) };
-    const resolved = await nodeTarget(ctx.task, options.remote.credentials);
+    if (!options.remote) return { outcome: failed(`node ${task.config.hostname} is a real machine, and this provisioner was started without SSH access`) };
+    const resolved = await nodeTarget(task, options.remote.credentials);
     if (!resolved.ok) return { outcome: failed(resolved.error) };
     const { target } = resolved;
     if (!target.privateKey) {
-      return { outcome: failed(`node ${ctx.task.config.hostname} logs in with a password; plays log in with a key (ssh-auth cluster_key or key_resource)`) };
+      return { outcome: failed(`node ${task.config.hostname} logs in with a password; plays log in with a key (ssh-auth cluster_key or key_resource)`) };
     }
-    if (!target.hostKeys) return { outcome: failed(`node ${ctx.task.config.hostname} has no pinned host key (CONFIRM records it)`) };
-    const python = ctx.task.config.results?.[PYTHON_RESULT];
+    if (!target.hostKeys) return { outcome: failed(`node ${task.config.hostname} has no pinned host key (CONFIRM records it)`) };
+    const python = task.config.results?.[PYTHON_RESULT];
     return {
       kind: "ssh",
       host: target.host,
@@ -91,9 +97,27 @@ export function createAnsibleAutomator(options: AnsibleAutomatorOptions = {}): A
     };
   };
 
+  /** The nodes the play runs on, with how to reach each, or the outcome of a task that plays nothing. */
+  const playNodes = async (ctx: PluginContext, fields: PlayFields): Promise<PlayNode[] | { outcome: PluginOutcome }> => {
+    let nodeIds = [ctx.task.nodeId];
+    if (fields.hosts === "service") {
+      const step = stepPlay(ctx.task);
+      if (step.role === "refused") return { outcome: failed(step.error) };
+      if (step.role === "played") return { outcome: { status: 0, stdout: step.note } };
+      nodeIds = step.nodeIds;
+    }
+    const targets = await Promise.all(nodeIds.map((id) => playTarget(ctx, stepNodeTask(ctx.task, id))));
+    const nodes: PlayNode[] = [];
+    for (const [i, target] of targets.entries()) {
+      if ("outcome" in target) return target;
+      nodes.push({ nodeId: nodeIds[i]!, target });
+    }
+    return nodes;
+  };
+
   const run = async (ctx: PluginContext, action: ServiceActionCall, fields: PlayFields, found: AnsibleTools): Promise<PluginOutcome> => {
-    const target = await playTarget(ctx);
-    if ("outcome" in target) return target.outcome;
+    const nodes = await playNodes(ctx, fields);
+    if ("outcome" in nodes) return nodes.outcome;
     const node = await tenantBox(ctx);
     if ("outcome" in node) return node.outcome;
     const dirOf = (type: ResourceType) => resourceDir(ctx.workDir, ctx.tenant, "automatortypes", ANSIBLE_SPEC.name, type);
@@ -103,7 +127,7 @@ export function createAnsibleAutomator(options: AnsibleAutomatorOptions = {}): A
     }
     const collections = (await readdir(dirOf("collections")).catch(() => [])).sort();
     const place: PlayPlace = { nodeDir: node.dir, resourceDir: dirOf, collections };
-    const play = playRun(ctx.task, action, fields, place, target, found);
+    const play = playRun(ctx.task, action, fields, place, nodes, found);
     try {
       for (const file of play.files) await node.box.writeFile(file.path, file.content);
       const ran = await node.box.run({ command: play.command, cwd: node.dir, env: play.env, timeoutMs: play.timeoutSeconds * 1000, signal: ctx.signal });

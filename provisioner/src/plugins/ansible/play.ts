@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { shellQuote, taskFileName, type JsonObject, type ServiceActionCall, type TaskMessage, type TransientFile } from "../../sdk.js";
 import type { PlayFields } from "./fields.js";
-import { buildInventory, corralVariables, knownHostsFile, playHost, type PlayConnection } from "./inventory.js";
+import { buildInventory, corralVariables, inventoryHost, knownHostsFile, type PlayConnection } from "./inventory.js";
 import type { AnsibleTools } from "./tools.js";
 
 /** Where one play's pieces are on the provisioner host (all readable by the tenant's sandbox). */
@@ -14,10 +14,16 @@ export interface PlayPlace {
   collections: readonly string[];
 }
 
-/** How the play reaches the node, with the secrets and pins that go with it. */
+/** How the play reaches a node, with the secrets and pins that go with it. */
 export type PlayTarget =
   | { kind: "ssh"; host: string; port: number; user: string; privateKey: string; hostKeys: Record<string, string>; python?: string }
   | { kind: "local" };
+
+/** A node the play runs on: the task's node, or with `hosts: service` each node of its step. */
+export interface PlayNode {
+  nodeId: string;
+  target: PlayTarget;
+}
 
 /** One run of ansible-playbook, ready for the sandbox. */
 export interface PlayRun {
@@ -32,30 +38,56 @@ export interface PlayRun {
 }
 
 const CONNECT_TIMEOUT_S = 30;
-/** How long the play waits for its master connection before its tasks connect on their own. */
+/** How long the play waits for its master connections before its tasks connect on their own. */
 const MASTER_WAIT_S = CONNECT_TIMEOUT_S;
 
 /**
- * The run of one action: the inventory, the variable files, a `known_hosts` of the node's pinned keys and the
- * private key (transient files in the node's directory), the environment that configures ansible-playbook (its
- * configuration file is an empty one of the run) and the command.
+ * The run of one action over `nodes`: the inventory, the variable files, a `known_hosts` of the nodes' pinned keys
+ * and their private keys (transient files in the node's directory), the environment that configures
+ * ansible-playbook (its configuration file is an empty one of the run) and the command.
  */
-export function playRun(task: TaskMessage, action: ServiceActionCall, fields: PlayFields, place: PlayPlace, target: PlayTarget, tools: AnsibleTools): PlayRun {
+export function playRun(task: TaskMessage, action: ServiceActionCall, fields: PlayFields, place: PlayPlace, nodes: readonly PlayNode[], tools: AnsibleTools): PlayRun {
   const file = (kind: string, ext: string) => join(place.nodeDir, taskFileName(task, `ansible-${kind}`, ext));
-  const runDir = join(place.nodeDir, taskFileName(task, "ansible-run", "d"));
-  const connection: PlayConnection =
-    target.kind === "ssh" ? { kind: "ssh", host: target.host, port: target.port, user: target.user, ...(target.python ? { python: target.python } : {}) } : { kind: "local" };
-  const files: TransientFile[] = [
-    { path: file("inventory", "yml"), content: JSON.stringify(buildInventory(task, connection), null, 1) },
-    { path: file("corral-vars", "json"), content: JSON.stringify(corralVariables(task, action)) },
-    { path: file("extra-vars", "json"), content: JSON.stringify(fields.extraVars satisfies JsonObject) },
+  const runName = taskFileName(task, "ansible-run", "d");
+  const runDir = join(place.nodeDir, runName);
+  const files: TransientFile[] = [];
+  const keyFiles = new Map<string, string>();
+  const knownHosts: string[] = [];
+  const masters: MasterConnection[] = [];
+  const connections: Record<string, PlayConnection> = {};
+  for (const { nodeId, target } of nodes) {
+    if (target.kind === "local") {
+      connections[nodeId] = { kind: "local" };
+      continue;
+    }
+    let keyFile = keyFiles.get(target.privateKey);
+    if (!keyFile) {
+      keyFile = file(keyFiles.size === 0 ? "key" : `key${keyFiles.size + 1}`, "pem");
+      keyFiles.set(target.privateKey, keyFile);
+      files.push({ path: keyFile, content: target.privateKey });
+    }
+    knownHosts.push(knownHostsFile(target.host, target.port, target.hostKeys));
+    // Relative to the node directory (the play's working directory): a socket's path must stay under 108 bytes.
+    const controlPath = `${runName}/m${masters.length}`;
+    masters.push({ controlPath, key: keyFile, host: target.host, port: target.port, user: target.user });
+    const { host, port, user, python } = target;
+    connections[nodeId] = { kind: "ssh", host, port, user, keyFile, controlPath, ...(python ? { python } : {}) };
+  }
+  const inventory = file("inventory", "yml");
+  const config = file("config", "cfg");
+  const corralVars = file("corral-vars", "json");
+  const extraVars = file("extra-vars", "json");
+  files.push(
+    { path: inventory, content: JSON.stringify(buildInventory(task, connections), null, 1) },
+    { path: corralVars, content: JSON.stringify(corralVariables(task, action)) },
+    { path: extraVars, content: JSON.stringify(fields.extraVars satisfies JsonObject) },
     // Empty: every setting is in the environment, and no ansible.cfg of the host or the node directory is read.
-    { path: file("config", "cfg"), content: "[defaults]\n" },
-  ];
+    { path: config, content: "[defaults]\n" },
+  );
   const env: Record<string, string> = {
     LANG: "C.UTF-8",
     LC_ALL: "C.UTF-8",
-    ANSIBLE_CONFIG: files[3]!.path,
+    ANSIBLE_CONFIG: config,
     ANSIBLE_HOME: runDir,
     ANSIBLE_LOCAL_TEMP: join(runDir, "tmp"),
     ANSIBLE_INVENTORY_ENABLED: "yaml",
@@ -68,46 +100,40 @@ export function playRun(task: TaskMessage, action: ServiceActionCall, fields: Pl
     ANSIBLE_HOST_KEY_CHECKING: "True",
     ANSIBLE_TIMEOUT: String(CONNECT_TIMEOUT_S),
   };
-  let master: MasterConnection | undefined;
-  if (target.kind === "ssh") {
-    const knownHosts = file("known-hosts", "txt");
-    const key = file("key", "pem");
-    files.push({ path: knownHosts, content: knownHostsFile(target.host, target.port, target.hostKeys) }, { path: key, content: target.privateKey });
-    const options = sshOptions(knownHosts);
-    // Relative to the node directory (the play's working directory): a socket's path must stay under 108 bytes.
-    const controlPath = `${taskFileName(task, "ansible-run", "d")}/master`;
-    master = { options, controlPath, key, host: target.host, port: target.port, user: target.user };
-    Object.assign(env, {
-      ANSIBLE_PRIVATE_KEY_FILE: key,
-      ANSIBLE_SSH_ARGS: [...options, "-o ControlMaster=no", `-o ControlPath=${shellQuote(controlPath)}`].join(" "),
-    });
+  let options: string[] = [];
+  if (masters.length > 0) {
+    const knownHostsPath = file("known-hosts", "txt");
+    files.push({ path: knownHostsPath, content: knownHosts.join("") });
+    options = sshOptions(knownHostsPath);
+    // Each host's ControlPath is an inventory variable (ansible_ssh_common_args), the node's own master connection.
+    env["ANSIBLE_SSH_ARGS"] = [...options, "-o ControlMaster=no"].join(" ");
   }
+  const sshUsers = nodes.flatMap(({ target }) => (target.kind === "ssh" ? [target.user] : []));
   const args = [
     tools.ansiblePlaybook,
     "-i",
-    files[0]!.path,
+    inventory,
     "--limit",
-    playHost(task),
+    nodes.map(({ nodeId }) => inventoryHost(task, nodeId)).join(","),
     "-e",
-    `@${files[1]!.path}`,
+    `@${corralVars}`,
     "-e",
-    `@${files[2]!.path}`,
+    `@${extraVars}`,
     // A root login needs no sudo (and an image may have none), as for the other automators.
-    ...(fields.become && target.kind === "ssh" && target.user !== "root" ? ["--become"] : []),
+    ...(fields.become && sshUsers.some((user) => user !== "root") ? ["--become"] : []),
     ...(fields.tags.length ? ["--tags", fields.tags.join(",")] : []),
     ...(fields.skipTags.length ? ["--skip-tags", fields.skipTags.join(",")] : []),
     join(place.resourceDir("playbooks"), ...fields.playbook),
   ];
-  return { command: playCommand(runDir, args, tools.nssWrapper, master), env, files, runDir, timeoutSeconds: fields.timeoutSeconds };
+  return { command: playCommand(runDir, args, tools.nssWrapper, options, masters), env, files, runDir, timeoutSeconds: fields.timeoutSeconds };
 }
 
 /** The synced collections archives, each a collections path (`<archive>/ansible_collections/<ns>/<name>`). */
 const collectionsPath = (place: PlayPlace) =>
   (place.collections.length ? place.collections : ["."]).map((c) => join(place.resourceDir("collections"), c)).join(":");
 
-/** The one SSH connection every task of the play goes through. */
+/** The SSH connection every task of the play on one node goes through. */
 interface MasterConnection {
-  options: string[];
   controlPath: string;
   key: string;
   host: string;
@@ -115,7 +141,7 @@ interface MasterConnection {
   user: string;
 }
 
-/** ssh options of the play: no configuration file, only the node's pinned keys, the key given, never a prompt. */
+/** ssh options of the play: no configuration file, only the nodes' pinned keys, the key given, never a prompt. */
 function sshOptions(knownHosts: string): string[] {
   return [
     "-F /dev/null",
@@ -131,39 +157,42 @@ function sshOptions(knownHosts: string): string[] {
 
 /**
  * The shell around ansible-playbook: makes the run directory, gives the user a passwd entry when needed (see
- * `asKnownUser`), opens the master connection, runs the play and closes the connection.
+ * `asKnownUser`), opens a master connection to each node, runs the play and closes the connections.
  *
- * The master runs in the foreground of the play's process group (not daemonized as `ControlPersist` would), so a
- * kill at the timeout takes it down too: the node then hangs up the tasks' terminals (Ansible runs a task on a
- * terminal unless pipelining), which ends what they started there. When the master cannot connect, every task
- * connects on its own and reports why it cannot.
+ * The masters run in the foreground of the play's process group (not daemonized as `ControlPersist` would), so a
+ * kill at the timeout takes them down too: the nodes then hang up the tasks' terminals (Ansible runs a task on a
+ * terminal unless pipelining), which ends what they started there. They open at once; the play waits for each until
+ * its socket is there, it has exited (it could not connect) or the wait is over, and then every task on a node
+ * without a master connects on its own and reports why it cannot.
  */
-function playCommand(runDir: string, args: readonly string[], nssWrapper: string | undefined, master: MasterConnection | undefined): string {
+function playCommand(runDir: string, args: readonly string[], nssWrapper: string | undefined, options: readonly string[], masters: readonly MasterConnection[]): string {
   const run = shellQuote(runDir);
   const lines = [`rm -rf ${run} && mkdir -m 700 ${run} || exit 1`, asKnownUser(runDir, nssWrapper)];
-  if (master) {
-    const socket = shellQuote(master.controlPath);
+  for (const [i, master] of masters.entries()) {
     const ssh = [
       "ssh",
-      ...master.options,
+      ...options,
       "-o ControlMaster=yes",
       "-o ControlPersist=no",
-      `-o ControlPath=${socket}`,
+      `-o ControlPath=${shellQuote(master.controlPath)}`,
       `-i ${shellQuote(master.key)}`,
       `-p ${master.port}`,
       `-l ${shellQuote(master.user)}`,
       "-N",
       shellQuote(master.host),
     ].join(" ");
+    lines.push(`${ssh} </dev/null >/dev/null 2>&1 &`, `master${i}=$!`);
+  }
+  if (masters.length > 0) lines.push("waited=0");
+  for (const [i, master] of masters.entries()) {
+    const socket = shellQuote(master.controlPath);
     lines.push(
-      `${ssh} </dev/null >/dev/null 2>&1 &`,
-      "master=$!",
-      "waited=0",
-      `while [ ! -S ${socket} ] && kill -0 "$master" 2>/dev/null && [ "$waited" -lt ${MASTER_WAIT_S * 10} ]; do sleep 0.1; waited=$((waited + 1)); done`,
+      `while [ ! -S ${socket} ] && kill -0 "$master${i}" 2>/dev/null && [ "$waited" -lt ${MASTER_WAIT_S * 10} ]; do sleep 0.1; waited=$((waited + 1)); done`,
     );
   }
   lines.push(`${args.map(shellQuote).join(" ")} </dev/null`, "status=$?");
-  if (master) lines.push('kill "$master" 2>/dev/null', 'wait "$master" 2>/dev/null');
+  const pids = masters.map((_, i) => `"$master${i}"`).join(" ");
+  if (masters.length > 0) lines.push(`kill ${pids} 2>/dev/null`, `wait ${pids} 2>/dev/null`);
   lines.push('exit "$status"');
   return lines.join("\n");
 }

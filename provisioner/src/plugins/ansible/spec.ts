@@ -19,6 +19,10 @@ export const ANSIBLE_SPEC: PluginSpec = {
         extra_vars: field("Extra variables", "A JSON object of extra variables for the play"),
         become: field("Become", "Run the play's tasks as root with sudo: true (default) or false"),
         timeout_s: field("Timeout (seconds)", "The play is killed and the action fails past this many seconds (default 1800)"),
+        hosts: field(
+          "Hosts",
+          "node (default): the play runs on the task's node; service: one play over every node of the service in this step, for serial or run_once",
+        ),
       },
       required: [["playbook"]],
     },
