@@ -27,6 +27,8 @@ let pool: SshPool;
 let access: RemoteAccess;
 let ansible: AutomatorPlugin;
 let hostKeys: Record<string, string>;
+/** Two more nodes of service web, for plays over every node of a step (`hosts: service`). */
+let peers: Array<{ host: SshHost; hostKeys: Record<string, string> }>;
 
 test.before(async () => {
   await Promise.all([ensureDockerForTests(), ensureAnsible()]);
@@ -42,12 +44,20 @@ test.before(async () => {
   ansible = createAnsibleAutomator({ remote: access });
   const presented = await pool.learnHostKey({ host: host.ip, port: 22, username: "root", privateKey: key.privateKey }, new AbortController().signal);
   hostKeys = { [presented.type]: presented.key };
+  peers = await Promise.all(
+    [1, 2].map(async () => {
+      const peer = await startSshHost({ network: network.name, authorizedKeys: key.publicKey });
+      const pinned = await pool.learnHostKey({ host: peer.ip, port: 22, username: "root", privateKey: key.privateKey }, new AbortController().signal);
+      return { host: peer, hostKeys: { [pinned.type]: pinned.key } };
+    }),
+  );
   await writePlaybooks();
 });
 
 test.after.always(async () => {
   await pool?.close();
   await host?.stop();
+  await Promise.all((peers ?? []).map((p) => p.host.stop()));
   await network?.remove();
   await removeTestContainers();
   if (workDir) await rm(workDir, { recursive: true, force: true });
@@ -130,6 +140,16 @@ extra={{ color | default('none') }}
       command: "true"
     - name: install the missing package
       shell: "echo 'no such package: corral-nothing' >&2; exit 3"
+`,
+  );
+  await writeFile(
+    join(web, "rolling.yml"),
+    `- hosts: web
+  gather_facts: false
+  serial: 1
+  tasks:
+    - name: one node at a time
+      shell: "echo start $(date +%s%N) > /tmp/rolling-window; sleep 1; echo end $(date +%s%N) >> /tmp/rolling-window"
 `,
   );
   await writeFile(join(web, "slow.yml"), `- hosts: all\n  gather_facts: false\n  tasks:\n    - name: sleep long\n      command: sleep 600\n`);
@@ -253,4 +273,60 @@ serial("bad fields and a playbook that is not synced fail before anything runs",
     action("web/site.yml"),
   );
   t.regex(password.stderr ?? "", /logs in with a password; plays log in with a key/);
+});
+
+/** The three web nodes of one step: this file's node (nodenum 1) and the two peers, each pinned to its own key. */
+function rollingStep(pins: Array<Record<string, string>> = [hostKeys, ...peers.map((p) => p.hostKeys)]) {
+  const members = [host, ...peers.map((p) => p.host)].map((h, i) => ({ id: i === 0 ? NODE_ID : `node-100${i + 1}`, host: h, hostname: `web-${i + 1}.corral.test`, nodenum: i + 1 }));
+  const nodes = Object.fromEntries(
+    members.map((m) => [m.id, { hostname: m.hostname, ipaddresses: { access_v4: m.host.ip }, nodenum: m.nodenum, hardwaretype: "s", imagetype: "d", services: ["web"], automators: ["ansible"] }]),
+  );
+  const reach = (i: number) => ({ "ssh-auth": { user: "root", key_resource: "node-key" }, ssh_host_keys: pins[i]! });
+  const stepNodes = Object.fromEntries(members.map((m, i) => [m.id, reach(i)]));
+  const taskOf = (i: number): TaskMessage => {
+    const m = members[i]!;
+    return { ...task({ hostname: m.hostname, ipaddresses: { access_v4: m.host.ip }, nodenum: m.nodenum, nodes, stepNodes, results: reach(i) }), nodeId: m.id };
+  };
+  return { members, taskOf };
+}
+
+/** A node's window of the rolling play, in ns, or undefined when the play did not reach it. */
+async function windowOn(container: string): Promise<{ start: bigint; end: bigint } | undefined> {
+  const text = (await dockerExec(container, ["sh", "-c", "cat /tmp/rolling-window 2>/dev/null; rm -f /tmp/rolling-window"])).stdout;
+  const start = /^start (\d+)$/m.exec(text)?.[1];
+  const end = /^end (\d+)$/m.exec(text)?.[1];
+  return start && end ? { start: BigInt(start), end: BigInt(end) } : undefined;
+}
+
+serial("hosts: service: the first node's task plays every node of the step, one at a time with serial: 1; the others play nothing", async (t) => {
+  const { members, taskOf } = rollingStep();
+  const rolling = action("web/rolling.yml", { hosts: "service" });
+  const [leader, ...followers] = await Promise.all(members.map((_, i) => ansible.runAction(pluginContext(taskOf(i), { workDir }), rolling)));
+  t.is(leader!.status, 0, `${leader!.stdout}\n${leader!.stderr}`);
+  for (const m of members) t.regex(leader!.stdout ?? "", new RegExp(`${m.hostname.replace(/\./g, "\\.")}\\s+: ok=1\\s+changed=1\\s+unreachable=0\\s+failed=0`));
+  for (const f of followers) {
+    t.is(f.status, 0);
+    t.regex(f.stdout ?? "", /^ansible: played by the task of node web-1\.corral\.test \(node-0001\), which plays the 3 nodes of this step at once/);
+  }
+  const windows = await Promise.all(members.map((m) => windowOn(m.host.id)));
+  for (const [i, w] of windows.entries()) {
+    t.truthy(w, `${members[i]!.hostname} was played`);
+    if (i > 0 && w && windows[i - 1]) t.true(w.start >= windows[i - 1]!.end, `${members[i]!.hostname} started after ${members[i - 1]!.hostname} ended`);
+  }
+  t.deepEqual(await leftInNodeDir(), [], "the leader's run files are removed");
+  for (const m of members) {
+    t.is((await dockerExec(m.host.id, ["sh", "-c", "grep -rlF -e '-----BEGIN OPENSSH PRIVATE KEY' /root /home /tmp /var/tmp /var/lib 2>/dev/null || true"])).stdout.trim(), "");
+  }
+});
+
+serial("hosts: service: a node of the step presenting another key fails the leader's task, and serial stops the play there", async (t) => {
+  const other = generateSshKeyPair();
+  const { taskOf } = rollingStep([hostKeys, { "ssh-ed25519": other.publicKey.split(" ")[1]! }, peers[1]!.hostKeys]);
+  const out = await ansible.runAction(pluginContext(taskOf(0), { workDir }), action("web/rolling.yml", { hosts: "service" }));
+  t.not(out.status, 0);
+  t.regex(out.stderr ?? "", /\[corral\] ansible: web-2\.corral\.test was unreachable at task "one node at a time": Failed to connect to the host via ssh: Host key verification failed\.$/m);
+  t.truthy(await windowOn(host.id), "the first node was played");
+  t.is(await windowOn(peers[0]!.host.id), undefined);
+  t.is(await windowOn(peers[1]!.host.id), undefined, "the batch after the failed one is not played");
+  t.deepEqual(await leftInNodeDir(), []);
 });
