@@ -241,7 +241,9 @@ test("metrics: queues and node usage, with their refusals", async (t) => {
     await walk.call(SUPERADMIN, "GET", `/metrics/nodes/usage?tenant=${tenant.name}`);
     await walk.call(user, "GET", "/metrics/nodes/usage?user=carol", { status: 403 });
     await walk.call(admin, "GET", `/metrics/nodes/usage?tenant=${tenant.name}`, { status: 405 });
-    await walk.call(admin, "GET", "/metrics/nodes/usage?start=soon", { status: 400, documentRefuses: true });
+    // The window's bounds are read by the metrics service after the caller's rights (405 and 403 come first), so
+    // the declaration takes any text there and the document cannot refuse this one itself.
+    await walk.call(admin, "GET", "/metrics/nodes/usage?start=soon", { status: 400 });
   });
 });
 
