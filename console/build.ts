@@ -13,7 +13,9 @@ export interface ConsoleFile {
 /** The console's files by the name they are served under (`/ui/{name}`); `index.html` is also `/` and `/ui/`. */
 export type ConsoleFiles = ReadonlyMap<string, ConsoleFile>;
 
-const source = (path: string) => new URL(path, import.meta.url).pathname;
+// Compiled (deploy/src/compiled.ts), this module is console/dist/build.js and the sources are one directory up.
+const consoleDir = new URL(import.meta.url.endsWith("/dist/build.js") ? "../" : "./", import.meta.url);
+const source = (path: string) => new URL(path, consoleDir).pathname;
 
 function indexPage(): Buffer {
   return Buffer.from(`<!DOCTYPE html>

@@ -19,6 +19,8 @@ import {
   encode,
   streams,
   taskSubject,
+  taskMessageId,
+  type TaskMessage,
 } from "@corral/contracts";
 import {
   connectNats,
@@ -26,8 +28,6 @@ import {
   ensureTaskConsumer,
   openBucket,
   silentLogger,
-  taskMessageId,
-  type TaskMessage,
 } from "@corral/shared";
 import { startProvisioner } from "@corral/provisioner";
 

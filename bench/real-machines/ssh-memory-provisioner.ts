@@ -9,7 +9,8 @@
  * Messages out: {ready: Sample} then, per phase, {phase, during: Sample[], peakRss, after: Sample, statuses, ...}.
  */
 import { readFileSync } from "node:fs";
-import { silentLogger, type TaskMessage } from "@corral/shared";
+import type { TaskMessage } from "@corral/contracts";
+import { silentLogger } from "@corral/shared";
 import { createShellAutomator, type PluginOutcome } from "@corral/provisioner";
 import { SshPool } from "@corral/provisioner/testing";
 

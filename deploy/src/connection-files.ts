@@ -43,7 +43,7 @@ export async function writeConnectionFiles(
 export function properties(who: string, writer: string, settings: ConnectionSettings): string {
   return [
     `# How ${who} reaches this installation's NATS${settings.redisUrl ? " and Redis" : ""}; written by ${writer}.`,
-    `# Use: CORRAL_CONFIG=<this file> node --import=tsx <entry>. Secret: keep it mode 0600.`,
+    `# Use: CORRAL_CONFIG=<this file> node --conditions=corral-compiled <workspace>/dist/index.js. Secret: keep it mode 0600.`,
     `nats.url=${settings.natsUrl}`,
     ...(settings.redisUrl ? [`redis.url=${settings.redisUrl}`] : []),
     "",

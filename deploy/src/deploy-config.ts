@@ -114,7 +114,7 @@ export async function generateDeployConfig(options: DeployConfigOptions): Promis
   };
   for (const service of CORRAL_SERVICES) await write(service, `the ${service} service`, withUrlCredentials(urls, credentials.services[service]), redisUrl);
   await write("provisioner", "a provisioner", withUrlCredentials(urls, credentials.provisioner));
-  await write("admin", "the admin (bus setup: deploy/bin/bus-setup.ts)", withUrlCredentials(urls, credentials.admin));
+  await write("admin", "the admin (bus setup: deploy/src/commands/bus-setup.ts)", withUrlCredentials(urls, credentials.admin));
   const envFile = join(connectionDir, "corral.env");
   const installedCa = join(options.connectionDir ?? "/etc/corral", "ca.pem");
   await writePrivately(envFile, `# Node trusts the NATS servers' CA (${WRITER}).\nNODE_EXTRA_CA_CERTS=${installedCa}\n`);
@@ -162,7 +162,7 @@ function natsServerConfig(input: DeployConfigOptions & { name: string; node: Nat
     `  sync_interval: always`,
     `}`,
     `# A user per service and for provisioners, each allowed only what it uses (deploy/src/bus-permissions.ts); the admin`,
-    `# creates the streams and buckets (deploy/bin/bus-setup.ts).`,
+    `# creates the streams and buckets (deploy/src/commands/bus-setup.ts).`,
     `authorization {`,
     `  users = [`,
     ...natsUsers(credentials).map((u) => `    ${JSON.stringify(u)}`),

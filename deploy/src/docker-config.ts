@@ -33,7 +33,7 @@ export async function writeDockerConfig(dir: string): Promise<string[]> {
       properties(`the ${service} service`, WRITER, { natsUrl: natsUrlOf(credentials.services[service]), redisUrl }),
     ]),
     [connectionFileOf("provisioner"), properties("a provisioner", WRITER, { natsUrl: natsUrlOf(credentials.provisioner) })],
-    [connectionFileOf("admin"), properties("the admin (bus setup: deploy/bin/bus-setup.ts)", WRITER, { natsUrl: natsUrlOf(credentials.admin) })],
+    [connectionFileOf("admin"), properties("the admin (bus setup: deploy/src/commands/bus-setup.ts)", WRITER, { natsUrl: natsUrlOf(credentials.admin) })],
   ];
   for (const [name, text] of files) {
     await writePrivately(join(dir, name), text);

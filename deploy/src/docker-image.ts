@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { chmod, copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { ensureNatsServer, ensureRedisServer } from "./binaries.js";
+import { buildCompiled } from "./build.js";
 import { dockerRequest, streamError } from "./docker.js";
 import { run } from "./exec.js";
 import { ensureNodeImage, NODE_IMAGE } from "./node-image.js";
@@ -12,7 +13,7 @@ export const CORRAL_IMAGE = "corral/corral:latest";
 const DOCKERFILE = "deploy/docker/Dockerfile";
 const BUILD_TIMEOUT_MS = 20 * 60_000;
 
-/** What of the repository goes into the image: the workspaces' sources and the installed node_modules. */
+/** What of the repository goes into the image: the workspaces (sources and compiled dist/) and the installed node_modules. */
 const REPO_PATHS = ["package.json", "package-lock.json", "tsconfig.json", "node_modules", "contracts", "shared", "services", "provisioner", "deploy", "console", "cli", "plugins", "docs"];
 /** Not needed to run: tests, other platforms' uWebSockets.js builds, the type checker, the browser driver. */
 const EXCLUDED = [
@@ -42,15 +43,18 @@ export interface CorralImageOptions {
 
 /**
  * Builds Corral's image from deploy/docker/Dockerfile on {@link NODE_IMAGE} (built first when missing), with this
- * machine's node, nats-server (2.10+) and redis-server: no image registry is needed. The build context is the
- * repository's workspaces and node_modules plus those programs, streamed to the Engine API as a tar archive; an
- * unchanged layer (node_modules, the programs) is taken from Docker's cache.
+ * machine's node, nats-server (2.10+) and redis-server: no image registry is needed. The TypeScript is compiled
+ * first when its dist/ is missing or stale (build.ts). The build context is the repository's workspaces (with their
+ * dist/) and node_modules plus those programs, streamed to the Engine API as a tar archive; an unchanged layer
+ * (node_modules, the programs) is taken from Docker's cache.
  */
 export async function buildCorralImage(opts: CorralImageOptions = {}): Promise<string> {
   const tag = opts.tag ?? CORRAL_IMAGE;
   const log = opts.log ?? (() => {});
   const stateDir = opts.stateDir ?? defaultStateDir();
   await ensureNodeImage({ log, stateDir });
+  // The image's processes run the compiled JavaScript, which comes with the workspaces: fresh before they are sent.
+  await buildCompiled({ log });
   await mkdir(join(stateDir, "tmp"), { recursive: true });
   const staging = await mkdtemp(join(stateDir, "tmp", "corral-image-"));
   try {

@@ -5,12 +5,13 @@
  * processes (`instances.<process>` of each, each restarted on its own). Each step prints one line. Ctrl-C or SIGTERM stops the services first, then redis and nats,
  * and exits 0.
  */
-import { connect } from "node:net";
+import { request } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { connectNats, loadConfig } from "@corral/shared";
 import { describeReplicaChange, prepareBus } from "./bus-setup.js";
 import { isCorralService, mapServices } from "./service-access.js";
 import { writeConnectionFiles } from "./connection-files.js";
+import { currentRuntime, nodeArgsOf } from "./compiled.js";
 import { isDockerAvailable } from "./docker.js";
 import type { EmbeddedServers } from "./embedded-servers.js";
 import { startEmbeddedServers } from "./embedded-servers.js";
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
     process.on(signal, () => shutdown(0, `received ${signal}; stopping services, then redis and nats`));
   }
   const config = loadLauncherConfig();
-  notice(`data dir ${config.dataDir}`);
+  notice(`data dir ${config.dataDir}; running ${currentRuntime === "compiled" ? "the compiled JavaScript (dist/)" : "the TypeScript sources through tsx"}`);
   servers = startEmbeddedServers(config, notice);
   const { natsUrl, provisionerNatsUrl, serviceNatsUrls, redisUrl, crashed } = await servers;
   if (exiting) {
@@ -114,7 +115,8 @@ async function main(): Promise<void> {
     supervisor.start({
       name: instance.name,
       command: process.execPath,
-      args: ["--import=tsx", instance.service.entry],
+      // As this launcher runs: compiled JavaScript under `npm start`, the TypeScript sources when run through tsx.
+      args: nodeArgsOf(instance.service.entry),
       cwd: repoRoot,
       env: serviceNodeEnv({ ...serviceEnv, ...instanceEnv(instance, serviceEnv, config.dataDir), ...(metricsPort ? metricsPortEnv(metricsPort) : {}) }),
     });
@@ -136,7 +138,7 @@ function announceMetrics(ports: readonly MetricsPort[], host: string): void {
   }
 }
 
-/** Prints where the API listens, and again once every service said it is ready and the gateway accepts connections. */
+/** Prints where the API listens, and again once every service said it is ready and the gateway serves requests. */
 function announceApi(config: LauncherConfig, services: ServiceEntry[]): void {
   const url = `http://localhost:${config.serverPort}/v2`;
   if (!services.some((s) => s.name === "gateway")) {
@@ -147,7 +149,7 @@ function announceApi(config: LauncherConfig, services: ServiceEntry[]): void {
     // Ready means every service answers, not only the gateway's port: a create right after would find no clusters service.
     await supervisor?.allReady(120_000).catch((err: unknown) => warn(`${(err as Error).message}; the API may answer 503 until they are`));
     for (let i = 0; i < 600 && !exiting; i++) {
-      if (await acceptsConnections(config.serverPort)) {
+      if (await apiServes(config.serverPort)) {
         notice(`ready: the API is up at ${url}`);
         notice(
           (await isDockerAvailable())
@@ -161,14 +163,19 @@ function announceApi(config: LauncherConfig, services: ServiceEntry[]): void {
   })();
 }
 
-function acceptsConnections(port: number): Promise<boolean> {
+/**
+ * Whether the gateway on `port` serves requests: `/status` answers anything but 503 (which it answers until it has
+ * loaded the tenants; with security on, 401 for want of a token is serving too).
+ */
+function apiServes(port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connect({ host: "127.0.0.1", port });
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
+    const req = request({ host: "127.0.0.1", port, path: "/status", timeout: 2_000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode !== 503);
     });
-    socket.once("error", () => resolve(false));
+    req.once("timeout", () => req.destroy());
+    req.once("error", () => resolve(false));
+    req.end();
   });
 }
 

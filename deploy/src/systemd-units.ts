@@ -1,6 +1,7 @@
 import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { METRICS_PROCESSES, type MetricsProcess } from "@corral/shared";
+import { nodeArgsOf } from "./compiled.js";
 import { NATS_SERVER_GOGC, SERVICE_NODE_OPTIONS } from "./servers.js";
 
 /**
@@ -11,7 +12,7 @@ import { NATS_SERVER_GOGC, SERVICE_NODE_OPTIONS } from "./servers.js";
 
 /** Where the units expect things on a machine (docs/operations.md, Three machines with systemd). */
 export const SYSTEMD_LAYOUT = {
-  /** The repository checkout with `npm ci` done. */
+  /** The repository checkout with `npm ci` and `npm run build` done (the units run the compiled JavaScript). */
   installDir: "/opt/corral",
   /** Connection settings and secrets, mode 0600 files owned by root, readable by the `corral` group. */
   configDir: "/etc/corral",
@@ -61,6 +62,8 @@ const NO_SANDBOXES = [
 ];
 
 const RESTART = ["Restart=always", "RestartSec=2"];
+/** deploy/bin/build-check.mjs: exits 1, naming the reason, when the compiled JavaScript is missing or stale. */
+const BUILD_CHECK = `ExecStartPre=${node} deploy/bin/build-check.mjs`;
 const RUN_AS = [`User=${user}`, `Group=${user}`];
 
 /** The file name and content of every unit in deploy/systemd/. */
@@ -122,7 +125,9 @@ function processUnit(name: MetricsProcess): string {
             "Environment=CORRAL_PROVISIONER_WORKDIR=/var/lib/corral/provisioner-%i",
           ]
         : []),
-      `ExecStart=${node} --import=tsx ${entry}`,
+      // Refuses to start, saying why, on a build older than the sources (after a `git pull` without `npm run build`).
+      BUILD_CHECK,
+      `ExecStart=${node} ${nodeArgsOf(entry, "compiled").join(" ")}`,
       // SIGTERM drains in-flight work; a provisioner waits up to 60 s for its running tasks.
       "KillSignal=SIGTERM",
       `TimeoutStopSec=${isProvisioner ? 90 : 30}`,
@@ -210,7 +215,8 @@ function busSetupUnit(): string {
       // The admin user: the only one that may create streams.
       `Environment=CORRAL_CONFIG=${configDir}/admin.properties`,
       `EnvironmentFile=-${configDir}/corral.env`,
-      `ExecStart=${node} --import=tsx deploy/bin/bus-setup.ts`,
+      BUILD_CHECK,
+      `ExecStart=${node} ${nodeArgsOf("deploy/src/commands/bus-setup.ts", "compiled").join(" ")}`,
       // NATS may still be electing a JetStream leader: try again rather than fail the boot.
       "Restart=on-failure",
       "RestartSec=5",

@@ -16,8 +16,8 @@ const analyze = (): Promise<string> => ensureInstalled(defaultStateDir(), ["syst
 
 /**
  * The units as committed, in a temporary directory, with each program path the units name replaced by where this
- * machine has it when it is elsewhere (verify fails on a missing ExecStart program; a fresh machine may have
- * nats-server only in the launcher's download cache).
+ * machine has it when it is elsewhere (verify fails on a missing ExecStart or ExecStartPre program; a fresh machine
+ * may have nats-server only in the launcher's download cache).
  */
 async function unitsForThisMachine(dir: string): Promise<string[]> {
   // The servers are found as the launcher finds them: a new enough system binary, else the cached download.
@@ -34,7 +34,9 @@ async function unitsForThisMachine(dir: string): Promise<string[]> {
   const names = (await readdir(unitsDir)).filter(isUnitFile);
   for (const name of names) {
     let text = await readFile(join(unitsDir, name), "utf8");
-    for (const [path, here] of found) text = text.replaceAll(`ExecStart=${path} `, `ExecStart=${here} `);
+    for (const [path, here] of found) {
+      text = text.replaceAll(`ExecStart=${path} `, `ExecStart=${here} `).replaceAll(`ExecStartPre=${path} `, `ExecStartPre=${here} `);
+    }
     await writeFile(join(dir, name), text);
   }
   return names;

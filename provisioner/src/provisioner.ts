@@ -4,14 +4,13 @@ import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { PROVISIONER_HEARTBEAT_MS } from "@corral/contracts";
+import { PROVISIONER_HEARTBEAT_MS, TASK_ACK_WAIT_MS } from "@corral/contracts";
 import {
   installationId,
   openActiveSetReader,
   openClusterRecordReader,
   retryFor,
   retryingOnce,
-  TASK_ACK_WAIT_MS,
   type Logger,
   type MetricsRegistry,
 } from "@corral/shared";

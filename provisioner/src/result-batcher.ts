@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { jsRequests, MAX_RESULT_BATCH, resultsMessage, type TaskResult } from "@corral/shared";
+import { MAX_RESULT_BATCH, type TaskResult } from "@corral/contracts";
+import { jsRequests, resultsMessage } from "@corral/shared";
 
 /**
  * After a plan's first success is handed over, its siblings ending within this long join it in one message. A

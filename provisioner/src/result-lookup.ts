@@ -1,5 +1,6 @@
 import type { JetStreamManager } from "@nats-io/jetstream";
-import { BoundedCache, ownResults, planBatches, taskMessageId, type DispatchRef } from "@corral/shared";
+import { taskMessageId, type DispatchRef } from "@corral/contracts";
+import { BoundedCache, ownResults, planBatches } from "@corral/shared";
 
 /** Plans whose batches a provisioner remembers having read (least recently used dropped). */
 const PLANS_KEPT = 512;

@@ -1,5 +1,4 @@
-import { decode } from "@corral/contracts";
-import type { TaskMessage } from "@corral/shared";
+import { decode, type TaskMessage } from "@corral/contracts";
 
 /** A decoded task, or why it cannot be handled at all (no identity to report a result under). */
 export type ParsedTask = { ok: true; task: TaskMessage } | { ok: false; reason: string };

@@ -4,8 +4,10 @@ import {
   isTaskName,
   serviceActionOf,
   type Json,
+  truncateLog,
+  type TaskMessage,
+  type TaskResult,
 } from "@corral/contracts";
-import { truncateLog, type TaskMessage, type TaskResult } from "@corral/shared";
 import type { PluginSet } from "./plugin-set.js";
 import type { PluginContext, PluginOutcome } from "./plugins/types.js";
 

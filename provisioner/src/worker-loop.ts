@@ -1,4 +1,5 @@
-import { retryUntil, type Logger, type TaskMessage } from "@corral/shared";
+import type { TaskMessage } from "@corral/contracts";
+import { retryUntil, type Logger } from "@corral/shared";
 import type { PluginSet } from "./plugin-set.js";
 import type { ResultBatcher } from "./result-batcher.js";
 import type { ResultLookup } from "./result-lookup.js";

@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureAnsible } from "@corral/deploy";
-import type { TaskMessage } from "@corral/shared";
+import type { TaskMessage } from "@corral/contracts";
 import { createLocalSandbox, nodeDir, resourceDir, type ServiceActionCall } from "@corral/provisioner/sdk";
 import { createAnsibleAutomator } from "../src/plugins/ansible/index.js";
 import { readPlayFields } from "../src/plugins/ansible/fields.js";

@@ -8,16 +8,12 @@ import {
   encode,
   taskSubject,
   type WorkerAssignment,
-} from "@corral/contracts";
-import {
-  modifyValue,
-  openBucket,
-  storedResults,
   taskMessageId,
   type TaskConfig,
   type TaskMessage,
   type TaskResult,
-} from "@corral/shared";
+} from "@corral/contracts";
+import { modifyValue, openBucket, storedResults } from "@corral/shared";
 import { eventually } from "../../test/helpers/eventually.js";
 
 export { eventually };

@@ -10,8 +10,8 @@ import { join } from "node:path";
 import anyTest, { type TestFn } from "ava";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { startNats, type NatsHandle } from "@corral/deploy";
-import type { PluginSpec } from "@corral/contracts";
-import { connectNats, ensureStreams, silentLogger, type TaskMessage } from "@corral/shared";
+import type { PluginSpec, TaskMessage } from "@corral/contracts";
+import { connectNats, ensureStreams, silentLogger } from "@corral/shared";
 import { createShellAutomator, nodeDir, startProvisioner, type ProviderPlugin, type RunningProvisioner } from "@corral/provisioner";
 import { assignTenant, publishTask, taskMessage, uniqueName, waitResult } from "./helpers.js";
 

@@ -9,7 +9,7 @@ import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import test from "ava";
-import type { TaskMessage } from "@corral/shared";
+import type { TaskMessage } from "@corral/contracts";
 import { createShellAutomator, createSimProvider, nodeDir, tenantDir } from "@corral/provisioner";
 import { createLocalSandbox, type LocalSandbox, tenantTmpDir } from "@corral/provisioner/testing";
 import { taskMessage, uniqueName } from "./helpers.js";

@@ -12,18 +12,18 @@ import {
   kvKey,
   resultSubject,
   streams,
+  TASK_ACK_WAIT_MS,
+  taskMessageId,
+  type TaskMessage,
+  type TaskResult,
 } from "@corral/contracts";
 import {
-  TASK_ACK_WAIT_MS,
   connectNats,
   ensureStreams,
   ensureTaskConsumer,
   openBucket,
   resultsMessage,
   silentLogger,
-  taskMessageId,
-  type TaskMessage,
-  type TaskResult,
 } from "@corral/shared";
 import { startProvisioner, type RunningProvisioner } from "@corral/provisioner";
 import { assignTenant, countResults, eventually, publishTask, readResult, taskMessage, uniqueName, waitResult } from "./helpers.js";

@@ -6,7 +6,8 @@ import test from "ava";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { silentLogger, type TaskMessage } from "@corral/shared";
+import type { TaskMessage } from "@corral/contracts";
+import { silentLogger } from "@corral/shared";
 import {
   type AutomatorPlugin,
   createChefSoloAutomator,

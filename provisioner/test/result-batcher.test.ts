@@ -4,8 +4,8 @@
  * failures and lone successes stay plain results on their own subjects, and every result is found afterwards.
  */
 import { jetstreamManager } from "@nats-io/jetstream";
-import { resultBatchSubject, streams, TaskName } from "@corral/contracts";
-import { ensureStreams, resultsOf, storedResults, type TaskResult } from "@corral/shared";
+import { resultBatchSubject, streams, TaskName, type TaskResult } from "@corral/contracts";
+import { ensureStreams, resultsOf, storedResults } from "@corral/shared";
 import { createResultBatcher } from "../src/result-batcher.js";
 import { createResultLookup } from "../src/result-lookup.js";
 import { testWithNats } from "../../test/helpers/nats-test.js";

@@ -14,14 +14,13 @@ import anyTest, { type ExecutionContext, type TestFn } from "ava";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Objm } from "@nats-io/obj";
 import { startNats, type NatsHandle } from "@corral/deploy";
-import { buckets, kvKey, objectStores } from "@corral/contracts";
+import { buckets, kvKey, objectStores, type TaskMessage } from "@corral/contracts";
 import {
   connectNats,
   ensureStreams,
   openBucket,
   putValue,
   silentLogger,
-  type TaskMessage,
 } from "@corral/shared";
 import {
   type AutomatorPlugin,

@@ -3,8 +3,8 @@
  * waits for it quietly. Issue 10, "A run as a new user": the first `npm start` printed "task consumer unavailable;
  * retrying" with a stack trace every second until the stream appeared.
  */
-import { decode } from "@corral/contracts";
-import { createLogger, ensureStreams, type TaskMessage } from "@corral/shared";
+import { decode, type TaskMessage } from "@corral/contracts";
+import { createLogger, ensureStreams } from "@corral/shared";
 import { createTaskFeed } from "@corral/provisioner/testing";
 import { eventually, publishTask, taskMessage, uniqueName } from "./helpers.js";
 import { testWithNats } from "../../test/helpers/nats-test.js";

@@ -1,7 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { decode, streams, taskConsumerName } from "@corral/contracts";
-import { ensureStreams, silentLogger, type TaskMessage } from "@corral/shared";
+import { decode, streams, taskConsumerName, type TaskMessage } from "@corral/contracts";
+import { ensureStreams, silentLogger } from "@corral/shared";
 import { createTaskFeed, type TaskFeed } from "@corral/provisioner/testing";
 import { eventually, publishTask, taskMessage, uniqueName } from "./helpers.js";
 import { testWithNats } from "../../test/helpers/nats-test.js";

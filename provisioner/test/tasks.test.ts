@@ -5,13 +5,12 @@ import anyTest, { type TestFn } from "ava";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { startNats, type NatsHandle } from "@corral/deploy";
-import { streams, taskSubject } from "@corral/contracts";
+import { streams, taskSubject, type TaskMessage } from "@corral/contracts";
 import {
   connectNats,
   ensureStreams,
   ensureTaskConsumer,
   silentLogger,
-  type TaskMessage,
 } from "@corral/shared";
 import {
   createShellAutomator,

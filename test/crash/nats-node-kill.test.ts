@@ -5,8 +5,8 @@
  */
 import test from "ava";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { buckets, encode, streams, taskSubject } from "@corral/contracts";
-import { connectNats, createValue, ensureStreams, jsRequests, openBucket, putValue, readValue, storeReplicas, taskMessageId } from "@corral/shared";
+import { buckets, encode, streams, taskSubject, taskMessageId } from "@corral/contracts";
+import { connectNats, createValue, ensureStreams, jsRequests, openBucket, putValue, readValue, storeReplicas } from "@corral/shared";
 import { eventually } from "../helpers/eventually.js";
 import { startNatsCluster } from "../helpers/nats-cluster.js";
 

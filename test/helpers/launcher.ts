@@ -23,6 +23,8 @@ export interface LauncherOptions {
   provisioners?: number;
   /** @default 60_000 */
   timeoutMs?: number;
+  /** How node runs it. @default the TypeScript sources through tsx: `--import=tsx deploy/src/launcher.ts` */
+  nodeArgs?: string[];
 }
 
 /** Starts the launcher, every server port free, and waits until it says the API is up and its provisioners started. */
@@ -42,7 +44,7 @@ export async function startLauncher(options: LauncherOptions): Promise<Launcher>
   delete env["CORRAL_REDIS_URL"];
   delete env["CORRAL_CONFIG"];
   Object.assign(env, options.env);
-  const child = spawn(process.execPath, ["--import=tsx", join("deploy", "src", "launcher.ts")], {
+  const child = spawn(process.execPath, options.nodeArgs ?? ["--import=tsx", join("deploy", "src", "launcher.ts")], {
     cwd: repoRoot,
     env,
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,8 +1,8 @@
 /** What the ec2 provider's tests share: a plugin host on a test NATS, task messages, and running the operations. */
 import { randomUUID } from "node:crypto";
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { TaskName } from "@corral/contracts";
-import { createLogger, installationId, openClusterRecordReader, retryingOnce, type Logger, type TaskMessage } from "@corral/shared";
+import type { TaskName, TaskMessage } from "@corral/contracts";
+import { createLogger, installationId, openClusterRecordReader, retryingOnce, type Logger } from "@corral/shared";
 import { ClusterKeys, defaultSandbox, SshPool, type PluginHost, type PluginOutcome, type ProviderPlugin } from "@corral/provisioner/sdk";
 import { createEc2Provider, type Ec2ProviderOptions } from "../src/index.js";
 import { EMULATOR_AMI } from "../../../test/helpers/ec2-emulator/index.js";

@@ -3,7 +3,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import test from "ava";
 import { generateSshKeyPair } from "@corral/provisioner/sdk";
-import type { TaskMessage } from "@corral/shared";
+import type { TaskMessage } from "@corral/contracts";
 import { BEGIN_HOST_KEYS, clientToken, consoleHostKeys, EC2_SPEC, END_HOST_KEYS, keyPairName, optionsFromEnv, readSettings } from "../src/index.js";
 import { loginUser } from "../src/settings.js";
 

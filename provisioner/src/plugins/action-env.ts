@@ -1,4 +1,4 @@
-import type { TaskMessage } from "@corral/shared";
+import type { TaskMessage } from "@corral/contracts";
 import type { PluginContext, ServiceActionCall } from "./types.js";
 
 /**

@@ -1,5 +1,5 @@
-import type { PluginSpec, TaskName } from "@corral/contracts";
-import type { Logger, TaskMessage, TaskOutcome } from "@corral/shared";
+import type { PluginSpec, TaskName, TaskMessage, TaskOutcome } from "@corral/contracts";
+import type { Logger } from "@corral/shared";
 
 /**
  * The plugin interface of the reference provisioner. A plugin is an object carrying its `PluginSpec` (announced to

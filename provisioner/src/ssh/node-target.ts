@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Json, JsonObject } from "@corral/contracts";
-import type { TaskMessage } from "@corral/shared";
+import type { Json, JsonObject, TaskMessage } from "@corral/contracts";
 import type { ClusterKeys } from "../cluster-keys.js";
 import { pathSegment, resourceDir } from "../paths.js";
 import { pinnedHostKeys } from "./host-keys.js";

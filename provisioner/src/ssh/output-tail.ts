@@ -1,4 +1,4 @@
-import { MAX_LOG_CHARS } from "@corral/shared";
+import { MAX_LOG_CHARS } from "@corral/contracts";
 
 /**
  * The tail of an output stream, kept bounded while it streams in: only the last `keepBytes` bytes stay in memory,

@@ -1,5 +1,5 @@
-import type { PluginSpec } from "@corral/contracts";
-import { silentLogger, type TaskMessage } from "@corral/shared";
+import type { PluginSpec, TaskMessage } from "@corral/contracts";
+import { silentLogger } from "@corral/shared";
 import { DOCKER_SPEC, HOSTPOOL_SPEC, SIM_SECURED_SPEC, SIM_SPEC, type PluginContext } from "@corral/provisioner";
 
 export interface PluginContextOptions {

@@ -1,7 +1,6 @@
 /** Node events for metrics (src/domain/node-events.ts): one message per tenant and results batch, deduplicable. */
 import test from "ava";
-import { TaskName } from "@corral/contracts";
-import type { TaskResult } from "@corral/shared";
+import { TaskName, type TaskResult } from "@corral/contracts";
 import { nodeChangesByTenant, nodeEventOf, nodeEventTypeOf, type NodeEvent } from "../src/domain/node-events.js";
 
 const result = (taskName: TaskName, status = 0, tenant = "acme", taskId = "c1-001-001"): TaskResult => ({

@@ -3,8 +3,8 @@
  * before the task itself, so no result of the task (and no end announced from it) can be stored before its start.
  */
 import type { Msg } from "@nats-io/transport-node";
-import { TaskName } from "@corral/contracts";
-import { ensureStreams, type TaskMessage } from "@corral/shared";
+import { TaskName, type TaskMessage } from "@corral/contracts";
+import { ensureStreams } from "@corral/shared";
 import { createPublisher } from "../src/adapters/publisher.js";
 import { testWithNats } from "../../../test/helpers/nats-test.js";
 

@@ -1,7 +1,6 @@
 /** Task messages: each carries its own node, every node of the cluster up to MAX_NODES_IN_TASK, and its service action. */
 import test from "ava";
-import { decode, encode, type Service } from "@corral/contracts";
-import { encodeTaskMessage } from "@corral/shared";
+import { decode, encode, type Service, encodeTaskMessage } from "@corral/contracts";
 import { buildTaskMessage, MAX_NODES_IN_TASK, type TaskBuildContext } from "../src/domain/task-builder.js";
 import type { ClusterNode, ClusterRecord } from "../src/domain/records.js";
 

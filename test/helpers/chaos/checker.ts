@@ -10,8 +10,8 @@
  */
 import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { streams, tenantStreamFilters } from "@corral/contracts";
-import { resultsOf, type TaskResult } from "@corral/shared";
+import { streams, tenantStreamFilters, type TaskResult } from "@corral/contracts";
+import { resultsOf } from "@corral/shared";
 import { clusterProblems, openClusterState, type ClusterNode, type ClusterState, type PlanRecord } from "../cluster-state.js";
 import { effectKey, type SideEffect } from "./side-effects.js";
 

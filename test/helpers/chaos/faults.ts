@@ -6,7 +6,7 @@
  * healthy before the next fault); the pause lane SIGSTOPs a process (provisioners and services in turn) for longer
  * than its timeouts, then SIGCONTs it. Every fault is kept with its times.
  */
-import { TASK_ACK_WAIT_MS } from "@corral/shared";
+import { TASK_ACK_WAIT_MS } from "@corral/contracts";
 import { signal, type ChaosSystem, type Slot } from "./chaos-system.js";
 
 export type FaultKind = "service" | "provisioner" | "nats-node" | "redis" | "pause";

@@ -1,4 +1,5 @@
-import { backoffMs, sleep, type TaskMessage } from "@corral/shared";
+import type { TaskMessage } from "@corral/contracts";
+import { backoffMs, sleep } from "@corral/shared";
 import type { ClusterKeys } from "../../cluster-keys.js";
 import { DockerError, isDockerStatus, type ContainerInspect, type DockerClient, type NetworkInspect } from "./docker-api.js";
 import { clusterFilter, LABEL, MANAGED_BY, nodeFilter } from "./naming.js";

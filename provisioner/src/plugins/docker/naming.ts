@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { TaskMessage } from "@corral/shared";
+import type { TaskMessage } from "@corral/contracts";
 import type { Labels } from "./docker-api.js";
 
 /** Labels on every container the provider makes; they are how it finds its containers again. */

@@ -1,5 +1,5 @@
-import type { Json } from "@corral/contracts";
-import { HostListError, parseHostList, type HostEntry, type TaskMessage } from "@corral/shared";
+import type { Json, TaskMessage } from "@corral/contracts";
+import { HostListError, parseHostList, type HostEntry } from "@corral/shared";
 import type { SshAuth } from "../../ssh/node-target.js";
 
 /** The provider field holding the password, named in `ssh-auth` instead of the password itself. */

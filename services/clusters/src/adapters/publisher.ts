@@ -1,6 +1,15 @@
 import { headers, type NatsConnection } from "@nats-io/transport-node";
-import { clusterEventSubject, encode, eventSubject, taskSubject, type ClusterStreamEvent } from "@corral/contracts";
-import { encodeTaskMessage, jsRequests, taskMessageId, type TaskMessage } from "@corral/shared";
+import {
+  clusterEventSubject,
+  encode,
+  eventSubject,
+  taskSubject,
+  type ClusterStreamEvent,
+  encodeTaskMessage,
+  taskMessageId,
+  type TaskMessage,
+} from "@corral/contracts";
+import { jsRequests } from "@corral/shared";
 import { NODE_CHANGES, nodeChangesByTenant, type NodeEvent } from "../domain/node-events.js";
 import { clusterEventMessageId, taskStartedEvents } from "../domain/stream-events.js";
 import { mapLimit } from "./buckets.js";

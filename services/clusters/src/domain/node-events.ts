@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
-import { TaskName } from "@corral/contracts";
-import type { TaskResult } from "@corral/shared";
+import { TaskName, type TaskResult } from "@corral/contracts";
 
 /** Node lifecycle events for metrics (docs/architecture.md, Events). */
 export interface NodeEvent {

@@ -1,4 +1,4 @@
-import { truncateLog, type TaskResult } from "@corral/shared";
+import { truncateLog, type TaskResult } from "@corral/contracts";
 import { MAX_APPLIED_KEYS, MAX_NODE_ACTIONS, type ClusterNode } from "./records.js";
 
 /** The key that makes applying one result to a node idempotent. */

@@ -8,8 +8,9 @@ import {
   type PlanStageEvent,
   type TaskEndedEvent,
   type TaskStartedEvent,
+  type TaskMessage,
+  type TaskResult,
 } from "@corral/contracts";
-import type { TaskMessage, TaskResult } from "@corral/shared";
 import { statusOf } from "./cluster-status.js";
 import { formatTaskId } from "./ids.js";
 import type { PlanActorAction, PlanOutcome } from "./plan-steps.js";

@@ -1,5 +1,14 @@
-import { NODE_TASKS, type Json, type JsonObject, type Service, type TaskName } from "@corral/contracts";
-import type { TaskConfig, TaskMessage, TaskNodeInfo, TaskNodeReach } from "@corral/shared";
+import {
+  NODE_TASKS,
+  type Json,
+  type JsonObject,
+  type Service,
+  type TaskName,
+  type TaskConfig,
+  type TaskMessage,
+  type TaskNodeInfo,
+  type TaskNodeReach,
+} from "@corral/contracts";
 import type { ClusterNode, ClusterRecord, StoredTask } from "./records.js";
 
 /** Above this many nodes, tasks do not carry every other node (it would grow every message with the cluster). */

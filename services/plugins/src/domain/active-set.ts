@@ -1,5 +1,4 @@
-import type { PluginSpec } from "@corral/contracts";
-import type { ActiveSet } from "@corral/shared";
+import type { PluginSpec, ActiveSet } from "@corral/contracts";
 import type { PluginKind, ResourceAddress, ResourceRecord } from "./resource-record.js";
 import { isLive } from "./version-status.js";
 

@@ -1,5 +1,4 @@
-import { PluginKind, type ResourceMeta } from "@corral/contracts";
-import type { ResourceFormat } from "@corral/shared";
+import { PluginKind, type ResourceMeta, type ResourceFormat } from "@corral/contracts";
 import { isDeletable, type ResourceStatus } from "./version-status.js";
 
 /** The two plugin kinds, as they appear in paths. */
