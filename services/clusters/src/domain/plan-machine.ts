@@ -216,7 +216,21 @@ export const planMachine = setup({
     hasFailed: ({ context }) => context.failure !== null,
     isDrained: ({ context }) => context.failure !== null && context.inFlight === 0,
   },
-}).createMachine({
+})
+  .extend<{ applyResult: { stopping: boolean } }>({
+    actions: {
+      /** A task result, in a running plan or one that stops (`stopping`: no retries, no next stage). */
+      applyResult: enqueueActions(({ context, event, enqueue }, params: { stopping: boolean }) => {
+        if (event.type !== "task.result") return;
+        const r = reduceResult(context, event, params.stopping);
+        if (!r) return;
+        enqueue.assign(r.context);
+        if (r.publishTasks.length > 0) enqueue({ type: "publishTasks", params: { tasks: r.publishTasks } });
+        for (const stage of r.publishStages) enqueue({ type: "publishStage", params: { stage } });
+      }),
+    },
+  })
+  .createMachine({
   id: "plan",
   context: ({ input }) => {
     const stageStarts = [0];
@@ -248,30 +262,14 @@ export const planMachine = setup({
         { guard: "hasFailed", target: "failing" },
       ],
       on: {
-        "task.result": {
-          actions: enqueueActions(({ context, event, enqueue }) => {
-            const r = reduceResult(context, event, false);
-            if (!r) return;
-            enqueue.assign(r.context);
-            if (r.publishTasks.length > 0) enqueue({ type: "publishTasks", params: { tasks: r.publishTasks } });
-            for (const stage of r.publishStages) enqueue({ type: "publishStage", params: { stage } });
-          }),
-        },
+        "task.result": { actions: { type: "applyResult", params: { stopping: false } } },
         "dispatch.published": { actions: "markPublished" },
       },
     },
     failing: {
       always: [{ guard: "isDrained", target: "failed" }],
       on: {
-        "task.result": {
-          actions: enqueueActions(({ context, event, enqueue }) => {
-            const r = reduceResult(context, event, true);
-            if (!r) return;
-            enqueue.assign(r.context);
-            if (r.publishTasks.length > 0) enqueue({ type: "publishTasks", params: { tasks: r.publishTasks } });
-            for (const stage of r.publishStages) enqueue({ type: "publishStage", params: { stage } });
-          }),
-        },
+        "task.result": { actions: { type: "applyResult", params: { stopping: true } } },
         "dispatch.published": { actions: "markPublished" },
       },
     },
