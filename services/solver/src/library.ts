@@ -1,8 +1,9 @@
 /**
- * @corral/solver as a library: the pure algorithms (layout solver, add-services solver, planner, macro
- * expander). Each function is documented where it is defined; what they decide is in docs/catalog.md. Their
- * request and reply types (`LayoutRequest`, `PlanRequest`, `MacroNode`, ...) are the solver endpoints' contract:
- * import them from @corral/contracts.
+ * @corral/solver as a library: the pure algorithms (layout solver, add-services solver, growing, shrinking and
+ * replacing nodes of a live cluster, planner, macro expander). Each function is documented where it is defined;
+ * what they decide is in docs/catalog.md. The request and reply types of the solver endpoints (`LayoutRequest`,
+ * `PlanRequest`, `MacroNode`, ...) are their contract: import them from @corral/contracts. Growing, shrinking and
+ * replacing have no endpoint; their types (`GrowRequest`, `ShrinkCheck`, ...) are exported here.
  */
 export {
   solveLayout,
@@ -13,8 +14,24 @@ export {
   FIRST_NODENUM,
   SOLVER_BUDGET_EXHAUSTED,
   DEFAULT_MAX_STEPS,
+  growCluster,
+  nextNodenum,
+  checkShrink,
+  shrinkRefusal,
+  replacementNode,
 } from "./domain/layout/index.js";
-export type { LayoutViolation, SolverOptions } from "./domain/layout/index.js";
+export type {
+  LayoutViolation,
+  SolverOptions,
+  GrowRequest,
+  GrowResult,
+  MachineTypeCatalog,
+  NewNodeNaming,
+  ReplaceRequest,
+  ShrinkCheck,
+  ShrinkRequest,
+  ShrinkViolation,
+} from "./domain/layout/index.js";
 export {
   planAction,
   planGraph,

@@ -522,8 +522,13 @@ test("public API - index exports exactly the documented names", (t) => {
     "SOLVER_BUDGET_EXHAUSTED",
     "addServices",
     "checkLayout",
+    "checkShrink",
     "createHostname",
+    "growCluster",
+    "nextNodenum",
     "nodeIdFor",
+    "replacementNode",
+    "shrinkRefusal",
     "solveLayout",
   ]);
 });

@@ -8,7 +8,7 @@ import type { CandidateLayout } from "../node-layouts.js";
 import type { QuantityBound } from "./lp-conflict.js";
 
 /** Why the layouts cannot meet the bounds, as far as the layouts alone show it. */
-function conflictHints(maxed: readonly string[], mins: readonly string[], layouts: readonly CandidateLayout[]): string[] {
+export function conflictHints(maxed: readonly string[], mins: readonly string[], layouts: readonly CandidateLayout[]): string[] {
   const hints: string[] = [];
   if (maxed.length > 0 && layouts.every((l) => l.services.some((s) => maxed.includes(s)))) {
     hints.push(`every possible node holds ${maxed.length === 1 ? maxed[0] : `one of ${maxed.join(", ")}`}`);
