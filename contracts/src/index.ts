@@ -169,6 +169,8 @@ export type {
 } from "./cluster-events.js";
 export { liveTenantRecord } from "./tenant-record.js";
 export type { TenantDeletion, TenantRecordHead } from "./tenant-record.js";
+export { isTerminatedCluster } from "./cluster-record.js";
+export type { ClusterRecordHead } from "./cluster-record.js";
 export {
   isValidName,
   parseId,

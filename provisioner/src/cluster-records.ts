@@ -1,4 +1,4 @@
-import { isTerminatedCluster, type ClusterRecordHead } from "@corral/shared";
+import { isTerminatedCluster, type ClusterRecordHead } from "@corral/contracts";
 
 /**
  * Why what a provisioner keeps for a cluster of `tenant` (containers, node directories) is left over: no record

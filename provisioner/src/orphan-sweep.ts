@@ -1,5 +1,5 @@
-import type { ClusterRecordHead, ClusterRecordReader, Logger } from "@corral/shared";
-import { kvKey } from "@corral/contracts";
+import type { ClusterRecordReader, Logger } from "@corral/shared";
+import { kvKey, type ClusterRecordHead } from "@corral/contracts";
 import { orphanReason } from "./cluster-records.js";
 
 /** Something a provider made for a node (an instance, a container), as its tags or labels describe it. */

@@ -10,8 +10,8 @@ export type { Plugin, ProviderPlugin, AutomatorPlugin, PluginContext, PluginOutc
 /** What a factory gets (shared NATS connection, SSH pool, cluster keys, sandbox, ...), the factory, a module's shape. */
 export type { PluginHost, PluginFactory, PluginModule } from "./plugin-host.js";
 /** Types plugins meet in `ctx.task` and in their specs (from @corral/shared and @corral/contracts). */
-export type { TaskMessage, TaskOutcome, Logger, ClusterRecordHead, ClusterRecordReader } from "@corral/shared";
-export type { PluginSpec, PluginCapabilities, PluginField, PluginParameterSet, Json, JsonObject } from "@corral/contracts";
+export type { TaskMessage, TaskOutcome, Logger, ClusterRecordReader } from "@corral/shared";
+export type { PluginSpec, PluginCapabilities, PluginField, PluginParameterSet, Json, JsonObject, ClusterRecordHead } from "@corral/contracts";
 /** Whether the task's node runs its actions on the provisioner host: its provider declares `capabilities.localActions`. */
 export { runsActionsLocally } from "./plugins/local-actions.js";
 export type { NatsConnection } from "@nats-io/transport-node";

@@ -221,9 +221,9 @@ test("CONFIRM fails at once when sshd refuses the cluster key", async (t) => {
 test("the reconciler removes containers of unknown, foreign and terminated clusters and keeps the others", async (t) => {
   const tenant = cluster("sweep").tenant;
   const ids = { known: "known001", unknown: "unknwn01", terminated: "termin01", foreign: "foreign1" };
-  await putValue(clusters, kvKey(ids.known), { tenant, actor: { value: "active" } });
-  await putValue(clusters, kvKey(ids.terminated), { tenant, actor: { value: "terminated" } });
-  await putValue(clusters, kvKey(ids.foreign), { tenant: `${tenant}-other`, actor: { value: "active" } });
+  await putValue(clusters, kvKey(ids.known), { tenant, status: "active" });
+  await putValue(clusters, kvKey(ids.terminated), { tenant, status: "terminated" });
+  await putValue(clusters, kvKey(ids.foreign), { tenant: `${tenant}-other`, status: "active" });
   for (const clusterId of Object.values(ids)) {
     const created = await run({ tenant, clusterId }, "CREATE");
     t.is(created.status, 0, created.stderr);

@@ -4,7 +4,8 @@
  */
 import anyTest, { type TestFn } from "ava";
 import { freePort } from "@corral/deploy";
-import { silentLogger, type ClusterRecordHead } from "@corral/shared";
+import type { ClusterRecordHead } from "@corral/contracts";
+import { silentLogger } from "@corral/shared";
 import { awaitSsh, generateSshKeyPair, hostKeysFromPublicKeyLines, SshPool, sweepOrphans, type OrphanCandidate } from "@corral/provisioner/sdk";
 import { startLocalSshd, type LocalSshd } from "../../test/helpers/sshd.js";
 
@@ -92,7 +93,7 @@ test("sweepOrphans - removes what belongs to unknown, foreign or terminated clus
   const records: Record<string, ClusterRecordHead> = {
     live: { tenant: "acme" },
     foreign: { tenant: "other" },
-    ended: { tenant: "acme", actor: { value: "terminated" } },
+    ended: { tenant: "acme", status: "terminated" },
   };
   const item = (id: string, clusterId: string, ageMs: number): OrphanCandidate => ({ id, tenant: "acme", clusterId, createdAtMs: now - ageMs });
   const items = [

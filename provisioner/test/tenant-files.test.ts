@@ -67,7 +67,7 @@ async function startOn(t: { context: Context; teardown(fn: () => Promise<void>):
 
 /** What the clusters service stores for a cluster (the fields a provisioner reads). */
 async function storeCluster(nc: NatsConnection, clusterId: string, tenant: string, status: string): Promise<void> {
-  await putValue(await openBucket(nc, buckets.clusters), kvKey(clusterId), { tenant, actor: { value: status } });
+  await putValue(await openBucket(nc, buckets.clusters), kvKey(clusterId), { tenant, status });
 }
 
 /** A tenant's active set with one shell script, as the plugins service publishes it. */

@@ -6,11 +6,11 @@ import {
   ASSIGNMENT_KEY,
   buckets,
   encode,
+  isTerminatedCluster,
   kvKey,
   pluginTypeKey,
 } from "@corral/contracts";
 import {
-  isTerminatedCluster,
   openActiveSetReader,
   openAssignmentReader,
   openBucket,
@@ -25,13 +25,17 @@ const test = testWithNats("protocol-readers-test");
 
 test("cluster records - a provisioner reads tenant and status of what the clusters service stored", async (t) => {
   const kv = await openBucket(t.context.nc, buckets.clusters);
-  await putValue(kv, kvKey("00000001"), { id: "00000001", tenant: "acme", name: "c", actor: { value: "active", context: {} } });
-  await putValue(kv, kvKey("00000002"), { id: "00000002", tenant: "acme", actor: { value: "terminated", context: {} } });
+  await putValue(kv, kvKey("00000001"), { id: "00000001", tenant: "acme", status: "active", name: "c", actor: { value: "active", context: {} } });
+  await putValue(kv, kvKey("00000002"), { id: "00000002", tenant: "acme", status: "terminated", actor: { value: "terminated", context: {} } });
+  // Written before records had a status: live to a reader, whatever its actor says.
+  await putValue(kv, kvKey("00000004"), { id: "00000004", tenant: "acme", actor: { value: "terminated", context: {} } });
   const reader = await openClusterRecordReader(t.context.nc);
   const live = await reader.get("00000001");
-  t.like(live, { tenant: "acme", actor: { value: "active" } });
+  t.deepEqual(live, { tenant: "acme", status: "active" }, "the head alone, never the actor's state");
   t.false(isTerminatedCluster(live!));
   t.true(isTerminatedCluster((await reader.get("00000002"))!));
+  t.deepEqual(await reader.get("00000004"), { tenant: "acme" });
+  t.false(isTerminatedCluster((await reader.get("00000004"))!));
   t.is(await reader.get("00000003"), undefined);
   t.is((await kv.status()).history, 5, "opened with the clusters service's settings");
 });

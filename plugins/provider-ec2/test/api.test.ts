@@ -268,9 +268,9 @@ test.serial("DELETE terminates, is idempotent, and removes the key pair with the
 test.serial("the orphan sweep terminates instances of unknown, foreign and terminated clusters and removes their key pairs", async (t) => {
   const tenant = uniqueName("t-sweep");
   const ids = { known: "known001", unknown: "unknwn01", terminated: "termin01", foreign: "foreign1" };
-  await putValue(clusters, kvKey(ids.known), { tenant, actor: { value: "active" } });
-  await putValue(clusters, kvKey(ids.terminated), { tenant, actor: { value: "terminated" } });
-  await putValue(clusters, kvKey(ids.foreign), { tenant: `${tenant}-other`, actor: { value: "active" } });
+  await putValue(clusters, kvKey(ids.known), { tenant, status: "active" });
+  await putValue(clusters, kvKey(ids.terminated), { tenant, status: "terminated" });
+  await putValue(clusters, kvKey(ids.foreign), { tenant: `${tenant}-other`, status: "active" });
   const made = new Map<string, string>();
   for (const clusterId of Object.values(ids)) {
     const created = await run({ tenant, clusterId, fields: credentials }, "CREATE");

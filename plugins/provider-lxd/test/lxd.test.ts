@@ -304,9 +304,9 @@ test.serial("the sweep removes instances of unknown, foreign and terminated clus
   t.timeout(300_000);
   const tenant = cluster("sweep").tenant;
   const ids = { known: "known001", unknown: "unknwn01", terminated: "termin01", foreign: "foreign1" };
-  await putValue(clusters, kvKey(ids.known), { tenant, actor: { value: "active" } });
-  await putValue(clusters, kvKey(ids.terminated), { tenant, actor: { value: "terminated" } });
-  await putValue(clusters, kvKey(ids.foreign), { tenant: `${tenant}-other`, actor: { value: "active" } });
+  await putValue(clusters, kvKey(ids.known), { tenant, status: "active" });
+  await putValue(clusters, kvKey(ids.terminated), { tenant, status: "terminated" });
+  await putValue(clusters, kvKey(ids.foreign), { tenant: `${tenant}-other`, status: "active" });
   const created = await Promise.all(Object.values(ids).map((clusterId) => run({ tenant, clusterId }, "CREATE")));
   for (const out of created) t.is(out.status, 0, out.stderr);
   // Another installation's instance on the same LXD: not this sweep's to judge.

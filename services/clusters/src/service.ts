@@ -1,11 +1,10 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { serveEndpoints, type Logger, type MetricsRegistry } from "@corral/shared";
-import { createTenantMessages } from "./adapters/tenant-messages.js";
 import { createActors, type ActorsOptions } from "./actor/index.js";
-import { openEngineDeps } from "./engine/deps.js";
-import { registerClusterGauge } from "./engine/metrics.js";
+import { openEngineDeps } from "./adapters/deps.js";
+import { registerClusterGauge } from "./adapters/metrics.js";
 import { createReconciler } from "./engine/reconciler.js";
-import { startResultsConsumer } from "./engine/results-consumer.js";
+import { startResultsConsumer } from "./engine/results/consumer.js";
 import { clusterHandlers } from "./handlers/clusters.js";
 import { configHandlers } from "./handlers/config.js";
 import { planHandlers } from "./handlers/plans.js";
@@ -34,13 +33,17 @@ export interface ClustersService {
   stop(): Promise<void>;
 }
 
-/** Starts the clusters service: cluster and plan actors, task dispatch, results, reconciliation. */
+/**
+ * Starts the clusters service: cluster and plan actors, task dispatch, results, reconciliation. The one place the
+ * layers meet: handlers call operations and queries, operations call actors, the engine (results consumer,
+ * reconciler) is handed the actors here, and every layer reaches NATS through the adapters.
+ */
 export async function startClustersService(options: ClustersServiceDeps): Promise<ClustersService> {
   const { nc, log } = options;
   const deps = await openEngineDeps(nc, { log, metrics: options.metrics, ...(options.now ? { now: options.now } : {}) });
   if (options.metrics) registerClusterGauge(options.metrics, deps.clusters);
   const ctx = { deps, actors: createActors(deps, options.actors) };
-  const h = { deps, operations: createClusterOperations(ctx), queries: createClusterQueries(deps) };
+  const h = { operations: createClusterOperations(ctx), queries: createClusterQueries(deps) };
   const served = serveEndpoints({
     nc,
     service: "clusters",
@@ -52,7 +55,7 @@ export async function startClustersService(options: ClustersServiceDeps): Promis
       ...configHandlers(h),
       ...serviceHandlers(h),
       ...rpcHandlers(h),
-      ...tenantPurgeHandlers(h, createTenantMessages(nc)),
+      ...tenantPurgeHandlers(h),
     },
   });
   const results = await startResultsConsumer(deps, ctx.actors.effects);

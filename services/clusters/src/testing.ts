@@ -9,7 +9,7 @@ export type { ClusterNode, ClusterRecord, PlanRecord, StoredTask } from "./domai
 export type { NodeChanges, NodeEvent } from "./domain/node-events.js";
 export { createActors } from "./actor/index.js";
 export type { Actors, Effects } from "./actor/index.js";
-export { openEngineDeps } from "./engine/deps.js";
-export type { EngineDeps } from "./engine/deps.js";
-export { startResultsConsumer } from "./engine/results-consumer.js";
+export { openEngineDeps } from "./adapters/deps.js";
+export type { EngineDeps } from "./adapters/deps.js";
+export { startResultsConsumer } from "./engine/results/consumer.js";
 export { createCluster } from "./operations/create-cluster.js";

@@ -434,3 +434,21 @@ test.serial("crash - a process killed between the plan's final write and telling
   t.is((await storedTasks(t.context.nc, f.tenant.name)).length, published, "nothing published again");
   t.deepEqual(await f.core.deps.usage.get(f.tenant.name), { clusters: 1, nodes: 1 });
 });
+
+test.serial("head - every write gives a cluster record the head other services read; one without it gets it from the reconciler", async (t) => {
+  const f = await fixture(t);
+  const id = await createdCluster(f, 1);
+  t.like(await cluster(f.core, id), { tenant: f.tenant.name, status: "pending", actor: { value: "pending" } });
+  await runToEnd(f.core, id, createPlanId(id));
+  const active = await cluster(f.core, id);
+  t.like(active, { status: "active", actor: { value: "active" } });
+
+  // A record as stored before records had a head's status: nothing else changes it, the reconciler writes it.
+  const { status: _status, ...headless } = active;
+  await (await openClusterBuckets(t.context.nc)).clusters.put(kvKey(id), encode(headless));
+  t.false("status" in (await cluster(f.core, id)));
+  await f.core.reconciler.run();
+  const { status, ...rest } = await cluster(f.core, id);
+  t.is(status, "active");
+  t.deepEqual(rest, headless, "nothing else changed");
+});

@@ -2,7 +2,7 @@
 import test from "ava";
 import { silentLogger } from "@corral/shared";
 import { createPublishedMarks } from "../src/actor/published-marks.js";
-import type { PlanRef } from "../src/actor/plan-actor.js";
+import type { PlanRef } from "../src/domain/records.js";
 
 const mark = (stage: number) => ({ type: "dispatch.published" as const, stages: [stage], tasks: [] });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

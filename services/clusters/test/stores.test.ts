@@ -5,7 +5,7 @@ import { createCounters } from "../src/adapters/counters.js";
 import { createNodeStore, GROUP_MAX_BYTES, GROUPED_NODES, type NodeChange } from "../src/adapters/node-store.js";
 import { createPlanStore } from "../src/adapters/plan-store.js";
 import { openUsageStore } from "../src/adapters/usage-store.js";
-import { DispatchMemory } from "../src/engine/dispatch-memory.js";
+import { DispatchMemory } from "../src/actor/dispatch-memory.js";
 import { INLINE_PLAN_TASKS, type ClusterNode, type ClusterRecord, type PlanRecord, type StoredTask } from "../src/domain/records.js";
 import { testWithNats } from "../../../test/helpers/nats-test.js";
 

@@ -1,5 +1,5 @@
-import { kvKey } from "@corral/contracts";
-import type { ClusterRecordHead, ClusterRecordReader, Logger } from "@corral/shared";
+import { kvKey, type ClusterRecordHead } from "@corral/contracts";
+import type { ClusterRecordReader, Logger } from "@corral/shared";
 import type { ClusterKeys } from "../../cluster-keys.js";
 import { orphanReason } from "../../cluster-records.js";
 import { removeKeyOfEmptyCluster } from "./containers.js";

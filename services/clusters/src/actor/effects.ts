@@ -1,15 +1,15 @@
 import type { TaskEndedEvent } from "@corral/contracts";
+import type { EngineDeps } from "../adapters/deps.js";
 import type { ClusterEvent } from "../domain/cluster-machine.js";
 import type { ClusterActorAction } from "../domain/cluster-steps.js";
 import type { PlanEvent } from "../domain/plan-machine.js";
 import { stepsOf, type PlanActorAction } from "../domain/plan-steps.js";
-import type { ClusterRecord, PlanRecord } from "../domain/records.js";
+import type { ClusterRecord, PlanRecord, PlanRef } from "../domain/records.js";
 import { clusterChangeEvents, planFinishedEvent, planWriteEvents, stageStartedEvent } from "../domain/stream-events.js";
-import type { EngineDeps } from "../engine/deps.js";
-import type { DispatchMemory } from "../engine/dispatch-memory.js";
-import type { Dispatcher, KnownState } from "../engine/dispatcher.js";
 import type { ClusterActor } from "./cluster-actor.js";
-import type { PlanActor, PlanRef } from "./plan-actor.js";
+import type { DispatchMemory } from "./dispatch-memory.js";
+import type { Dispatcher, KnownState } from "./dispatcher.js";
+import type { PlanActor } from "./plan-actor.js";
 import { createPublishedMarks } from "./published-marks.js";
 
 export interface PlanEffectOptions {

@@ -1,9 +1,11 @@
-import type { EngineDeps } from "../engine/deps.js";
-import { DispatchMemory } from "../engine/dispatch-memory.js";
-import { createDispatcher, type Dispatcher } from "../engine/dispatcher.js";
+import type { EngineDeps } from "../adapters/deps.js";
 import { createClusterActor, type ClusterActor } from "./cluster-actor.js";
+import { DispatchMemory } from "./dispatch-memory.js";
+import { createDispatcher, type Dispatcher } from "./dispatcher.js";
 import type { AfterWriteHook } from "./durable-actor.js";
 import { createEffects, type Effects } from "./effects.js";
+import { eraseCluster } from "./erase.js";
+import { createJobs, type Jobs } from "./jobs.js";
 import { createPlanActor, type PlanActor } from "./plan-actor.js";
 
 export interface ActorsOptions {
@@ -12,14 +14,17 @@ export interface ActorsOptions {
 }
 
 /**
- * The one place where clusters and plans change state: `clusters.send` / `plans.send` (read, pure transition,
- * compare-and-set, typed actions) and `effects`, which carries the actions out.
+ * The one place where cluster and plan records are written: `clusters.send` / `plans.send` (read, pure transition,
+ * compare-and-set, typed actions), `effects`, which carries the actions out, `jobs`, which creates clusters and
+ * starts jobs, and `eraseCluster` (a deleted tenant's clusters).
  */
 export interface Actors {
   clusters: ClusterActor;
   plans: PlanActor;
   effects: Effects;
+  jobs: Jobs;
   dispatcher: Dispatcher;
+  eraseCluster(clusterId: string): Promise<void>;
 }
 
 export function createActors(deps: EngineDeps, options: ActorsOptions = {}): Actors {
@@ -27,9 +32,16 @@ export function createActors(deps: EngineDeps, options: ActorsOptions = {}): Act
   const dispatcher = createDispatcher(deps, memory);
   const clusters = createClusterActor(deps.clusters, options.afterWrite);
   const plans = createPlanActor(deps.plans, options.afterWrite);
-  return { clusters, plans, dispatcher, effects: createEffects(deps, { clusters, plans, dispatcher, memory }) };
+  const effects = createEffects(deps, { clusters, plans, dispatcher, memory });
+  return {
+    clusters,
+    plans,
+    dispatcher,
+    effects,
+    jobs: createJobs(deps, { clusters, plans, effects }),
+    eraseCluster: (clusterId) => eraseCluster(deps, clusterId),
+  };
 }
 
-export type { ClusterActor, PlanActor, Effects };
-export type { PlanRef } from "./plan-actor.js";
+export type { ClusterActor, PlanActor, Effects, Jobs };
 export type { PlanEffectOptions } from "./effects.js";

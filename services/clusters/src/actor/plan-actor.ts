@@ -1,14 +1,8 @@
 import type { PlanStore } from "../adapters/plan-store.js";
 import { planMachines, type PlanContext, type PlanEvent } from "../domain/plan-machine.js";
 import { planActionsOf, planStep, type PlanActorAction } from "../domain/plan-steps.js";
-import type { PlanRecord } from "../domain/records.js";
+import type { PlanRecord, PlanRef } from "../domain/records.js";
 import { createDurableActor, type AfterWriteHook, type DurableActor } from "./durable-actor.js";
-
-/** A plan is named by its cluster and its own id. */
-export interface PlanRef {
-  clusterId: string;
-  planId: string;
-}
 
 /** The plan actors. */
 export type PlanActor = DurableActor<PlanRef, PlanRecord, PlanEvent, PlanActorAction, PlanContext>;

@@ -1,6 +1,6 @@
 import type { Logger } from "@corral/shared";
 import type { PlanEvent } from "../domain/plan-machine.js";
-import type { PlanRef } from "./plan-actor.js";
+import type { PlanRef } from "../domain/records.js";
 
 type PublishedMark = Extract<PlanEvent, { type: "dispatch.published" }>;
 

@@ -12,11 +12,19 @@ import {
 import { statusOf } from "../domain/cluster-status.js";
 import type { ClusterRecord } from "../domain/records.js";
 
-/** Cluster records, plus an in-memory mirror fed by a KV watch for lists and periodic scans. */
-export interface ClusterStore {
+/** Reads of cluster records: what every layer may do (only the actors write them: {@link ClusterStore}). */
+export interface ClusterReader {
   get(id: string): Promise<Versioned<ClusterRecord> | undefined>;
   /** A version that may be behind, for what never changes after creation (owner, tenant, node count). */
   fixedPartsOf(id: string): Promise<ClusterRecord | undefined>;
+  /** Every cluster, as of a read that includes every write acknowledged before it started. */
+  all(): Promise<ClusterRecord[]>;
+  /** How many clusters the mirror holds in each status (kept as it changes: no scan). */
+  countsByStatus(): ReadonlyMap<string, number>;
+}
+
+/** Cluster records, plus an in-memory mirror fed by a KV watch for lists and periodic scans. */
+export interface ClusterStore extends ClusterReader {
   /** False when the id is taken. */
   create(record: ClusterRecord): Promise<boolean>;
   modify(
@@ -25,10 +33,7 @@ export interface ClusterStore {
   ): Promise<ClusterRecord | undefined>;
   /** Removes a cluster record with its history (tenant deletion); the mirror learns it through the watch. */
   remove(id: string): Promise<void>;
-  /** Every cluster, as of a read that includes every write acknowledged before it started. */
-  all(): Promise<ClusterRecord[]>;
-  /** How many clusters the mirror holds in each status (kept as it changes: no scan). */
-  countsByStatus(): ReadonlyMap<string, number>;
+  /** Ends the mirror's watch. */
   stop(): void;
 }
 

@@ -13,14 +13,22 @@ import {
 import { TASKS_PER_PAGE, type PlanRecord, type StoredTask } from "../domain/records.js";
 import { mapLimit } from "./buckets.js";
 
-/** Plans: a header with the actor, and the tasks of each stage in it (a small plan) or in pages of TASKS_PER_PAGE. */
-export interface PlanStore {
+/** Reads of plans: what every layer may do (only the actors write plans: {@link PlanStore}). */
+export interface PlanReader {
   get(clusterId: string, planId: string): Promise<Versioned<PlanRecord> | undefined>;
   /**
    * A version of the plan that may be behind: only for what never changes after creation (stages, action,
    * tenant). Served from memory when this process has seen the plan.
    */
   fixedPartsOf(clusterId: string, planId: string): Promise<PlanRecord | undefined>;
+  /** The tasks of one stage, in order. */
+  stageTasks(plan: PlanRecord, stage: number): Promise<StoredTask[]>;
+  /** One task by its position in a stage (reads only its page). */
+  stageTask(plan: PlanRecord, stage: number, position: number): Promise<StoredTask | undefined>;
+}
+
+/** Plans: a header with the actor, and the tasks of each stage in it (a small plan) or in pages of TASKS_PER_PAGE. */
+export interface PlanStore extends PlanReader {
   /**
    * Writes the task pages, then the header; a header is only ever visible with all its tasks. A record that holds
    * its tasks (`PlanRecord.tasks`) has no pages.
@@ -31,10 +39,6 @@ export interface PlanStore {
     planId: string,
     fn: (current: Versioned<PlanRecord> | undefined) => Modification<PlanRecord>,
   ): Promise<PlanRecord | undefined>;
-  /** The tasks of one stage, in order. */
-  stageTasks(plan: PlanRecord, stage: number): Promise<StoredTask[]>;
-  /** One task by its position in a stage (reads only its page). */
-  stageTask(plan: PlanRecord, stage: number, position: number): Promise<StoredTask | undefined>;
   /** Removes every plan of a cluster and its task pages, with their history (tenant deletion). */
   removeCluster(clusterId: string): Promise<void>;
 }

@@ -1,7 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { openTenantReader } from "@corral/tenancy/readers";
 import type { CatalogSnapshot, PluginSpec, TenantRecordHead } from "@corral/contracts";
-import { callEndpoint, openPluginTypeReader } from "@corral/shared";
+import { callEndpoint, openPluginTypeReader, openTenantReader } from "@corral/shared";
 
 /** What the clusters service reads from tenancy: tenants, a tenant's catalog, plugin types. */
 export interface TenancyClient {

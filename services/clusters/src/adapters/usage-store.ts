@@ -2,11 +2,11 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { buckets, kvKey, type Tenant } from "@corral/contracts";
 import { modifyValue, openBucket, RevisionCache, type KV } from "@corral/shared";
 import { admitReservations, NO_USAGE, quotaRefusal, withoutCluster, type ReservationRequest, type TenantUsage } from "../domain/quota.js";
-import { readUsage } from "../readers/usage-reader.js";
+import { readUsage } from "./usage-reader.js";
 
 export type { TenantUsage };
 
-/** Live clusters and nodes per tenant (`buckets.usage`; tenancy reads it through readers/usage-reader.ts). */
+/** Live clusters and nodes per tenant (`buckets.usage`; tenancy reads it through adapters/usage-reader.ts). */
 export interface UsageStore {
   /** Adds a cluster of `nodes` nodes, or 409 when the tenant's quotas would be exceeded (domain/quota.ts). */
   reserve(tenant: Tenant, nodes: number): Promise<void>;

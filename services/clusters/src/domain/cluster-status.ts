@@ -1,7 +1,11 @@
 import { ConflictError, NotFoundError, type ClusterAction, type ClusterStatus, type Identity } from "@corral/contracts";
 import type { ClusterRecord } from "./records.js";
 
-export const statusOf = (cluster: ClusterRecord) => cluster.actor.value as ClusterStatus;
+/** The cluster's status: the state of its actor. */
+export const statusOf = (cluster: Pick<ClusterRecord, "actor">) => cluster.actor.value as ClusterStatus;
+
+/** The plan of the cluster's current job, or of its last one when none runs. */
+export const currentPlanOf = (cluster: Pick<ClusterRecord, "actor">): string => cluster.actor.context.planId;
 
 /** The 409 of an action the cluster does not take now: busy with another job, or in a state that forbids it. */
 export function jobRefusal(cluster: ClusterRecord, action: ClusterAction): ConflictError {

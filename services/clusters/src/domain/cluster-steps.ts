@@ -1,6 +1,7 @@
 import type { AnyStateMachine } from "xstate";
 import { accepts, applyEvents, typedActions, type ActorAction, type Decision, type PersistedActor } from "./actors.js";
 import type { ClusterContext, ClusterEvent } from "./cluster-machine.js";
+import { hasCurrentHead, withHead } from "./cluster-record.js";
 import { jobRefusal, leaseRefusal } from "./cluster-status.js";
 import { checkLeaseExtension } from "./lease.js";
 import type { ClusterRecord } from "./records.js";
@@ -47,7 +48,7 @@ export const clusterActionsOf = (actions: readonly ActorAction[]): ClusterActorA
 /**
  * Applies events in order to a cluster on `machine` (the machine of its stored version). Throws the 409 of an
  * event that must be taken and is not, or the 400 of a lease extension out of bounds; `undefined` when nothing
- * changes.
+ * changes. The record's head follows its actor (`withHead`).
  */
 export function clusterStep(
   record: ClusterRecord,
@@ -64,5 +65,7 @@ export function clusterStep(
     next = recordAfter(next, event, r.persisted);
     actions.push(...clusterActionsOf(r.actions));
   }
-  return next === record ? undefined : { record: next, actions };
+  if (next !== record) return { record: withHead(next), actions };
+  // Nothing changed but a head behind its actor (a record written before heads had a status): written anew.
+  return hasCurrentHead(record) ? undefined : { record: withHead(record), actions: [] };
 }

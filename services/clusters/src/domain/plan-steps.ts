@@ -1,6 +1,6 @@
 import type { AnyStateMachine } from "xstate";
 import { applyEvents, typedActions, type ActorAction, type Decision } from "./actors.js";
-import { isPlanEnded, type Dispatch, type PlanContext, type PlanEvent } from "./plan-machine.js";
+import { isPlanEnded, stagePositionOf, type Dispatch, type PlanContext, type PlanEvent } from "./plan-machine.js";
 import type { PlanRecord } from "./records.js";
 
 /** How a plan ended. */
@@ -49,6 +49,18 @@ export function pendingPlanActions(plan: PlanRecord): PlanActorAction[] {
   const stages = unpublished.stages.map((stage): PlanActorAction => ({ type: "publishStage", stage }));
   return unpublished.tasks.length > 0 ? [...stages, { type: "publishTasks", tasks: unpublished.tasks }] : stages;
 }
+
+/** Whether a stored plan has ended (succeeded or failed). */
+export const hasPlanEnded = (plan: Pick<PlanRecord, "actor">): boolean => isPlanEnded(plan.actor);
+
+/** Since when (ms) the plan has dispatches decided and not confirmed published; undefined when it has none. */
+export const unpublishedSince = (plan: Pick<PlanRecord, "actor">): number | undefined => plan.actor.context.unpublished?.since;
+
+/** The stage of the plan's task at global `index`, and its position in that stage. */
+export const taskPositionOf = (plan: Pick<PlanRecord, "actor">, index: number) => stagePositionOf(plan.actor.context, index);
+
+/** The global index of the first task of `stage`. */
+export const stageStartOf = (plan: Pick<PlanRecord, "actor">, stage: number): number => plan.actor.context.stageStarts[stage] ?? 0;
 
 /** Total and completed tasks of a plan. */
 export const stepsOf = (plan: PlanRecord) => ({

@@ -1,4 +1,6 @@
 import type {
+  ClusterRecordHead,
+  ClusterStatus,
   ClusterTemplate,
   Json,
   JsonObject,
@@ -8,18 +10,24 @@ import type {
   Service,
   TaskName,
 } from "@corral/contracts";
-import type { ClusterRecordHead } from "@corral/shared";
 import type { PersistedActor } from "./actors.js";
 import type { ClusterContext } from "./cluster-machine.js";
 import type { PlanContext } from "./plan-machine.js";
 
 /**
- * What the clusters bucket holds per cluster (everything but nodes and plans, which have their own keys); its head
- * is what provisioners read (shared/src/cluster-records.ts).
+ * What the clusters bucket holds per cluster (everything but nodes and plans, which have their own keys). Built and
+ * changed only in this folder (cluster-record.ts, cluster-steps.ts). Its head (`tenant`, `status`) is all that other
+ * services and provisioners read of it (contracts' `ClusterRecordHead`, written by `withHead`); the rest, the actor's
+ * state above all, is this service's own.
  */
 export interface ClusterRecord extends ClusterRecordHead {
   id: string;
   tenant: string;
+  /**
+   * The head's copy of the actor's state (`withHead`), for readers outside this service; this service reads
+   * `statusOf` (a record written before heads had a status lacks it until the reconciler writes it).
+   */
+  status: ClusterStatus;
   name: string;
   description: string;
   ownerId: string;
@@ -64,6 +72,12 @@ export interface ClusterNode {
   actions: NodeAction[];
   /** Dispatch keys already applied (`<taskId>.<dispatch>`), bounded; makes result handling idempotent. */
   applied: string[];
+}
+
+/** A plan is named by its cluster and its own id. */
+export interface PlanRef {
+  clusterId: string;
+  planId: string;
 }
 
 /** A plan as stored: header and actor; the tasks live in pages. */

@@ -1,9 +1,19 @@
-import { statusOf } from "../domain/cluster-status.js";
-import { isPlanEnded } from "../domain/plan-machine.js";
-import { pendingPlanActions } from "../domain/plan-steps.js";
-import type { ClusterRecord } from "../domain/records.js";
-import type { OperationContext } from "../operations/context.js";
-import { expireCluster } from "../operations/delete-cluster.js";
+import type { ReadingDeps } from "../adapters/deps.js";
+import type { ClusterEvent } from "../domain/cluster-machine.js";
+import { hasCurrentHead } from "../domain/cluster-record.js";
+import { currentPlanOf, statusOf } from "../domain/cluster-status.js";
+import { hasPlanEnded, pendingPlanActions, unpublishedSince, type PlanActorAction } from "../domain/plan-steps.js";
+import type { ClusterRecord, PlanRecord } from "../domain/records.js";
+
+/** What the reconciler hands owed work to: the actors (src/actor/ provides them; service.ts wires them in). */
+export interface ReconcilerActors {
+  /** Carries out actions a stored plan still owes; `republish`: read everything afresh, mark tasks republished. */
+  effects: { ofPlan(plan: PlanRecord, actions: readonly PlanActorAction[], options?: { republish?: boolean }): Promise<void> };
+  /** Deletes a cluster whose lease ended. */
+  jobs: { expire(cluster: ClusterRecord): Promise<unknown> };
+  /** Sends events to a cluster; none writes a record whose head is behind its actor anew. */
+  clusters: { send(clusterId: string, events: readonly ClusterEvent[]): Promise<unknown> };
+}
 
 export interface ReconcilerOptions {
   /**
@@ -25,10 +35,10 @@ export interface ReconcilerOptions {
  * - a plan that ended while its cluster still says pending (killed between the two writes) finishes the job;
  * - clusters whose lease ended are deleted;
  * - tenant usage is recounted; a difference seen twice in a row is a leaked reservation and is repaired;
- * - provider fields no running plan needs (its plan ended, or was never started) are removed.
+ * - provider fields no running plan needs (its plan ended, or was never started) are removed;
+ * - a record written before heads had a status (or by an older instance) gets its head.
  */
-export function createReconciler(ctx: OperationContext, options: ReconcilerOptions = {}) {
-  const { deps, actors } = ctx;
+export function createReconciler({ deps, actors }: { deps: ReadingDeps; actors: ReconcilerActors }, options: ReconcilerOptions = {}) {
   const republishAfterMs = options.republishAfterMs ?? 10_000;
   const recountEvery = options.recountEvery ?? 12;
   // Longer than any request takes between storing a plan's fields and starting the plan.
@@ -37,14 +47,14 @@ export function createReconciler(ctx: OperationContext, options: ReconcilerOptio
   let lastRecount = new Map<string, string>();
 
   const reconcilePending = async (cluster: ClusterRecord) => {
-    const plan = (await deps.plans.get(cluster.id, cluster.actor.context.planId))?.value;
+    const plan = (await deps.plans.get(cluster.id, currentPlanOf(cluster)))?.value;
     if (!plan) return;
-    if (isPlanEnded(plan.actor)) {
+    if (hasPlanEnded(plan)) {
       await actors.effects.ofPlan(plan, pendingPlanActions(plan));
       return;
     }
-    const unpublished = plan.actor.context.unpublished;
-    if (unpublished && deps.now() - unpublished.since >= republishAfterMs) {
+    const since = unpublishedSince(plan);
+    if (since !== undefined && deps.now() - since >= republishAfterMs) {
       deps.log.info("publishing dispatches again", { cluster: cluster.id, plan: plan.id });
       await actors.effects.ofPlan(plan, pendingPlanActions(plan), { republish: true });
     }
@@ -52,15 +62,15 @@ export function createReconciler(ctx: OperationContext, options: ReconcilerOptio
 
   const deleteExpired = async (cluster: ClusterRecord) => {
     deps.log.info("lease ended; deleting cluster", { cluster: cluster.id });
-    await expireCluster(ctx, cluster).catch((err: unknown) => {
+    await actors.jobs.expire(cluster).catch((err: unknown) => {
       deps.log.warn("could not delete an expired cluster", { cluster: cluster.id, err });
     });
   };
 
   const isRunningPlan = async (cluster: ClusterRecord | undefined, planId: string) => {
-    if (!cluster || statusOf(cluster) !== "pending" || cluster.actor.context.planId !== planId) return false;
+    if (!cluster || statusOf(cluster) !== "pending" || currentPlanOf(cluster) !== planId) return false;
     const plan = (await deps.plans.get(cluster.id, planId))?.value;
-    return plan !== undefined && !isPlanEnded(plan.actor);
+    return plan !== undefined && !hasPlanEnded(plan);
   };
 
   const sweepProviderFields = async (clusters: ClusterRecord[], now: number) => {
@@ -105,6 +115,7 @@ export function createReconciler(ctx: OperationContext, options: ReconcilerOptio
       for (const cluster of clusters) {
         const status = statusOf(cluster);
         try {
+          if (!hasCurrentHead(cluster)) await actors.clusters.send(cluster.id, []);
           if (status === "pending") await reconcilePending(cluster);
           else if (status !== "terminated" && cluster.expireTime > 0 && cluster.expireTime <= now) await deleteExpired(cluster);
         } catch (err) {

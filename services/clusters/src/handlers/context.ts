@@ -1,13 +1,10 @@
 import type { ApiRequest, DryRunResult, QueryValues } from "@corral/contracts";
 import { parseDryRun } from "../domain/requests.js";
-import type { EngineDeps } from "../engine/deps.js";
 import type { ClusterOperations, JobOperations } from "../operations/index.js";
 import type { ClusterQueries } from "../queries/index.js";
 
 /** What the cluster handlers delegate to: the queries that read clusters, the operations that change them. */
 export interface HandlerDeps {
-  /** The stores, for the tenant purge (an erasure outside the actors, engine/purge-tenant.ts). */
-  deps: EngineDeps;
   operations: ClusterOperations;
   queries: ClusterQueries;
 }

@@ -1,8 +1,8 @@
 import type { Actors } from "../actor/index.js";
-import type { EngineDeps } from "../engine/deps.js";
+import type { ReadingDeps } from "../adapters/deps.js";
 
 /** What every operation needs: the stores and clients, and the actors through which every change goes. */
 export interface OperationContext {
-  deps: EngineDeps;
+  deps: ReadingDeps;
   actors: Actors;
 }

@@ -14,14 +14,15 @@ import {
   type Service,
   type TenantRecordHead,
 } from "@corral/contracts";
-import { librarySolver, type Solver } from "../adapters/solver.js";
+import { planJob } from "../actor/jobs.js";
+import type { Solver } from "../adapters/solver.js";
+import type { NewCluster } from "../domain/cluster-record.js";
 import { formatClusterId, formatPlanId } from "../domain/ids.js";
 import { leaseExpiry } from "../domain/lease.js";
-import type { ClusterNode, ClusterRecord } from "../domain/records.js";
+import type { ClusterNode } from "../domain/records.js";
 import type { CreateClusterRequest } from "../domain/requests.js";
 import type { OperationContext } from "./context.js";
 import { dryRunResult } from "./dry-run.js";
-import { createJobPlan, planJob } from "./plan-job.js";
 import { checkProviderFields } from "./provider-fields.js";
 
 /** Largest cluster one request may create. */
@@ -107,7 +108,7 @@ async function prepareCreate(
  */
 export async function createCluster(ctx: OperationContext, identity: Identity, req: CreateClusterRequest): Promise<string> {
   const takeId = async () => formatClusterId(await ctx.deps.counters.next("clusters", { block: 32 }));
-  const prepared = await prepareCreate(ctx, librarySolver, identity, req, takeId);
+  const prepared = await prepareCreate(ctx, ctx.deps.solver, identity, req, takeId);
   await commitCreate(ctx, identity, prepared);
   return prepared.id;
 }
@@ -129,7 +130,7 @@ export async function dryRunCreate(ctx: OperationContext, solver: Solver, identi
   return dryRunResult(DRY_RUN_CLUSTER_ID, solution.services, nodes, plan);
 }
 
-/** Reserves quota and writes a prepared create; the cluster actor's creation is the commit. */
+/** Reserves quota and has the actors write a prepared create; the cluster actor's creation is the commit. */
 async function commitCreate({ deps, actors }: OperationContext, identity: Identity, prepared: PreparedCreate): Promise<void> {
   const { id, request: req, tenant: record, template, provider, config, createTime, expireTime, solution, serviceDefs } = prepared;
   const { tenant } = record;
@@ -148,9 +149,7 @@ async function commitCreate({ deps, actors }: OperationContext, identity: Identi
       actions: [],
       applied: [],
     }));
-    // No other job can exist before the cluster does: the create is always plan 1.
-    const planId = formatPlanId(id, 1);
-    const cluster = (actor: ClusterRecord["actor"]): ClusterRecord => ({
+    const cluster: NewCluster = {
       id,
       tenant: identity.tenant,
       name: req.name,
@@ -158,7 +157,6 @@ async function commitCreate({ deps, actors }: OperationContext, identity: Identi
       ownerId: identity.userId,
       createTime,
       expireTime,
-      actor,
       provider,
       clusterTemplate: template,
       services: solution.services,
@@ -166,21 +164,10 @@ async function commitCreate({ deps, actors }: OperationContext, identity: Identi
       numNodes: nodes.length,
       config,
       dnsSuffix: solution.dnsSuffix,
-      jobs: [planId],
-      progress: { stepstotal: 0, stepscompleted: 0 },
-    });
-    // Nothing written before the cluster record is reachable: these writes need no order among themselves.
-    const [plan] = await Promise.all([
-      createJobPlan({ deps, actors }, { id, tenant: identity.tenant }, planId, "cluster_create", prepared.plan),
-      deps.nodes.putNew(id, nodes),
-      deps.credentials.put(id, planId, req.providerFields ?? {}, createTime),
-    ]);
-    const created = await actors.clusters.create({ planId }, cluster, (record) => deps.clusters.create(record));
-    if (!created) throw new Error(`cluster id ${id} is already taken`);
-    await actors.effects.ofCluster(created.record, created.actions);
-    await actors.effects.ofPlan(plan.record, plan.actions, {
-      known: { cluster: created.record, nodes, credentials: req.providerFields ?? {} },
-    });
+      // No other job can exist before the cluster does: the create is always plan 1.
+      planId: formatPlanId(id, 1),
+    };
+    await actors.jobs.createCluster(cluster, nodes, prepared.plan, req.providerFields ?? {});
   } catch (err) {
     if (!(await deps.clusters.get(id))) await deps.usage.release(tenant.name, solution.nodes.length).catch(() => {});
     throw err;

@@ -1,5 +1,5 @@
 import type { DryRunResult, Identity, JsonObject } from "@corral/contracts";
-import { librarySolver, solverService, type Solver } from "../adapters/solver.js";
+import { solverService, type Solver } from "../adapters/solver.js";
 import type { CreateClusterRequest } from "../domain/requests.js";
 import { prepareAddServices, type AddServicesRequest } from "./add-services.js";
 import { prepareConfigure, type ConfigureRequest } from "./configure-cluster.js";
@@ -8,8 +8,9 @@ import { createCluster, dryRunCreate } from "./create-cluster.js";
 import { prepareDelete } from "./delete-cluster.js";
 import { jobDryRun } from "./dry-run.js";
 import { extendLease } from "./extend-lease.js";
+import { purgeTenant, type PurgeProgress } from "./purge-tenant.js";
 import { prepareRunServices, type ServicesAction } from "./run-services.js";
-import { startJob, type PreparedJob } from "./start-job.js";
+import type { PreparedJob } from "./start-job.js";
 
 /** The job operations, each answering `Result`: started (no answer) or dry-run (what it would do). */
 export interface JobOperations<Result> {
@@ -23,6 +24,8 @@ export interface JobOperations<Result> {
 export interface ClusterOperations extends JobOperations<void> {
   create(identity: Identity, req: CreateClusterRequest): Promise<string>;
   extendLease(identity: Identity, id: string, expireTime: number): Promise<void>;
+  /** Removes what this service keeps for a deleted tenant, a batch of clusters per call (internal, from tenancy). */
+  purgeTenant(tenant: string): Promise<PurgeProgress>;
   /**
    * The same requests answered instead of carried out (`?dryRun=true`): the same checks, the layout and plan from
    * the solver service, nothing written.
@@ -44,9 +47,10 @@ function jobOperations<Result>(ctx: OperationContext, solver: Solver, finish: (j
 export function createClusterOperations(ctx: OperationContext): ClusterOperations {
   const whatIf = solverService(ctx.deps.nc);
   return {
-    ...jobOperations(ctx, librarySolver, async (job) => void (await startJob(ctx, job))),
+    ...jobOperations(ctx, ctx.deps.solver, async (job) => void (await ctx.actors.jobs.start(job))),
     create: (identity, req) => createCluster(ctx, identity, req),
     extendLease: (identity, id, expireTime) => extendLease(ctx, identity, id, expireTime),
+    purgeTenant: (tenant) => purgeTenant(ctx, tenant),
     dryRun: {
       ...jobOperations(ctx, whatIf, async (job) => jobDryRun(job)),
       create: (identity, req) => dryRunCreate(ctx, whatIf, identity, req),
@@ -54,4 +58,4 @@ export function createClusterOperations(ctx: OperationContext): ClusterOperation
   };
 }
 
-export type { AddServicesRequest, ConfigureRequest, OperationContext, ServicesAction };
+export type { AddServicesRequest, ConfigureRequest, OperationContext, PurgeProgress, ServicesAction };

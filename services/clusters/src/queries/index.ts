@@ -1,5 +1,5 @@
 import type { ClusterDetails, ClusterStatus, ClusterStatusView, ClusterSummary, Identity, Json, JsonObject, PlanView } from "@corral/contracts";
-import type { EngineDeps } from "../engine/deps.js";
+import type { ReadingDeps } from "../adapters/deps.js";
 import { clusterDetailsOf, clusterStatusOf, listClusters } from "./cluster-views.js";
 import { nodeProperties, type NodePropertiesQuery } from "./node-properties.js";
 import { planOf, plansOf } from "./plan-views.js";
@@ -20,7 +20,7 @@ export interface ClusterQueries {
   nodeProperties(identity: Identity, query: NodePropertiesQuery): Promise<Record<string, Record<string, Json>>>;
 }
 
-export function createClusterQueries(deps: EngineDeps): ClusterQueries {
+export function createClusterQueries(deps: ReadingDeps): ClusterQueries {
   return {
     list: (identity, statuses) => listClusters(deps, identity, statuses),
     details: (identity, id) => clusterDetailsOf(deps, identity, id),

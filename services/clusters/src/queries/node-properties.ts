@@ -1,6 +1,6 @@
 import type { Identity, Json } from "@corral/contracts";
 import { nodeIdsOf } from "../domain/ids.js";
-import type { EngineDeps } from "../engine/deps.js";
+import type { ReadingDeps } from "../adapters/deps.js";
 import { findVisibleCluster } from "./visible-cluster.js";
 
 export interface NodePropertiesQuery {
@@ -12,7 +12,7 @@ export interface NodePropertiesQuery {
 }
 
 /** `POST /getNodeProperties`: node id -> properties, filtered. */
-export async function nodeProperties(deps: EngineDeps, identity: Identity, query: NodePropertiesQuery): Promise<Record<string, Record<string, Json>>> {
+export async function nodeProperties(deps: ReadingDeps, identity: Identity, query: NodePropertiesQuery): Promise<Record<string, Record<string, Json>>> {
   const cluster = await findVisibleCluster(deps, identity, query.clusterId);
   const nodes = await deps.nodes.getMany(cluster.id, nodeIdsOf(cluster.id, cluster.numNodes));
   const out: Record<string, Record<string, Json>> = {};

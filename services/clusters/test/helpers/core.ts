@@ -19,7 +19,7 @@ import { silentLogger, type TaskMessage } from "@corral/shared";
 import { createActors, type Actors } from "../../src/actor/index.js";
 import type { AfterWriteHook } from "../../src/actor/durable-actor.js";
 import type { TenancyClient } from "../../src/adapters/tenancy-client.js";
-import { openEngineDeps, type EngineDeps } from "../../src/engine/deps.js";
+import { openEngineDeps, type EngineDeps } from "../../src/adapters/deps.js";
 import { createReconciler } from "../../src/engine/reconciler.js";
 import { createClusterOperations, type ClusterOperations, type OperationContext } from "../../src/operations/index.js";
 

@@ -2,11 +2,12 @@ import { type MacroNode, NODE_TASKS, type Json, type JsonObject, type Service } 
 import { createMacroContext, compileConfig, expandConfig } from "@corral/solver";
 import type { TaskMessage } from "@corral/shared";
 import { formatTaskId, nodeIdsOf } from "../domain/ids.js";
-import { stagePositionOf, type Dispatch, type PlanEvent } from "../domain/plan-machine.js";
+import type { Dispatch, PlanEvent } from "../domain/plan-machine.js";
+import { stageStartOf, taskPositionOf } from "../domain/plan-steps.js";
 import type { ClusterNode, ClusterRecord, PlanRecord, StoredTask } from "../domain/records.js";
 import { buildTaskMessage } from "../domain/task-builder.js";
+import type { EngineDeps } from "../adapters/deps.js";
 import type { NodeChange } from "../adapters/node-store.js";
-import type { EngineDeps } from "./deps.js";
 import type { DispatchMemory } from "./dispatch-memory.js";
 
 /** A dispatch the engine could not publish (e.g. a macro that cannot be expanded): it fails like a task. */
@@ -84,12 +85,12 @@ export function createDispatcher(deps: EngineDeps, memory: DispatchMemory): Disp
         return tasks;
       };
       for (const stage of stages) {
-        const first = plan.actor.context.stageStarts[stage] ?? 0;
+        const first = stageStartOf(plan, stage);
         const tasks = await tasksOf(stage);
         tasks.forEach((task, i) => work.push({ task, stage: tasks, index: first + i, dispatch: 1, taskName: task.taskName }));
       }
       for (const d of dispatches) {
-        const { stage, position } = stagePositionOf(plan.actor.context, d.index);
+        const { stage, position } = taskPositionOf(plan, d.index);
         const tasks = await tasksOf(stage);
         const task = tasks[position];
         if (task) work.push({ task, stage: tasks, index: d.index, dispatch: d.dispatch, taskName: d.taskName });

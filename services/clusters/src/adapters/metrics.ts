@@ -7,7 +7,7 @@ import {
   type TaskMessage,
   type TaskResult,
 } from "@corral/shared";
-import type { ClusterStore } from "../adapters/cluster-store.js";
+import type { ClusterReader } from "./cluster-store.js";
 import type { PlanOutcome } from "../domain/plan-steps.js";
 
 /**
@@ -77,7 +77,7 @@ export function createEngineMetrics(registry: MetricsRegistry | undefined): Engi
  * (counts kept as records change, so a scrape costs nothing at any number of clusters). Every clusters instance
  * mirrors the whole bucket: take one instance's value (max), not the sum.
  */
-export function registerClusterGauge(registry: MetricsRegistry, clusters: ClusterStore): void {
+export function registerClusterGauge(registry: MetricsRegistry, clusters: ClusterReader): void {
   sampledGauge(registry, {
     name: "corral_clusters",
     help: "Clusters by status (every status listed, 0 included); each clusters instance reports all of them",

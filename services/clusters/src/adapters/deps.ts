@@ -1,17 +1,19 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { ensureLiveEventRepublish, ensureStreams, type Logger, type MetricsRegistry } from "@corral/shared";
-import { openClusterBuckets } from "../adapters/buckets.js";
-import { openClusterStore, type ClusterStore } from "../adapters/cluster-store.js";
-import { createCounters, type Counters } from "../adapters/counters.js";
-import { createCredentialStore, type CredentialStore } from "../adapters/credentials-store.js";
-import { createNodeStore, type NodeStore } from "../adapters/node-store.js";
-import { createPlanStore, type PlanStore } from "../adapters/plan-store.js";
-import { createPublisher, type Publisher } from "../adapters/publisher.js";
-import { openTenancyClient, type TenancyClient } from "../adapters/tenancy-client.js";
-import { openUsageStore, type UsageStore } from "../adapters/usage-store.js";
+import { openClusterBuckets } from "./buckets.js";
+import { openClusterStore, type ClusterReader, type ClusterStore } from "./cluster-store.js";
+import { createCounters, type Counters } from "./counters.js";
+import { createCredentialStore, type CredentialStore } from "./credentials-store.js";
 import { createEngineMetrics, type EngineMetrics } from "./metrics.js";
+import { createNodeStore, type NodeStore } from "./node-store.js";
+import { createPlanStore, type PlanReader, type PlanStore } from "./plan-store.js";
+import { createPublisher, type Publisher } from "./publisher.js";
+import { librarySolver, type Solver } from "./solver.js";
+import { openTenancyClient, type TenancyClient } from "./tenancy-client.js";
+import { createTenantMessages, type TenantMessages } from "./tenant-messages.js";
+import { openUsageStore, type UsageStore } from "./usage-store.js";
 
-/** Everything the engine touches; tests can swap any of it. */
+/** Every store and client of the service; tests can swap any of it. */
 export interface EngineDeps {
   nc: NatsConnection;
   log: Logger;
@@ -23,9 +25,19 @@ export interface EngineDeps {
   credentials: CredentialStore;
   usage: UsageStore;
   tenancy: TenancyClient;
+  /** What a tenant leaves in the streams and in `corral_cluster_keys` (purged with the tenant). */
+  tenantMessages: TenantMessages;
   publisher: Publisher;
   metrics: EngineMetrics;
+  /** The solver real operations (not dry runs) lay out and plan with. */
+  solver: Solver;
 }
+
+/**
+ * The deps as every layer but the actors sees them: cluster and plan records are read there, never written
+ * (src/actor/ is the one place that writes them).
+ */
+export type ReadingDeps = Omit<EngineDeps, "clusters" | "plans"> & { clusters: ClusterReader; plans: PlanReader };
 
 export interface EngineDepsOptions {
   log: Logger;
@@ -33,7 +45,7 @@ export interface EngineDepsOptions {
   now?: () => number;
   /** What tenancy answers. @default the tenancy client on `nc` */
   tenancy?: TenancyClient;
-  /** Where plans and tasks are counted for Prometheus (engine/metrics.ts). @default not counted */
+  /** Where plans and tasks are counted for Prometheus (adapters/metrics.ts). @default not counted */
   metrics?: MetricsRegistry;
 }
 
@@ -56,7 +68,9 @@ export async function openEngineDeps(nc: NatsConnection, options: EngineDepsOpti
     credentials: createCredentialStore(buckets.credentials),
     usage: await openUsageStore(nc),
     tenancy: options.tenancy ?? (await openTenancyClient(nc)),
+    tenantMessages: createTenantMessages(nc),
     publisher: createPublisher(nc),
     metrics: createEngineMetrics(options.metrics),
+    solver: librarySolver,
   };
 }

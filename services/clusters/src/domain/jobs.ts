@@ -1,0 +1,29 @@
+import type { JsonObject, Plan, PlannedClusterAction } from "@corral/contracts";
+import type { JobChanges } from "./cluster-machine.js";
+import type { ClusterNode, ClusterRecord } from "./records.js";
+
+/** What an operation on an existing cluster asks for. */
+export interface JobRequest {
+  action: PlannedClusterAction;
+  /** For single-service start/stop/restart. */
+  service?: string;
+  /** For add_services: the services added and the nodes' services after the change. */
+  addedServices?: string[];
+  nodeServices?: Record<string, string[]>;
+  /** Changes made to the cluster record in the same write that starts the job (config, services). */
+  changes?: JobChanges;
+  /**
+   * Provider fields the request gave, checked before the job is planned: kept for this job's tasks until its plan
+   * ends. Absent for a job nobody asked for (a delete at lease expiry), which needs none and gets none.
+   */
+  providerFields?: JsonObject;
+}
+
+/** A job checked and planned, nothing of it stored yet: what starting it writes and a dry run answers. */
+export interface PreparedJob {
+  cluster: ClusterRecord;
+  request: JobRequest;
+  /** The cluster's nodes as stored (before the job; `request.nodeServices` has their services after it). */
+  nodes: ClusterNode[];
+  plan: Plan;
+}
