@@ -95,8 +95,9 @@ async function concurrentCreates(t: ExecutionContext<{ running: Running[] }>, as
     }
   }
   t.is(log.executions.length, runs.size, "no task ran twice");
-  // Later stages are published from what the dispatching instance knows of the nodes (engine/dispatch-memory.ts):
-  // every task after a node's CREATE must carry that CREATE's result, whichever instance merged it.
+  // Later stages are published from what the dispatching instance knows of the nodes
+  // (services/clusters/src/actor/dispatch-memory.ts): every task after a node's CREATE must carry that CREATE's
+  // result, whichever instance merged it.
   for (const e of log.executions.filter((x) => x.taskName !== "CREATE")) {
     const created = log.executions
       .filter((c) => c.taskName === "CREATE" && c.nodeId === e.nodeId && c.status === 0 && (c.endedAt ?? Infinity) <= e.startedAt)
