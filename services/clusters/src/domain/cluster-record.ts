@@ -1,30 +1,14 @@
-import type { ClusterRecordHead, ClusterTemplate, JsonObject, Provider, Service } from "@corral/contracts";
+import type { ClusterRecordHead } from "@corral/contracts";
 import type { PersistedActor } from "./actors.js";
 import type { ClusterContext } from "./cluster-machine.js";
 import { statusOf } from "./cluster-status.js";
 import type { ClusterRecord } from "./records.js";
 
-/** What a new cluster's record is made of besides its actor: a create, checked, solved and planned. */
-export interface NewCluster {
-  id: string;
-  tenant: string;
-  name: string;
-  description: string;
-  ownerId: string;
-  /** ms */
-  createTime: number;
-  /** ms; 0 means the lease never ends. */
-  expireTime: number;
-  provider: Provider;
-  clusterTemplate: ClusterTemplate;
-  services: string[];
-  serviceDefs: Service[];
-  numNodes: number;
-  config: JsonObject;
-  dnsSuffix: string;
-  /** The create job's plan, the cluster's first job. */
-  planId: string;
-}
+/**
+ * What a new cluster's record is made of besides what its actor and jobs make: a create, checked, solved and
+ * planned, with the plan of its create job (its first job).
+ */
+export type NewCluster = Omit<ClusterRecord, "status" | "actor" | "jobs" | "progress" | "released"> & { planId: string };
 
 /** The head of a cluster record: what other services and provisioners read of it. */
 export const headOf = (record: Pick<ClusterRecord, "tenant" | "actor">): Required<ClusterRecordHead> => ({
