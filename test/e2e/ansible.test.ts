@@ -1,20 +1,24 @@
 /**
  * The ansible automator end to end, through REST, on real nodes: the example catalog deploy/examples/ansible-demo
  * (service conf installs jq from the Debian mirror and templates the greeter's configuration from expanded macros;
- * service greeter runs a process that reads it) on containers of the `docker` provider, its playbooks uploaded,
- * staged and synced as an archive. Every check looks inside the containers: the package, the file, the process;
- * configure changes the file and the handler restarts the process; stop/start; a playbook recalled and synced away
- * is no longer used; a failing play fails its task with the play's error in the node's action history.
+ * service greeter runs a process that reads it, started by one rolling play over its nodes) on containers of the
+ * `docker` provider, its playbooks uploaded, staged and synced as an archive. Every check looks inside the
+ * containers: the package, the file, the process; configure changes the file and the handler restarts the process;
+ * stop/start; a playbook recalled and synced away is no longer used; a failing play fails its task with the play's
+ * error in the node's action history. Then `hosts: service` on three nodes with `serial: 1`: one play, run by the
+ * first node's task, plays each node in turn, and the windows seen inside the containers do not overlap.
  */
 import { execFile } from "node:child_process";
 import { access, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { ExecutionContext } from "ava";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { ensureAnsible, repoRoot } from "@corral/deploy";
+import { storedResults } from "@corral/shared";
 import { resourceDir } from "@corral/provisioner";
 import { resourceArchive } from "../../services/plugins/test/tar-builder.js";
-import { pluginClient } from "../../services/plugins/test/rest-helpers.js";
+import { pluginClient } from "../helpers/plugin-rest.js";
 import { api, type Caller } from "../helpers/api.js";
 import { show } from "../helpers/assertions.js";
 import { createCluster, createWorkerTenant, getOk, waitForStatus, type E2eTenant } from "../helpers/clusters.js";
@@ -43,7 +47,7 @@ interface NodeView {
   id: string;
   services: string[];
   properties: { hostname: string; ipaddresses: Record<string, string> };
-  actions: Array<{ action: string; service: string; status: string; stdout?: string; stderr?: string }>;
+  actions: Array<{ taskId: string; action: string; service: string; status: string; stdout?: string; stderr?: string }>;
 }
 
 const FAULTY_PLAY = `- hosts: all
@@ -106,6 +110,25 @@ async function waitForPlaybook(t: T, tenant: E2eTenant, name: string, file: stri
   await eventually(() => access(installed).then(() => true, () => false), { what: `${name}/${file} synced`, timeoutMs: 15_000, intervalMs: 100 });
 }
 
+const nodenumOf = (n: NodeView) => Number(n.id.slice(n.id.lastIndexOf("-") + 1));
+const byNodenum = (list: readonly NodeView[]) => [...list].sort((a, b) => nodenumOf(a) - nodenumOf(b));
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** What the task of a node played by `leader`'s task (hosts: service) says, the step's nodes being `step`. */
+const playedNote = (leader: NodeView, step: readonly NodeView[]) =>
+  `ansible: played by the task of node ${leader.properties.hostname} (${leader.id}), which plays the ${step.length} nodes of this step at once (hosts: service): ` +
+  `${byNodenum(step).map((n) => n.properties.hostname).join(", ")}\n`;
+
+/**
+ * What a node's task reported: its result on the results stream (a node's action history keeps the output of failed
+ * actions only).
+ */
+async function reportedStdout(t: T, tenant: string, taskId: string): Promise<string | undefined> {
+  const jsm = await jetstreamManager(t.context.sys.nc);
+  const planId = taskId.slice(0, taskId.lastIndexOf("-"));
+  return (await storedResults(jsm, { tenant, planId, taskId, dispatch: 1 }, { first: true }))[0]?.stdout;
+}
+
 /** The greeter's pid in a container, if its process is alive. */
 async function greeterPid(container: string): Promise<number | undefined> {
   const out = await inContainer(container, `p=$(cat /run/corral-greeter.pid 2>/dev/null) && kill -0 "$p" 2>/dev/null && echo "$p" || true`);
@@ -139,6 +162,15 @@ test.serial("ansible: playbooks configure real containers through REST; configur
   t.is(list.length, 2);
   const hostnames = list.map((n) => n.properties.hostname);
   const containers = await Promise.all(list.map((n) => nodeContainer(tenant.name, n.id)));
+  // START of greeter is a rolling start (hosts: service): the task of the first node played both.
+  const [first, second] = byNodenum(list);
+  const [greeterStart, playedStart] = [first!, second!].map((n) => n.actions.find((a) => a.action === "START" && a.service === "greeter" && a.status === "complete"));
+  t.truthy(greeterStart && playedStart, "both nodes' START completed");
+  t.regex(
+    (await reportedStdout(t, tenant.name, greeterStart!.taskId)) ?? "",
+    new RegExp(`PLAY RECAP[\\s\\S]*${literal(first!.properties.hostname)}[\\s\\S]*${literal(second!.properties.hostname)}`),
+  );
+  t.is(await reportedStdout(t, tenant.name, playedStart!.taskId), playedNote(first!, list));
   for (const [i, n] of list.entries()) {
     const c = containers[i]!;
     t.deepEqual([...n.services].sort(), ["conf", "greeter"]);
@@ -223,4 +255,81 @@ test.serial("ansible: playbooks configure real containers through REST; configur
   await call(t, tenant.admin, "DELETE", `/clusters/${id}`);
   await settle(t, tenant.user, id, "terminated");
   t.deepEqual(await tenantContainers(tenant.name, { "corral.cluster": id }), [], "delete leaves no container");
+});
+
+/** Each node's window, one at a time (`serial: 1`): its start and end in ns and which node's task played it. */
+const ROLLING_PLAY = `- hosts: rolling
+  gather_facts: false
+  serial: 1
+  tasks:
+    - name: one node at a time
+      ansible.builtin.shell: "echo start $(date +%s%N) {{ corral_task.node_id }} >> /var/lib/corral-rolling-window; sleep 1; echo end $(date +%s%N) >> /var/lib/corral-rolling-window"
+`;
+
+/** The demo's provider, hardware and image, with one service whose INSTALL plays every node of its step. */
+async function rollingCatalog(network: string): Promise<Record<string, any[]>> {
+  const demo = await catalog(network);
+  const template = demo["clustertemplates"]![0];
+  return {
+    providers: demo["providers"]!,
+    hardwaretypes: demo["hardwaretypes"]!,
+    imagetypes: demo["imagetypes"]!,
+    services: [
+      {
+        name: "rolling",
+        description: "One play over every node of the step, one node at a time",
+        provisioner: { actions: { install: { type: "ansible", fields: { playbook: "rolling/site.yml", hosts: "service", timeout_s: "300" } } } },
+      },
+    ],
+    clustertemplates: [
+      {
+        ...template,
+        name: "rolling3",
+        compatibility: { ...template.compatibility, services: ["rolling"] },
+        defaults: { ...template.defaults, services: ["rolling"], config: {} },
+        constraints: { size: { min: 1 } },
+      },
+    ],
+  };
+}
+
+test.serial("ansible: hosts: service plays the three nodes of a step in one play, one node at a time", async (t) => {
+  t.timeout(600_000);
+  const { sys } = t.context;
+  const tenant = await createWorkerTenant(sys.baseUrl, sys.nc, "ansible-roll", { workers: 4 });
+  const network = `corral-test-${tenant.name}`;
+  cleanup.push({ tenant: tenant.name, network });
+  await call(t, tenant.admin, "POST", "/import", await rollingCatalog(network));
+  await publishPlaybooks(t, tenant, "rolling", resourceArchive("rolling", { "site.yml": ROLLING_PLAY }), "site.yml");
+
+  const id = await createCluster(sys.baseUrl, tenant.user, { name: "rollers", clusterTemplate: "rolling3", numMachines: 3 });
+  await settle(t, tenant.user, id);
+  const list = byNodenum(await nodes(t, tenant.user, id));
+  t.is(list.length, 3);
+  const installs = list.map((n) => n.actions.filter((a) => a.action === "INSTALL" && a.service === "rolling"));
+  for (const done of installs) t.deepEqual(done.map((a) => a.status), ["complete"]);
+
+  // Only the first node's task ran ansible-playbook, over all three; the others' tasks reported who played them.
+  const played = (await reportedStdout(t, tenant.name, installs[0]![0]!.taskId)) ?? "";
+  for (const n of list) t.regex(played, new RegExp(`${literal(n.properties.hostname)}\\s+: ok=1\\s+changed=1\\s+unreachable=0\\s+failed=0`));
+  for (const later of installs.slice(1)) t.is(await reportedStdout(t, tenant.name, later[0]!.taskId), playedNote(list[0]!, list));
+
+  // Inside the containers: every node was played once, by the first node's task, and no two windows overlap.
+  const windows = await Promise.all(
+    list.map(async (n) => {
+      const text = await inContainer(await nodeContainer(tenant.name, n.id), "cat /var/lib/corral-rolling-window");
+      const starts = [...text.matchAll(/^start (\d+) (\S+)$/gm)];
+      const ends = [...text.matchAll(/^end (\d+)$/gm)];
+      t.is(starts.length, 1, `${n.properties.hostname} was played once: ${text}`);
+      t.is(ends.length, 1);
+      t.is(starts[0]?.[2], list[0]!.id, "by the task of the first node");
+      return { host: n.properties.hostname, start: BigInt(starts[0]?.[1] ?? "-1"), end: BigInt(ends[0]?.[1] ?? "-1") };
+    }),
+  );
+  for (const w of windows) t.true(w.start > 0n && w.end > w.start, `${w.host} was played`);
+  const inTurn = [...windows].sort((a, b) => (a.start < b.start ? -1 : 1));
+  for (let i = 1; i < inTurn.length; i++) t.true(inTurn[i]!.start >= inTurn[i - 1]!.end, `${inTurn[i]!.host} started after ${inTurn[i - 1]!.host} ended`);
+
+  await call(t, tenant.admin, "DELETE", `/clusters/${id}`);
+  await settle(t, tenant.user, id, "terminated");
 });
