@@ -153,6 +153,10 @@ export type {
   ClusterEventType,
   ClusterEventBase,
   StepProgress,
+  healthReportSubject,
+  healthReportFilter,
+  healthReportTenantOf,
+  healthCheckSubject,
   ClusterStatusEvent,
   LeaseChangedEvent,
   PlanStageEvent,
@@ -248,3 +252,14 @@ export type {
 } from "./task-protocol.js";
 export { encodeTaskMessage } from "./task-encoding.js";
 export type { ActiveSet, ActiveResourceType, ActiveResource, ResourceFormat } from "./active-set.js";
+export { NODE_HEALTH_STATES, HEALTH_TARGET_MAX_AGE_MS, MAX_HEALTH_REPORT_NODES } from "./node-health.js";
+export type {
+  NodeHealthState,
+  NodeHealthCheck,
+  NodeHealth,
+  HealthTarget,
+  NodeHealthEntry,
+  NodeHealthReport,
+  HealthCheckRequest,
+  HealthCheckReply,
+} from "./node-health.js";

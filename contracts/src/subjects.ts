@@ -1,6 +1,7 @@
 import type { ClusterEventType } from "./cluster-events.js";
 import type { CatalogKind } from "./entities.js";
 import { fromKeyToken, keyToken } from "./kv-keys.js";
+import { HEALTH_TARGET_MAX_AGE_MS } from "./node-health.js";
 
 /**
  * Every NATS subject, queue group, stream, consumer, KV bucket and object store name Corral uses, in one place.
@@ -165,7 +166,12 @@ export const buckets = {
  * Settings of the buckets that differ from `openBucket`'s defaults. Whichever process opens a bucket first
  * creates it, so every opener must ask for the same: `openBucket` applies these itself.
  */
-export const bucketSettings: Readonly<Record<string, { history: number }>> = {
+export const bucketSettings: Readonly<Record<string, { history: number; ttl?: number }>> = {
+  /**
+   * `<tenant>.<clusterId>.<nodeId>` tokens -> the `HealthTarget` of a node whose provider checks it, written by the
+   * provisioner that ran its CREATE, CONFIRM or DELETE, read by the one checking the tenant (node-health.ts)
+   */
+  healthTargets: "corral_health_targets",
   /** Tenant records keep a few revisions. */
   [buckets.tenants]: { history: 5 },
   /** So do cluster records. */
@@ -177,6 +183,8 @@ export const kvStream = (bucket: string) => `KV_${bucket}`;
 export const kvSubjectPrefix = (bucket: string) => `$KV.${bucket}.`;
 
 /** Object stores. */
+  /** Health targets expire unless written again (those of tenants nobody checks any more go by themselves). */
+  [buckets.healthTargets]: { history: 1, ttl: HEALTH_TARGET_MAX_AGE_MS },
 export const objectStores = {
   /** Request bodies the gateway streamed in for a service (plugin resource uploads); the service moves or deletes them. */
   uploads: "corral_uploads",
@@ -243,6 +251,19 @@ export const tenantStreamFilters = (tenant: string): Record<StreamName, string> 
   [streams.results]: `corral.results.${keyToken(tenant)}.>`,
   [streams.events]: eventSubject(tenant, ">"),
 });
+
+/** Node health reports of a tenant's nodes, published by the provisioner checking them (node-health.ts). */
+export const healthReportSubject = (tenant: string) => `corral.health.reports.${keyToken(tenant)}`;
+/** The health reports of every tenant: the clusters service's instances share them (queue group `queues.clusters`). */
+export const healthReportFilter = "corral.health.reports.*";
+/** The tenant of a health report's subject; undefined for any other subject. */
+export function healthReportTenantOf(subject: string): string | undefined {
+  const tokens = subject.split(".");
+  if (tokens.length !== 4 || tokens[0] !== "corral" || tokens[1] !== "health" || tokens[2] !== "reports") return undefined;
+  return fromKeyToken(tokens[3]!);
+}
+/** On-demand checks of a tenant's nodes (`HealthCheckRequest`), answered by the provisioner checking the tenant. */
+export const healthCheckSubject = (tenant: string) => `corral.health.check.${keyToken(tenant)}`;
 
 /** Durable consumers. */
 export const consumers = {
