@@ -10,8 +10,18 @@ export type { Plugin, ProviderPlugin, AutomatorPlugin, PluginContext, PluginOutc
 /** What a factory gets (shared NATS connection, SSH pool, cluster keys, sandbox, ...), the factory, a module's shape. */
 export type { PluginHost, PluginFactory, PluginModule } from "./plugin-host.js";
 /** Types plugins meet in `ctx.task` and in their specs (from @corral/shared and @corral/contracts). */
-export type { TaskMessage, TaskOutcome, Logger, ClusterRecordReader } from "@corral/shared";
-export type { PluginSpec, PluginCapabilities, PluginField, PluginParameterSet, Json, JsonObject, ClusterRecordHead } from "@corral/contracts";
+export type { Logger, ClusterRecordReader } from "@corral/shared";
+export type {
+  TaskMessage,
+  TaskOutcome,
+  PluginSpec,
+  PluginCapabilities,
+  PluginField,
+  PluginParameterSet,
+  Json,
+  JsonObject,
+  ClusterRecordHead,
+} from "@corral/contracts";
 /** Whether the task's node runs its actions on the provisioner host: its provider declares `capabilities.localActions`. */
 export { runsActionsLocally } from "./plugins/local-actions.js";
 export type { NatsConnection } from "@nats-io/transport-node";
@@ -86,6 +96,6 @@ export type { OrphanCandidate, SweepOrphansOptions, SweepReport } from "./orphan
 export { parseFlavor } from "./plugins/docker/flavor.js";
 export type { FlavorLimits, ParsedFlavor } from "./plugins/docker/flavor.js";
 /** An abortable sleep, exponential backoff with jitter, retry until success or abort. */
-export { sleep, backoffMs, retryUntil } from "./retry.js";
+export { sleep, backoffMs, retryUntil } from "@corral/shared";
 /** Memoises an async setup (open a bucket, read the installation id); a failure is retried at the next call. */
 export { retryingOnce } from "@corral/shared";

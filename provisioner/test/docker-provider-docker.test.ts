@@ -1,16 +1,8 @@
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { promisify } from "node:util";
-import { buckets, kvKey, type TaskName } from "@corral/contracts";
-import {
-  installationId,
-  openBucket,
-  openClusterRecordReader,
-  putValue,
-  silentLogger,
-  type KV,
-  type TaskMessage,
-} from "@corral/shared";
+import { buckets, kvKey, type TaskMessage, type TaskName } from "@corral/contracts";
+import { installationId, openBucket, openClusterRecordReader, putValue, silentLogger, type KV } from "@corral/shared";
 import type { PluginOutcome, ProviderPlugin } from "@corral/provisioner";
 import {
   ClusterKeys,

@@ -10,8 +10,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { buckets, kvKey, type TaskName } from "@corral/contracts";
-import { installationId, openBucket, openClusterRecordReader, putValue, silentLogger, type KV, type TaskMessage } from "@corral/shared";
+import { buckets, kvKey, type TaskMessage, type TaskName } from "@corral/contracts";
+import { installationId, openBucket, openClusterRecordReader, putValue, silentLogger, type KV } from "@corral/shared";
 import {
   ClusterKeys,
   nodeTarget,

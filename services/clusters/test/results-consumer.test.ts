@@ -5,8 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { consumers, encode, resultSubject, streams, TaskName } from "@corral/contracts";
-import { RESULTS_ACK_WAIT_MS, resultsMessage, silentLogger, taskMessageId, type TaskResult } from "@corral/shared";
+import { consumers, encode, RESULTS_ACK_WAIT_MS, resultSubject, streams, TaskName, taskMessageId, type TaskResult } from "@corral/contracts";
+import { resultsMessage, silentLogger } from "@corral/shared";
 import type { Effects } from "../src/actor/index.js";
 import { openEngineDeps } from "../src/adapters/deps.js";
 import { startResultsConsumer } from "../src/engine/results/consumer.js";

@@ -1,6 +1,5 @@
-import { type MacroNode, NODE_TASKS, type Json, type JsonObject, type Service } from "@corral/contracts";
+import { type MacroNode, NODE_TASKS, type Json, type JsonObject, type Service, type TaskMessage } from "@corral/contracts";
 import { createMacroContext, compileConfig, expandConfig } from "@corral/solver";
-import type { TaskMessage } from "@corral/shared";
 import { formatTaskId, nodeIdsOf } from "../domain/ids.js";
 import type { Dispatch, PlanEvent } from "../domain/plan-machine.js";
 import { stageStartOf, taskPositionOf } from "../domain/plan-steps.js";

@@ -23,17 +23,3 @@ export async function openClusterBuckets(nc: NatsConnection): Promise<ClusterBuc
   ]);
   return { clusters, nodes, plans, planTasks, counters, credentials };
 }
-
-/** Runs `fn` over items with at most `limit` in flight, keeping order of results. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}

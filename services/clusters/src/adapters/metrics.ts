@@ -1,12 +1,5 @@
-import { CLUSTER_STATUSES, type PlanAction } from "@corral/contracts";
-import {
-  LabeledCounter,
-  LabeledHistogram,
-  sampledGauge,
-  type MetricsRegistry,
-  type TaskMessage,
-  type TaskResult,
-} from "@corral/shared";
+import { CLUSTER_STATUSES, type PlanAction, type TaskMessage, type TaskResult } from "@corral/contracts";
+import { LabeledCounter, LabeledHistogram, sampledGauge, type MetricsRegistry } from "@corral/shared";
 import type { ClusterReader } from "./cluster-store.js";
 import type { PlanOutcome } from "../domain/plan-steps.js";
 

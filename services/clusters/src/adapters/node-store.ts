@@ -1,7 +1,6 @@
 import { kvKey } from "@corral/contracts";
-import { modifyValue, purgeKeys, putValue, readValue, RevisionCache, updateValue, type KV, type Versioned } from "@corral/shared";
+import { mapLimit, modifyValue, purgeKeys, putValue, readValue, RevisionCache, updateValue, type KV, type Versioned } from "@corral/shared";
 import type { ClusterNode } from "../domain/records.js";
-import { mapLimit } from "./buckets.js";
 
 const CONCURRENCY = 256;
 /** A cluster of up to this many nodes keeps them together under one key (its node group). */

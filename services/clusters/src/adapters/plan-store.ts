@@ -1,6 +1,7 @@
 import { encode, kvKey } from "@corral/contracts";
 import {
   BoundedCache,
+  mapLimit,
   modifyValue,
   purgeKeys,
   putValue,
@@ -11,7 +12,6 @@ import {
   type Versioned,
 } from "@corral/shared";
 import { TASKS_PER_PAGE, type PlanRecord, type StoredTask } from "../domain/records.js";
-import { mapLimit } from "./buckets.js";
 
 /** Reads of plans: what every layer may do (only the actors write plans: {@link PlanStore}). */
 export interface PlanReader {

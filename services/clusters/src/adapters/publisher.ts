@@ -9,10 +9,9 @@ import {
   taskMessageId,
   type TaskMessage,
 } from "@corral/contracts";
-import { jsRequests } from "@corral/shared";
+import { jsRequests, mapLimit } from "@corral/shared";
 import { NODE_CHANGES, nodeChangesByTenant, type NodeEvent } from "../domain/node-events.js";
 import { clusterEventMessageId, taskStartedEvents } from "../domain/stream-events.js";
-import { mapLimit } from "./buckets.js";
 
 export interface Publisher {
   /**

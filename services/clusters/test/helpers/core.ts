@@ -13,9 +13,10 @@ import {
   type Identity,
   type PluginField,
   type PluginSpec,
+  type TaskMessage,
   type Tenant,
 } from "@corral/contracts";
-import { silentLogger, type TaskMessage } from "@corral/shared";
+import { silentLogger } from "@corral/shared";
 import { createActors, type Actors } from "../../src/actor/index.js";
 import type { AfterWriteHook } from "../../src/actor/durable-actor.js";
 import type { TenancyClient } from "../../src/adapters/tenancy-client.js";

@@ -1,6 +1,5 @@
-import type { TaskEndedEvent } from "@corral/contracts";
-import type { TaskResult } from "@corral/shared";
-import { mapLimit } from "../../adapters/buckets.js";
+import type { TaskEndedEvent, TaskResult } from "@corral/contracts";
+import { mapLimit } from "@corral/shared";
 import type { ReadingDeps } from "../../adapters/deps.js";
 import type { NodeChange } from "../../adapters/node-store.js";
 import { taskIndexOf } from "../../domain/ids.js";

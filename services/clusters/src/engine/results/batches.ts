@@ -1,3 +1,5 @@
+import { sleep } from "@corral/shared";
+
 /** Items taken per batch at most. */
 export const BATCH = 256;
 /**
@@ -45,7 +47,7 @@ export function runBatches<T>(handle: (batch: T[]) => Promise<void>): BatchRunne
         idle = true;
         continue;
       }
-      if (idle && queued.length < BATCH) await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
+      if (idle && queued.length < BATCH) await sleep(LINGER_MS);
       idle = false;
       const handled = handle(queued.splice(0, BATCH));
       inFlight.add(handled);

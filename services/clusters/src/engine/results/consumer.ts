@@ -1,4 +1,5 @@
-import { RESULTS_ACK_WAIT_MS, resultsOf } from "@corral/shared";
+import { RESULTS_ACK_WAIT_MS } from "@corral/contracts";
+import { resultsOf } from "@corral/shared";
 import type { ReadingDeps } from "../../adapters/deps.js";
 import { openResultsStream, type ResultsMessage } from "../../adapters/results-stream.js";
 import { createResultApplier, newResultLookups, type PlanDelivery, type PreparedResult } from "./apply.js";

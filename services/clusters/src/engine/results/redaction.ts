@@ -1,4 +1,4 @@
-import type { TaskResult } from "@corral/shared";
+import type { TaskResult } from "@corral/contracts";
 import type { ReadingDeps } from "../../adapters/deps.js";
 import { outputWithoutSecrets, secretsOf } from "../../domain/secrets.js";
 
