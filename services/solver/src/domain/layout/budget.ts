@@ -51,6 +51,12 @@ export class Budget {
     }
   }
 
+  /** `spend` as a search's step callback that never stops the search itself (the budget throws instead). */
+  readonly spender = (steps: number): boolean => {
+    this.spend(steps);
+    return true;
+  };
+
   /** Steps left before the budget is exhausted (used to size sub-searches). */
   remaining(): number {
     return this.maxSteps - this.steps;

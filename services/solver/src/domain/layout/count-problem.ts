@@ -95,3 +95,9 @@ export function checkEachBound(problem: CountedProblem, unplaceable: ReadonlyMap
     }
   });
 }
+
+/** The 400 of a cluster (`forWhat`: " for new nodes" when growing) for which no node layout exists at all. */
+export function noNodeLayoutError(unplaceable: ReadonlyMap<string, string>, forWhat = ""): BadRequestError {
+  const reasons = [...unplaceable.values()];
+  return new BadRequestError(`no node layout is possible${forWhat}: ${reasons.join("; ")}`, { constraint: "layout", reasons });
+}

@@ -38,24 +38,32 @@ function checkMachineCount(request: LayoutRequest, constraints: NormalizedConstr
   }
 }
 
+/**
+ * The hardware and image types new nodes may use: the request's type, else the template's default, else every
+ * usable one (see `resolveUsableTypes`).
+ *
+ * @throws BadRequestError (400) with `details.constraint` `hardwaretype` or `imagetype`.
+ */
+export function resolveNodeTypes(
+  request: Pick<LayoutRequest, "template" | "provider" | "hardwaretype" | "imagetype"> & {
+    catalog: Pick<LayoutRequest["catalog"], "hardwareTypes" | "imageTypes">;
+  },
+): { hardware: UsableType[]; images: UsableType[] } {
+  const { template, catalog, provider } = request;
+  const defaults = template.defaults;
+  const hardwaretype = nonEmpty(request.hardwaretype) ?? nonEmpty(defaults.hardwaretype);
+  const imagetype = nonEmpty(request.imagetype) ?? nonEmpty(defaults.imagetype);
+  return {
+    hardware: resolveUsableTypes("hardware", toNameMap(catalog.hardwareTypes), hardwaretype, template, provider.name),
+    images: resolveUsableTypes("image", toNameMap(catalog.imageTypes), imagetype, template, provider.name),
+  };
+}
+
 /** @throws BadRequestError (400) naming the failed check in `details.constraint`. */
 export function checkLayoutRequest(request: LayoutRequest, constraints: NormalizedConstraints): CheckedLayoutRequest {
   const { template } = request;
   checkMachineCount(request, constraints);
-  const hardware = resolveUsableTypes(
-    "hardware",
-    toNameMap(request.catalog.hardwareTypes),
-    nonEmpty(request.hardwaretype) ?? nonEmpty(template.defaults.hardwaretype),
-    template,
-    request.provider.name,
-  );
-  const images = resolveUsableTypes(
-    "image",
-    toNameMap(request.catalog.imageTypes),
-    nonEmpty(request.imagetype) ?? nonEmpty(template.defaults.imagetype),
-    template,
-    request.provider.name,
-  );
+  const { hardware, images } = resolveNodeTypes(request);
 
   const given = request.services !== undefined && request.services.length > 0 ? request.services : template.defaults.services;
   const services = [...new Set(given)];

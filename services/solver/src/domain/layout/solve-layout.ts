@@ -1,10 +1,10 @@
 /**
  * The layout solver: from a create request to the cluster's nodes (docs/catalog.md, Layout).
  */
-import { BadRequestError, type LayoutRequest, type LayoutSolution } from "@corral/contracts";
+import type { LayoutRequest, LayoutSolution } from "@corral/contracts";
 import { Budget } from "./budget.js";
 import { normalizeConstraints } from "./constraints.js";
-import { checkEachBound, countProblem, quantityBounds } from "./count-problem.js";
+import { checkEachBound, countProblem, noNodeLayoutError, quantityBounds } from "./count-problem.js";
 import { searchCounts } from "./count-search.js";
 import { infeasibleLayoutError } from "./infeasibility/infeasible-error.js";
 import { minimalConflict } from "./infeasibility/minimal-conflict.js";
@@ -43,17 +43,9 @@ export function solveLayout(request: LayoutRequest, options?: SolverOptions): La
   );
   const problem = countProblem(bounds, generated.layouts, machines);
   checkEachBound(problem, generated.unplaceable, machines);
-  if (generated.layouts.length === 0) {
-    throw new BadRequestError(`no node layout is possible: ${[...generated.unplaceable.values()].join("; ")}`, {
-      constraint: "layout",
-      reasons: [...generated.unplaceable.values()],
-    });
-  }
+  if (generated.layouts.length === 0) throw noNodeLayoutError(generated.unplaceable);
 
-  const result = searchCounts(problem.counts, (steps) => {
-    budget.spend(steps);
-    return true;
-  });
+  const result = searchCounts(problem.counts, budget.spender);
   if (result.status !== "found") {
     throw infeasibleLayoutError(problem, minimalConflict(problem.counts, budget), generated.layouts, machines);
   }

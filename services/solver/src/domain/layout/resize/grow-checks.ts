@@ -4,10 +4,10 @@
  * template already (a grow changes no existing node, so it cannot mend one).
  */
 import { BadRequestError, describeValue } from "@corral/contracts";
-import { resolveUsableTypes, toNameMap, type UsableType } from "../catalog.js";
+import type { UsableType } from "../catalog.js";
 import { layoutViolations } from "../check-layout.js";
 import { normalizeConstraints, type NormalizedConstraints } from "../constraints.js";
-import { nonEmpty } from "../layout-request-checks.js";
+import { resolveNodeTypes } from "../layout-request-checks.js";
 import { clusterState, type ClusterState } from "./cluster-state.js";
 import { sizeDetails, sizeProblem } from "./size.js";
 import type { GrowRequest } from "./types.js";
@@ -52,20 +52,7 @@ export function checkGrowRequest(request: GrowRequest): CheckedGrow {
   if (size !== undefined) {
     throw new BadRequestError(size, { constraint: "size", ...sizeDetails(constraints), nodes: state.nodes.length, numMachines: k });
   }
-  const hardware = resolveUsableTypes(
-    "hardware",
-    toNameMap(request.catalog.hardwareTypes),
-    nonEmpty(request.hardwaretype) ?? nonEmpty(template.defaults.hardwaretype),
-    template,
-    request.provider.name,
-  );
-  const images = resolveUsableTypes(
-    "image",
-    toNameMap(request.catalog.imageTypes),
-    nonEmpty(request.imagetype) ?? nonEmpty(template.defaults.imagetype),
-    template,
-    request.provider.name,
-  );
+  const { hardware, images } = resolveNodeTypes(request);
   const current = layoutViolations(constraints, state.nodes);
   if (current.length > 0) {
     throw new BadRequestError(

@@ -11,7 +11,7 @@
 import { BadRequestError } from "@corral/contracts";
 import type { Budget } from "../budget.js";
 import { describeNodes, type NormalizedConstraints } from "../constraints.js";
-import { countProblem, type CountedBounds, type CountedProblem } from "../count-problem.js";
+import { countProblem, noNodeLayoutError, type CountedBounds, type CountedProblem } from "../count-problem.js";
 import { searchCounts } from "../count-search.js";
 import { conflictHints } from "../infeasibility/infeasible-error.js";
 import { minimalConflict } from "../infeasibility/minimal-conflict.js";
@@ -132,16 +132,8 @@ export function searchNewLayouts(checked: CheckedGrow, k: number, budget: Budget
   );
   const problem = countProblem(bounds, generated.layouts, k);
   checkEachBound(problem, generated.unplaceable, k, checked);
-  if (generated.layouts.length === 0) {
-    throw new BadRequestError(`no node layout is possible for new nodes: ${[...generated.unplaceable.values()].join("; ")}`, {
-      constraint: "layout",
-      reasons: [...generated.unplaceable.values()],
-    });
-  }
-  const result = searchCounts(problem.counts, (steps) => {
-    budget.spend(steps);
-    return true;
-  });
+  if (generated.layouts.length === 0) throw noNodeLayoutError(generated.unplaceable, " for new nodes");
+  const result = searchCounts(problem.counts, budget.spender);
   if (result.status !== "found") {
     throw infeasibleGrowError(problem, minimalConflict(problem.counts, budget), generated.layouts, k, checked);
   }
