@@ -160,6 +160,11 @@ export const buckets = {
   counters: "corral_counters",
   /** `<clusterId>.<planId>` tokens -> a request's provider fields while its plan runs, written by the clusters service */
   credentials: "corral_credentials",
+  /**
+   * `<tenant>.<clusterId>.<nodeId>` tokens -> the `HealthTarget` of a node whose provider checks it, written by the
+   * provisioner that ran its CREATE, CONFIRM or DELETE, read by the one checking the tenant (node-health.ts)
+   */
+  healthTargets: "corral_health_targets",
 } as const;
 
 /**
@@ -167,15 +172,12 @@ export const buckets = {
  * creates it, so every opener must ask for the same: `openBucket` applies these itself.
  */
 export const bucketSettings: Readonly<Record<string, { history: number; ttl?: number }>> = {
-  /**
-   * `<tenant>.<clusterId>.<nodeId>` tokens -> the `HealthTarget` of a node whose provider checks it, written by the
-   * provisioner that ran its CREATE, CONFIRM or DELETE, read by the one checking the tenant (node-health.ts)
-   */
-  healthTargets: "corral_health_targets",
   /** Tenant records keep a few revisions. */
   [buckets.tenants]: { history: 5 },
   /** So do cluster records. */
   [buckets.clusters]: { history: 5 },
+  /** Health targets expire unless written again (those of tenants nobody checks any more go by themselves). */
+  [buckets.healthTargets]: { history: 1, ttl: HEALTH_TARGET_MAX_AGE_MS },
 };
 
 /** The stream behind a KV bucket and the prefix of its subjects (nats.js's layout, NATS ADR-8). */
@@ -183,8 +185,6 @@ export const kvStream = (bucket: string) => `KV_${bucket}`;
 export const kvSubjectPrefix = (bucket: string) => `$KV.${bucket}.`;
 
 /** Object stores. */
-  /** Health targets expire unless written again (those of tenants nobody checks any more go by themselves). */
-  [buckets.healthTargets]: { history: 1, ttl: HEALTH_TARGET_MAX_AGE_MS },
 export const objectStores = {
   /** Request bodies the gateway streamed in for a service (plugin resource uploads); the service moves or deletes them. */
   uploads: "corral_uploads",
@@ -245,13 +245,6 @@ export function liveClusterEventOf(subject: string): { tenant: string; clusterId
   if (tokens.length < 7 || tokens[0] !== "corral" || tokens[1] !== "live" || tokens[4] !== "cluster") return undefined;
   return { tenant: fromKeyToken(tokens[3]!), clusterId: fromKeyToken(tokens[5]!) };
 }
-/** Subject filters of everything one tenant has in the three streams. */
-export const tenantStreamFilters = (tenant: string): Record<StreamName, string> => ({
-  [streams.tasks]: taskSubject(tenant),
-  [streams.results]: `corral.results.${keyToken(tenant)}.>`,
-  [streams.events]: eventSubject(tenant, ">"),
-});
-
 /** Node health reports of a tenant's nodes, published by the provisioner checking them (node-health.ts). */
 export const healthReportSubject = (tenant: string) => `corral.health.reports.${keyToken(tenant)}`;
 /** The health reports of every tenant: the clusters service's instances share them (queue group `queues.clusters`). */
@@ -264,6 +257,13 @@ export function healthReportTenantOf(subject: string): string | undefined {
 }
 /** On-demand checks of a tenant's nodes (`HealthCheckRequest`), answered by the provisioner checking the tenant. */
 export const healthCheckSubject = (tenant: string) => `corral.health.check.${keyToken(tenant)}`;
+
+/** Subject filters of everything one tenant has in the three streams. */
+export const tenantStreamFilters = (tenant: string): Record<StreamName, string> => ({
+  [streams.tasks]: taskSubject(tenant),
+  [streams.results]: `corral.results.${keyToken(tenant)}.>`,
+  [streams.events]: eventSubject(tenant, ">"),
+});
 
 /** Durable consumers. */
 export const consumers = {
