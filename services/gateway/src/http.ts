@@ -29,6 +29,8 @@ const afterCurrentRead = () => new Promise<void>((resolve) => setImmediate(resol
 export class Exchange {
   aborted = false;
   private done = false;
+  private paused = false;
+  private clientCloses = false;
   private readonly abortListeners: Array<() => void> = [];
 
   /** `isHead`: the answer to a HEAD request carries the status and headers only, never a body. */
@@ -66,6 +68,26 @@ export class Exchange {
   }
 
   /**
+   * The request asked to close the connection after its answer (`Connection: close`). uWS closes it then but does
+   * not say so; the answer does (RFC 9112 9.6), or a keep-alive client may reuse a connection that is going away.
+   */
+  closeAfterAnswer(): void {
+    this.clientCloses = true;
+  }
+
+  /**
+   * Stops reading from the connection until this exchange is answered. uWS closes a connection when it reads a
+   * request while an earlier one on it is unanswered; paused, a request pipelined behind this one (in a later read)
+   * waits in the socket and is read, and answered, after this one. Called once the request body is read, before
+   * the request goes to its service.
+   */
+  pauseReads(): void {
+    if (this.finished || this.paused) return;
+    this.paused = true;
+    this.res.pause();
+  }
+
+  /**
    * Refuses the request with `err` and closes the connection, but only after uWS has parsed the rest of the
    * current read: answering at once would let uWS go on to serve the bytes behind this request (a smuggled
    * request); left unanswered until then, any request among them makes uWS close the connection instead.
@@ -84,9 +106,13 @@ export class Exchange {
     const res = this.res;
     const { connection, ...otherHeaders } = headers;
     const closeConnection = connection === "close";
+    // resume() on a response that is not paused breaks it (uWS), so only after pauseReads.
+    if (this.paused) res.resume();
     res.cork(() => {
       res.writeStatus(statusLine(status));
       for (const [k, v] of Object.entries(otherHeaders)) res.writeHeader(k, v);
+      // uWS writes `Connection: close` itself only when it, not the client, decided to close.
+      if (this.clientCloses) res.writeHeader("Connection", "close");
       // A body after a HEAD answer would be read by a keep-alive client as the start of the next response.
       if (!body || body.length === 0 || this.isHead) {
         res.end(undefined, closeConnection);
@@ -146,16 +172,74 @@ export class BodyTooLargeError extends Error {
   }
 }
 
+/** How much of a body past its limit is still read (and dropped) before the 413; see {@link BodyDrain}. */
+export const DRAIN_MAX_BYTES = 16 * 1024 * 1024;
+/** A client that sends nothing of its body for this long is not sending it: the 413 goes out. */
+export const DRAIN_IDLE_MS = 250;
+
 /**
- * Reads the request body up to `maxBytes`. Rejects with BodyTooLargeError past the limit, or when the
- * client aborts. Chunks are copied: uWS detaches the ArrayBuffer after the callback.
+ * The rest of a request body that is over its limit, read and dropped until it ends, {@link DRAIN_MAX_BYTES}
+ * more arrived, or the client paused for {@link DRAIN_IDLE_MS} ({@link drained}). The 413 and the close
+ * of the connection that follow find no unread bytes, so the kernel ends the connection with a FIN after the
+ * answer; closing on unread bytes sends a reset instead, and a client still writing its body never reads the 413.
+ */
+export class BodyDrain {
+  /** Settles once the body is drained; never when the client went away first ({@link cancel}). */
+  readonly drained: Promise<void>;
+  private dropped = 0;
+  private done = false;
+  private readonly idle: NodeJS.Timeout;
+  private onDrained: () => void = () => {};
+
+  constructor() {
+    this.drained = new Promise((resolve) => (this.onDrained = resolve));
+    this.idle = setTimeout(() => this.finish(), DRAIN_IDLE_MS);
+  }
+
+  /** Counts `bytes` of the body that were dropped; `isLast`: the body ended with them. */
+  add(bytes: number, isLast: boolean): void {
+    if (this.done) return;
+    this.dropped += bytes;
+    if (isLast || this.dropped > DRAIN_MAX_BYTES) return this.finish();
+    this.idle.refresh();
+  }
+
+  /** The client went away: nothing more to wait for, nothing to answer. */
+  cancel(): void {
+    this.done = true;
+    clearTimeout(this.idle);
+  }
+
+  private finish(): void {
+    if (this.done) return;
+    this.cancel();
+    this.onDrained();
+  }
+}
+
+/**
+ * Reads and drops a request body declared (by `Content-Length`) over its limit, resolving once it is drained
+ * ({@link BodyDrain}). uWS has answered `100 Continue` to a client that asked, so it is sending the body too.
+ */
+export function dropBody(res: HttpResponse, exchange: Exchange): Promise<void> {
+  const drain = new BodyDrain();
+  exchange.onAbort(() => drain.cancel());
+  res.onData((ab, isLast) => drain.add(ab.byteLength, isLast));
+  return drain.drained;
+}
+
+/**
+ * Reads the request body up to `maxBytes`. Rejects with BodyTooLargeError past the limit, once the rest is drained
+ * ({@link BodyDrain}), or when the client aborts. Chunks are copied: uWS detaches the ArrayBuffer after the callback.
  */
 export function readBody(res: HttpResponse, exchange: Exchange, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
+    let drain: BodyDrain | undefined;
     exchange.onAbort(() => {
+      drain?.cancel();
       if (!settled) {
         settled = true;
         reject(new Error("aborted"));
@@ -163,10 +247,16 @@ export function readBody(res: HttpResponse, exchange: Exchange, maxBytes: number
     });
     res.onData((ab, isLast) => {
       if (settled) return;
+      if (drain) return drain.add(ab.byteLength, isLast);
       size += ab.byteLength;
       if (size > maxBytes) {
-        settled = true;
-        reject(new BodyTooLargeError(maxBytes));
+        chunks.length = 0;
+        drain = new BodyDrain();
+        void drain.drained.then(() => {
+          settled = true;
+          reject(new BodyTooLargeError(maxBytes));
+        });
+        drain.add(size - maxBytes, isLast);
         return;
       }
       chunks.push(Buffer.from(ab.slice(0)));

@@ -1,11 +1,11 @@
 import uWS from "uWebSockets.js";
 import type { HttpRequest, HttpResponse, us_listen_socket } from "uWebSockets.js";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { BadRequestError, CorralError, ForbiddenError, UnauthorizedError } from "@corral/contracts";
+import { BadRequestError, CorralError, ForbiddenError, UnauthorizedError, UnavailableError } from "@corral/contracts";
 import { forwardRestCall, type Logger, type MetricsRegistry } from "@corral/shared";
 import { framingProblem } from "./framing.js";
-import { BodyTooLargeError, readBody } from "./http.js";
-import { callerCheck } from "./caller.js";
+import { BodyTooLargeError, dropBody, readBody, type Exchange } from "./http.js";
+import { callerCheck, type CallerCheck } from "./caller.js";
 import { openEventStreams, type EventStreamOptions } from "./events/index.js";
 import { API_KEY_HEADER, TENANT_HEADER, USER_HEADER, isAllowed } from "./identity.js";
 import { openGatewayAnswers } from "./gateway-answers.js";
@@ -13,7 +13,7 @@ import { openConsole } from "./console.js";
 import { openGuides, REPOSITORY_DOCS } from "./guides/guides.js";
 import { createRouter } from "./router.js";
 import { apiRoutes, type Route } from "./routes.js";
-import { openTenantDirectory } from "./tenant-directory.js";
+import { openTenantDirectory, type TenantDirectory } from "./tenant-directory.js";
 import { openUploadSink } from "./upload.js";
 import { createRequestTelemetry, TracedExchange } from "./request-telemetry.js";
 import type { GatewaySecurity } from "./security.js";
@@ -66,6 +66,8 @@ interface RequestHead {
   lastEventId: string;
   /** The client's `X-Request-ID` ("" when absent). */
   requestId: string;
+  /** `Connection: close`: the client wants the connection closed after the answer. */
+  closesConnection: boolean;
 }
 
 function readHead(req: HttpRequest): RequestHead {
@@ -81,6 +83,7 @@ function readHead(req: HttpRequest): RequestHead {
     authorization: req.getHeader("authorization"),
     lastEventId: req.getHeader("last-event-id"),
     requestId: req.getHeader("x-request-id"),
+    closesConnection: req.getHeader("connection").toLowerCase() === "close",
   };
 }
 
@@ -137,6 +140,33 @@ function bodyShapeProblem(root: unknown, maxDepth: number): string | undefined {
   return undefined;
 }
 
+/** Seconds a client is asked to wait (`Retry-After`) while the gateway is not ready. */
+const NOT_READY_RETRY_AFTER_S = 1;
+
+/** What requests get until the tenant directory is ready (right after the first start): 503, not a wrong 401. */
+function notReadyError(): UnavailableError {
+  return new UnavailableError("the gateway is starting: the tenants are not loaded yet; retry shortly");
+}
+
+/** The caller checks, refusing with {@link notReadyError} until `directory` is ready (event streams use these too). */
+function readyCallerCheck(check: CallerCheck, directory: TenantDirectory): CallerCheck {
+  return {
+    ...check,
+    identify(head, auth) {
+      return directory.ready() ? check.identify(head, auth) : Promise.reject(notReadyError());
+    },
+  };
+}
+
+/**
+ * Refuses a body declared over `limit` once it is drained (http.ts BodyDrain), none of it stored or forwarded: the
+ * BodyTooLargeError becomes the 413, after which the connection is closed.
+ */
+async function refuseDeclaredBody(res: HttpResponse, ex: Exchange, limit: number): Promise<never> {
+  await dropBody(res, ex);
+  throw new BodyTooLargeError(limit);
+}
+
 /** Starts the REST gateway: parse, authenticate, authorise, forward over NATS, map errors to statuses. */
 export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
   const { nc, log } = deps;
@@ -153,7 +183,7 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
   const gatewayAnswers = await openGatewayAnswers({ basePath: `/${API_VERSION}`, routes });
   const consoleRoutes = await openConsole();
   const guides = await openGuides(deps.docsDir ?? REPOSITORY_DOCS);
-  const caller = callerCheck(deps.security, directory);
+  const caller = readyCallerCheck(callerCheck(deps.security, directory), directory);
   const events = openEventStreams({ nc, log, caller, requestTimeoutMs, ...(deps.events ? { options: deps.events } : {}) });
 
   const handle = async (res: HttpResponse, head: RequestHead, ex: TracedExchange): Promise<void> => {
@@ -164,6 +194,11 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
     // So are the guides (`/docs`, outside the versioned API): the project's own docs, read at start.
     const guide = head.method === "GET" || head.method === "HEAD" ? guides.answer(head.path) : undefined;
     if (guide) return ex.send(guide.status, guide.body, guide.headers);
+    // Until the tenants are loaded no identity can be checked, and /status says so: 503 for every request from here.
+    if (!directory.ready()) {
+      const err = notReadyError();
+      return ex.error(err.status, err.code, err.message, undefined, { "retry-after": String(NOT_READY_RETRY_AFTER_S) });
+    }
     // With security on, every other request (even /status and unknown paths) needs a valid Bearer token first.
     const auth = await caller.authenticate(head.authorization);
     if (auth && !auth.ok) {
@@ -218,9 +253,10 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
       throw r.denialStatus === 403 ? new ForbiddenError(message) : new UnauthorizedError(message);
     }
     if (r.body === "upload") {
-      if (head.contentLength !== undefined && head.contentLength > maxUploadBytes) throw new BodyTooLargeError(maxUploadBytes);
+      if (head.contentLength !== undefined && head.contentLength > maxUploadBytes) return refuseDeclaredBody(res, ex, maxUploadBytes);
       const upload = await uploads.receive(res, ex, maxUploadBytes);
       if (!(await ex.awaitedAfterCurrentRead())) return void (await uploads.discard(upload.object));
+      ex.pauseReads();
       const request = { identity, params: match.params, query: parseQuery(head.query, r.query), upload };
       // The service copies the bytes before answering: allow for that at a conservative 10 MB/s.
       const timeoutMs = requestTimeoutMs + Math.ceil(upload.size / 10_000);
@@ -233,11 +269,12 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
     }
     let body: unknown;
     if (r.body !== "none") {
-      if (head.contentLength !== undefined && head.contentLength > maxBodyBytes) throw new BodyTooLargeError(maxBodyBytes);
+      if (head.contentLength !== undefined && head.contentLength > maxBodyBytes) return refuseDeclaredBody(res, ex, maxBodyBytes);
       body = parseJson(await readBody(res, ex, maxBodyBytes), r.body);
     }
     if (ex.finished) return;
     if (changesState(head.method) && !(await ex.awaitedAfterCurrentRead())) return;
+    ex.pauseReads();
     const request = { identity, params: match.params, query: parseQuery(head.query, r.query), body };
     const value = await forwardRestCall(nc, r.endpoint, request, { timeoutMs: requestTimeoutMs, requestId: ex.trace.id });
     ex.json(200, value);
@@ -246,6 +283,7 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
   const app = uWS.App().ws(`/${API_VERSION}${events.socketPath}`, events.socketBehavior).any("/*", (res, req) => {
     const head = readHead(req);
     const ex = new TracedExchange(res, head.method === "HEAD", telemetry.begin(head.method, head.path, head.requestId));
+    if (head.closesConnection) ex.closeAfterAnswer();
     const framing = framingProblem(req);
     if (framing) return ex.refuseAfterCurrentRead(framing);
     handle(res, head, ex).catch((err: unknown) => {

@@ -3,7 +3,7 @@ import type { HttpResponse } from "uWebSockets.js";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { objectStores } from "@corral/contracts";
 import { openObjectStore, type ObjectStore } from "@corral/shared";
-import { BodyTooLargeError, type Exchange } from "./http.js";
+import { BodyDrain, BodyTooLargeError, type Exchange } from "./http.js";
 
 /** Streams raw request bodies into the uploads object store, with backpressure, never holding them whole. */
 export interface UploadSink {
@@ -21,21 +21,28 @@ export async function openUploadSink(nc: NatsConnection): Promise<UploadSink> {
       let failed = false;
       // uWS: resume() on a response that is not paused breaks the request (its body stops after the first chunk).
       let paused = false;
+      // Past the limit the store gets an error at once; the 413 waits until the rest of the body is drained.
+      let drain: BodyDrain | undefined;
       const body = new ReadableStream<Uint8Array>(
         {
           start(controller) {
             exchange.onAbort(() => {
+              drain?.cancel();
               if (!failed) {
                 failed = true;
                 controller.error(new Error("client aborted the upload"));
               }
             });
             res.onData((ab, isLast) => {
+              if (drain) return drain.add(ab.byteLength, isLast);
               if (failed) return;
               size += ab.byteLength;
               if (size > maxBytes) {
                 failed = true;
-                controller.error(new BodyTooLargeError());
+                const started = new BodyDrain();
+                drain = started;
+                started.add(size - maxBytes, isLast);
+                controller.error(new BodyTooLargeError(maxBytes));
                 return;
               }
               controller.enqueue(new Uint8Array(ab.slice(0)));
@@ -59,7 +66,9 @@ export async function openUploadSink(nc: NatsConnection): Promise<UploadSink> {
         await store.put({ name: object }, body);
       } catch (err) {
         await store.delete(object).catch(() => {});
-        throw failed && size > maxBytes ? new BodyTooLargeError() : err;
+        if (!drain) throw err;
+        await drain.drained;
+        throw new BodyTooLargeError(maxBytes);
       }
       return { object, size };
     },
