@@ -20,7 +20,7 @@ import {
   type ServiceConstraint,
   type SolvedNode,
 } from "@corral/contracts";
-import { checkLayout, checkShrink, growCluster, solveLayout, type GrowRequest, type GrowResult } from "@corral/solver";
+import { addServices, checkLayout, checkShrink, growCluster, solveLayout, type GrowRequest, type GrowResult } from "@corral/solver";
 
 const PROVIDER = "p";
 const POOL = ["a", "b", "c", "d", "e"];
@@ -34,7 +34,7 @@ interface Cluster {
   imageTypes: MachineType[];
   /** The cluster's service list. */
   clusterServices: string[];
-  nodes: SolvedNode[];
+  nodes: ExistingNode[];
 }
 
 interface Instance {
@@ -77,6 +77,7 @@ const instanceArb: fc.Arbitrary<Instance | undefined> = fc
     k: fc.integer({ min: 1, max: 3 }),
     requested: subsetOf(POOL, 1, 3),
     removals: fc.array(fc.nat(20), { minLength: 1, maxLength: 3 }),
+    addedLater: subsetOf(POOL, 0, 2),
   })
   .map((r): Instance | undefined => {
     const serviceConstraints: Record<string, ServiceConstraint> = {};
@@ -114,7 +115,12 @@ const instanceArb: fc.Arbitrary<Instance | undefined> = fc
     });
     const hardwareTypes = HW.map((name) => ({ name, providermap: { [PROVIDER]: { flavor: `f-${name}` } } }));
     const imageTypes = IMG.map((name) => ({ name, providermap: { [PROVIDER]: { image: `i-${name}` } } }));
-    let nodes: SolvedNode[];
+    // Some clusters get part of their services after the create, placed by the add-services solver.
+    const listed = [...new Set(r.listed)];
+    const later = r.addedLater.filter((s) => listed.includes(s) && listed.length > 1);
+    const atCreate = listed.filter((s) => !later.includes(s));
+    let nodes: ExistingNode[];
+    let clusterServices = atCreate;
     try {
       nodes = solveLayout({
         template,
@@ -123,12 +129,21 @@ const instanceArb: fc.Arbitrary<Instance | undefined> = fc
         numMachines: r.n,
         clusterId: "42",
         clusterName: "prop",
+        services: atCreate,
       }).nodes;
     } catch (err) {
       if (isCorralError(err) && err.status === 400) return undefined;
       throw err;
     }
-    const clusterServices = [...new Set(r.listed)];
+    if (later.length > 0) {
+      try {
+        const added = addServices({ template, catalog: { services }, nodes, clusterServices, services: later });
+        nodes = nodes.map((n) => ({ ...n, services: added.changedNodes.find((c) => c.id === n.id)?.services ?? n.services }));
+        clusterServices = added.services;
+      } catch (err) {
+        if (!isCorralError(err) || err.status !== 400) throw err;
+      }
+    }
     return {
       cluster: { template, services, hardwareTypes, imageTypes, clusterServices, nodes },
       k: r.k,
@@ -176,12 +191,24 @@ const sizeBounds = (cluster: Cluster) => ({
   max: cluster.template.constraints?.size?.max ?? Infinity,
 });
 
-/** A new node's service set: mustcoexist over the cluster's service list (as a create reads it), no cantcoexist set. */
+/**
+ * The services a new node may hold: the cluster's list, but a service on no node that shares a mustcoexist set with
+ * a service on a node (its arrival would break the nodes holding the other one).
+ */
+function newNodeServices(cluster: Cluster): string[] {
+  const present = new Set(cluster.nodes.flatMap((n) => n.services));
+  const must = cluster.template.constraints?.layout?.mustcoexist ?? [];
+  return cluster.clusterServices.filter((s) => present.has(s) || !must.some((m) => m.includes(s) && m.some((t) => present.has(t))));
+}
+
+/** A new node's service set: mustcoexist over the services new nodes may hold (as a create reads it), no cantcoexist set. */
 function isValidNewSet(cluster: Cluster, set: readonly string[]): boolean {
+  const allowed = newNodeServices(cluster);
+  if (!set.every((s) => allowed.includes(s))) return false;
   const layout = cluster.template.constraints?.layout;
   if ((layout?.cantcoexist ?? []).some((c) => c.every((s) => set.includes(s)))) return false;
   return (layout?.mustcoexist ?? []).every((m) => {
-    const listed = m.filter((s) => cluster.clusterServices.includes(s));
+    const listed = m.filter((s) => allowed.includes(s));
     return !listed.some((s) => set.includes(s)) || listed.every((s) => set.includes(s));
   });
 }
@@ -221,7 +248,7 @@ const subsets = (items: readonly string[]): string[][] =>
 
 /** Whether some `k` new nodes (any valid service sets) keep every constraint. */
 function someGrowExists(cluster: Cluster, k: number): boolean {
-  const shapes = subsets(cluster.clusterServices)
+  const shapes = subsets(newNodeServices(cluster))
     .filter((set) => isValidNewSet(cluster, set))
     .flatMap((set) => typePairs(cluster, set).slice(0, 1).map(([hw, img]) => ({ services: set, hw, img })));
   const pick = (from: number, left: number, chosen: ExistingNode[]): boolean => {
@@ -335,6 +362,7 @@ test("grow properties - when the create's layout for the larger size holds the c
           numMachines: cluster.nodes.length + k,
           clusterId: "42",
           clusterName: "prop",
+          services: cluster.clusterServices,
         }).nodes;
       } catch {
         return true;

@@ -27,8 +27,9 @@ export interface CheckedGrow {
 /**
  * The cluster's services that new nodes may hold: all of them but a service on no node that shares a mustcoexist
  * set with a service on some node. Such a service would join that set on the cluster, and the existing nodes
- * holding the other member lack it, so no new node may bring it. A cluster laid out by the solvers has none: they
- * keep a mustcoexist set's members on the same nodes.
+ * holding the other member lack it, so no new node may bring it. That happens when a service added after the create
+ * must coexist with one the create left on no node (the add-services solver reads mustcoexist over the services on
+ * nodes).
  */
 export function servicesForNewNodes(state: ClusterState, constraints: NormalizedConstraints): string[] {
   return state.services.filter(
