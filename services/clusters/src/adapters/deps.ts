@@ -8,7 +8,7 @@ import { createEngineMetrics, type EngineMetrics } from "./metrics.js";
 import { createNodeStore, type NodeStore } from "./node-store.js";
 import { createPlanStore, type PlanReader, type PlanStore } from "./plan-store.js";
 import { createPublisher, type Publisher } from "./publisher.js";
-import { librarySolver, type Solver } from "./solver.js";
+import { solverService, type Solver } from "./solver.js";
 import { openTenancyClient, type TenancyClient } from "./tenancy-client.js";
 import { createTenantMessages, type TenantMessages } from "./tenant-messages.js";
 import { openUsageStore, type UsageStore } from "./usage-store.js";
@@ -29,7 +29,7 @@ export interface EngineDeps {
   tenantMessages: TenantMessages;
   publisher: Publisher;
   metrics: EngineMetrics;
-  /** The solver real operations (not dry runs) lay out and plan with. */
+  /** The solver service every operation and dry run lays out and plans with. */
   solver: Solver;
 }
 
@@ -71,6 +71,6 @@ export async function openEngineDeps(nc: NatsConnection, options: EngineDepsOpti
     tenantMessages: createTenantMessages(nc),
     publisher: createPublisher(nc),
     metrics: createEngineMetrics(options.metrics),
-    solver: librarySolver,
+    solver: solverService(nc),
   };
 }

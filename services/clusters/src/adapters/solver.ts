@@ -1,7 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { ReplyOf, RequestOf } from "@corral/contracts";
 import { callEndpoint } from "@corral/shared";
-import { addServices, planAction, solveLayout } from "@corral/solver";
 
 type Solve<N extends "solver.layout" | "solver.addServices" | "solver.plan"> = (request: RequestOf<N>) => Promise<ReplyOf<N>>;
 
@@ -12,16 +11,10 @@ export interface Solver {
   plan: Solve<"solver.plan">;
 }
 
-/** The solver library in this process: real operations solve here, without a hop on their path. */
-export const librarySolver: Solver = {
-  layout: async (request) => solveLayout(request),
-  addServices: async (request) => addServices(request),
-  plan: async (request) => planAction(request),
-};
-
 /**
- * The solver service over NATS: dry runs are what-if queries that change nothing, so their CPU goes to the
- * service made for it instead of the process that runs the clusters.
+ * The solver service over NATS, for every operation and every dry run: a long layout search runs there, off this
+ * process's event loop, and the solver scales by its own instances. A reply larger than one NATS message (the plan
+ * of a 10,000-node cluster) travels deflated.
  */
 export function solverService(nc: NatsConnection): Solver {
   return {

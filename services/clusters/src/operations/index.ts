@@ -1,5 +1,5 @@
 import type { DryRunResult, Identity, JsonObject } from "@corral/contracts";
-import { solverService, type Solver } from "../adapters/solver.js";
+import type { Solver } from "../adapters/solver.js";
 import type { CreateClusterRequest } from "../domain/requests.js";
 import { prepareAddServices, type AddServicesRequest } from "./add-services.js";
 import { prepareConfigure, type ConfigureRequest } from "./configure-cluster.js";
@@ -45,15 +45,14 @@ function jobOperations<Result>(ctx: OperationContext, solver: Solver, finish: (j
 }
 
 export function createClusterOperations(ctx: OperationContext): ClusterOperations {
-  const whatIf = solverService(ctx.deps.nc);
   return {
     ...jobOperations(ctx, ctx.deps.solver, async (job) => void (await ctx.actors.jobs.start(job))),
     create: (identity, req) => createCluster(ctx, identity, req),
     extendLease: (identity, id, expireTime) => extendLease(ctx, identity, id, expireTime),
     purgeTenant: (tenant) => purgeTenant(ctx, tenant),
     dryRun: {
-      ...jobOperations(ctx, whatIf, async (job) => jobDryRun(job)),
-      create: (identity, req) => dryRunCreate(ctx, whatIf, identity, req),
+      ...jobOperations(ctx, ctx.deps.solver, async (job) => jobDryRun(job)),
+      create: (identity, req) => dryRunCreate(ctx, ctx.deps.solver, identity, req),
     },
   };
 }

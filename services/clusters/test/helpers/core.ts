@@ -1,7 +1,7 @@
 /**
- * The clusters service's core (stores, actors, effects, operations, reconciler) on a real nats-server, without its
- * request handlers, results consumer, gateway, tenancy service or provisioners: tests drive the actors with events
- * themselves and read what was stored and published.
+ * The clusters service's core (stores, actors, effects, operations, reconciler) on a real nats-server, with a solver
+ * service to lay out and plan, without its request handlers, results consumer, gateway, tenancy service or
+ * provisioners: tests drive the actors with events themselves and read what was stored and published.
  */
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
@@ -17,6 +17,7 @@ import {
   type Tenant,
 } from "@corral/contracts";
 import { silentLogger } from "@corral/shared";
+import { startSolverService } from "@corral/solver/service";
 import { createActors, type Actors } from "../../src/actor/index.js";
 import type { AfterWriteHook } from "../../src/actor/durable-actor.js";
 import type { TenancyClient } from "../../src/adapters/tenancy-client.js";
@@ -104,6 +105,7 @@ export async function startCore(nc: NatsConnection, options: CoreOptions): Promi
     tenancy: tenancyOf(options.tenant, testCatalog()),
     ...(options.now ? { now: options.now } : {}),
   });
+  const solver = await startSolverService({ nc, log: silentLogger });
   const actors = createActors(deps, options.afterWrite ? { afterWrite: options.afterWrite } : {});
   const ctx = { deps, actors };
   return {
@@ -113,7 +115,10 @@ export async function startCore(nc: NatsConnection, options: CoreOptions): Promi
     operations: createClusterOperations(ctx),
     reconciler: createReconciler(ctx, { republishAfterMs: options.republishAfterMs ?? 0 }),
     admin: { tenant: options.tenant.name, userId: "admin", role: "admin" },
-    stop: () => deps.clusters.stop(),
+    stop: () => {
+      deps.clusters.stop();
+      void solver.stop();
+    },
   };
 }
 
