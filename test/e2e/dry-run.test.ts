@@ -1,8 +1,8 @@
 /**
  * End to end through REST: `?dryRun=true` on create, configure, add services, start/stop/restart and delete answers
- * the layout and plan the request would produce (solved by the solver service), with the same 4xx as the real
- * request, and writes nothing: every test compares the clusters service's stores before and after, then carries
- * out the real request and compares what it did with what the dry run said.
+ * the layout and plan the request would produce (solved by the solver service, as the real request is), with the
+ * same 4xx as the real request, and writes nothing: every test compares the clusters service's stores before and
+ * after, then carries out the real request and compares what it did with what the dry run said.
  */
 import anyTest, { type ExecutionContext, type TestFn } from "ava";
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
@@ -127,7 +127,7 @@ test("create: the dry run answers the layout and plan the create then gets, from
   t.true(answer.plan.stages.length > 0);
 
   const id = await createActiveCluster(sys.baseUrl, tenant.user, body);
-  t.deepEqual(await solver.take(), {}, "a real create solves in its own process");
+  t.deepEqual(await solver.take(), { layout: 1, plan: 1 }, "a real create asks the solver service too: one solving path");
   const cluster = await get(t, tenant.user, `/clusters/${id}`);
   t.deepEqual(answer.layout.services, cluster.services);
   t.deepEqual(layoutRows("new", answer.layout.nodes), clusterLayoutRows(cluster), "the same nodes with the same services and types");
