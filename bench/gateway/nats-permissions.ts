@@ -1,6 +1,6 @@
 /**
  * What nats-server's permission checks cost per request/reply, A/B on one server: the gateway's user requests
- * `corral.tenancy.providers.get` (64 in flight, replies on its muxed inbox) and tenancy's user answers each, as on
+ * `corral.tenancy.catalog.providers.get` (64 in flight, replies on its muxed inbox) and tenancy's user answers each, as on
  * the REST read path. Modes:
  * - `open`: no permissions (the floor's admin user);
  * - `allowResponses`: the users' real permissions (deploy/src/bus-permissions.ts), tenancy answering through
@@ -20,7 +20,7 @@ import { cpuSeconds } from "./process-cpu.js";
 const REQUESTS = Number(process.env["BENCH_REQUESTS"] ?? 200_000);
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 2);
 const IN_FLIGHT = 64;
-const SUBJECT = "corral.tenancy.providers.get";
+const SUBJECT = "corral.tenancy.catalog.providers.get";
 const REPLY = new Uint8Array(300).fill(7);
 
 type Mode = "open" | "allowResponses" | "inboxAllow";

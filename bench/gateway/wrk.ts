@@ -11,6 +11,8 @@ export interface LoadOptions {
   durationSeconds: number;
   /** wrk threads. @default 2 */
   threads?: number;
+  /** A wrk Lua script (`-s`), e.g. one that sets the method and body. @default none: GET */
+  script?: string;
 }
 
 export interface LoadResult {
@@ -52,6 +54,7 @@ const percentile = (out: string, p: number) => new RegExp(`^\\s+${p}%\\s+(\\S+)\
 export async function runWrk(wrk: string, url: string, headers: Record<string, string>, options: LoadOptions): Promise<LoadResult> {
   const args = [`-t${options.threads ?? 2}`, `-c${options.connections}`, `-d${options.durationSeconds}s`, "--latency"];
   for (const [k, v] of Object.entries(headers)) args.push("-H", `${k}: ${v}`);
+  if (options.script) args.push("-s", options.script);
   const { stdout: out } = await promisify(execFile)(wrk, [...args, url], { encoding: "utf8" });
   const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   return {

@@ -51,7 +51,16 @@ export { splitServerList, redactUrls, withUrlCredentials } from "./url-credentia
 export type { UrlCredentials, ServerList } from "./url-credentials.js";
 export type { Identity, ApiRequest, QueryText } from "./api-request.js";
 export { endpoints, endpointList } from "./endpoints/table.js";
-export type { Endpoints, EndpointName, RequestOf, ReplyOf, QueryOf, ServedEndpointName } from "./endpoints/table.js";
+export type {
+  Endpoints,
+  EndpointName,
+  RequestOf,
+  RequestSchemasOf,
+  DecodedRequestOf,
+  ReplyOf,
+  QueryOf,
+  ServedEndpointName,
+} from "./endpoints/table.js";
 export { restPath } from "./endpoints/rest-path.js";
 export type { BodyOf } from "./endpoints/rest-path.js";
 export type {
@@ -64,7 +73,9 @@ export type {
   ServiceName,
   QueryParameter,
   QueryParameters,
-  QueryValues,
+  RequestSchemas,
+  DecodedApiRequest,
+  ErrorAnswers,
 } from "./endpoints/endpoint.js";
 export type { JsonSchema } from "./endpoints/json-schema.js";
 export { openApiDocument, openApiPath } from "./endpoints/openapi.js";
@@ -72,6 +83,8 @@ export type { OpenApiDocument, DocOperation, DocMethod } from "./endpoints/opena
 export type { TenantWriteBody, HostView } from "./endpoints/tenancy.js";
 export type {
   CreateClusterBody,
+  CreateClusterRequest,
+  JobStarted,
   ProviderFieldsBody,
   ClusterProgress,
   ClusterSummary,
@@ -86,7 +99,7 @@ export type {
   DryRunTask,
   DryRunResult,
 } from "./endpoints/clusters.js";
-export { DRY_RUN_CLUSTER_ID } from "./endpoints/clusters.js";
+export { DRY_RUN_CLUSTER_ID, MAX_CLUSTER_SIZE, jobStartedSchema } from "./endpoints/clusters.js";
 export type { PluginSpecView, ResourceMeta, CopyTenantResult, PurgeResult } from "./endpoints/plugins.js";
 export type { QueueCounts, NodeUsageAnswer } from "./endpoints/metrics.js";
 export type { VerifiedToken } from "./endpoints/auth.js";
@@ -118,6 +131,7 @@ export { keyToken, fromKeyToken, kvKey, pluginTypeKey } from "./kv-keys.js";
 export type { HostState, HostAllocation } from "./host-allocation.js";
 export {
   subjects,
+  endpointSubject,
   queues,
   buckets,
   bucketSettings,
@@ -177,29 +191,22 @@ export { isTerminatedCluster } from "./cluster-record.js";
 export type { ClusterRecordHead } from "./cluster-record.js";
 export {
   isValidName,
-  parseId,
   parseName,
-  getOwn,
-  requireObject,
-  optionalObject,
-  optionalString,
-  optionalName,
-  parseNameList,
-  optionalNameList,
-  parseInteger,
-  optionalInteger,
-  parseBoolean,
-  parseJsonObject,
   describeValue,
-  parseTenant,
-  parseTenantWrite,
   parseProvider,
   mergeProviderUpdate,
   parseMachineType,
   parseService,
   parseClusterTemplate,
   parseCatalogSnapshot,
+  requestValidator,
+  bodyValidator,
+  paramsValidator,
+  queryValidator,
+  FieldProblem,
+  primaryForm,
 } from "./validation/index.js";
+export type { Validator } from "./validation/index.js";
 export type { ValidationContext } from "./validation/index.js";
 export { TaskName, TASK_KINDS, NODE_TASKS, PROVIDER_TASKS, isTaskName, serviceActionOf } from "./task-names.js";
 export type { TaskKind } from "./task-names.js";

@@ -8,17 +8,24 @@ import { HEALTH_TARGET_MAX_AGE_MS } from "./node-health.js";
  * Nothing else builds these strings.
  */
 
-const catalogOps = (kind: CatalogKind) =>
+/**
+ * The subject of endpoint `name` (a key of the endpoint table): `corral.<name>`. Every service subject below is
+ * written so, and the table checks it of every row when it loads (table.ts).
+ */
+export const endpointSubject = <N extends string>(name: N): `corral.${N}` => `corral.${name}`;
+
+const catalogOps = <K extends CatalogKind>(kind: K) =>
   ({
-    create: `corral.tenancy.${kind}.create`,
-    get: `corral.tenancy.${kind}.get`,
-    update: `corral.tenancy.${kind}.update`,
-    delete: `corral.tenancy.${kind}.delete`,
-    list: `corral.tenancy.${kind}.list`,
+    create: endpointSubject(`tenancy.catalog.${kind}.create`),
+    get: endpointSubject(`tenancy.catalog.${kind}.get`),
+    update: endpointSubject(`tenancy.catalog.${kind}.update`),
+    delete: endpointSubject(`tenancy.catalog.${kind}.delete`),
+    list: endpointSubject(`tenancy.catalog.${kind}.list`),
   }) as const;
 
 export type CrudSubjects = ReturnType<typeof catalogOps>;
 
+/** The subject of each endpoint, by the endpoint's name: `subjects.clusters.create` is endpoint `clusters.create`'s. */
 export const subjects = {
   tenancy: {
     tenants: {
@@ -38,11 +45,11 @@ export const subjects = {
       imagetypes: catalogOps("imagetypes"),
       services: catalogOps("services"),
       clustertemplates: catalogOps("clustertemplates"),
-    } satisfies Record<CatalogKind, CrudSubjects>,
-    export: "corral.tenancy.catalog.export",
-    import: "corral.tenancy.catalog.import",
+    },
+    export: "corral.tenancy.export",
+    import: "corral.tenancy.import",
     /** Internal: the whole catalog of a tenant (other services, not the REST API). */
-    snapshot: "corral.tenancy.catalog.snapshot",
+    snapshot: "corral.tenancy.snapshot",
     /** The hosts of a `hostpool` provider and their allocations; releasing a quarantined host. */
     hostpool: {
       hosts: "corral.tenancy.hostpool.hosts",
@@ -55,16 +62,16 @@ export const subjects = {
     get: "corral.clusters.get",
     delete: "corral.clusters.delete",
     status: "corral.clusters.status",
-    extendLease: "corral.clusters.lease.extend",
-    plans: "corral.clusters.plans.list",
-    plan: "corral.clusters.plans.get",
-    getConfig: "corral.clusters.config.get",
-    putConfig: "corral.clusters.config.put",
-    getServices: "corral.clusters.services.list",
-    addServices: "corral.clusters.services.add",
-    startServices: "corral.clusters.services.start",
-    stopServices: "corral.clusters.services.stop",
-    restartServices: "corral.clusters.services.restart",
+    extendLease: "corral.clusters.extendLease",
+    plans: "corral.clusters.plans",
+    plan: "corral.clusters.plan",
+    getConfig: "corral.clusters.getConfig",
+    putConfig: "corral.clusters.putConfig",
+    getServices: "corral.clusters.getServices",
+    addServices: "corral.clusters.addServices",
+    startServices: "corral.clusters.startServices",
+    stopServices: "corral.clusters.stopServices",
+    restartServices: "corral.clusters.restartServices",
     nodeProperties: "corral.clusters.nodeProperties",
     /**
      * Internal (tenant deletion): `{tenant}` removes up to a batch of the tenant's clusters with everything kept
@@ -73,15 +80,15 @@ export const subjects = {
     purgeTenant: "corral.clusters.purgeTenant",
   },
   plugins: {
-    listTypes: "corral.plugins.types.list",
-    getType: "corral.plugins.types.get",
-    upload: "corral.plugins.resources.upload",
-    listResources: "corral.plugins.resources.list",
-    listVersions: "corral.plugins.resources.versions",
-    deleteResource: "corral.plugins.resources.delete",
-    deleteVersion: "corral.plugins.resources.deleteVersion",
-    stage: "corral.plugins.resources.stage",
-    recall: "corral.plugins.resources.recall",
+    listTypes: "corral.plugins.listTypes",
+    getType: "corral.plugins.getType",
+    upload: "corral.plugins.upload",
+    listResources: "corral.plugins.listResources",
+    listVersions: "corral.plugins.listVersions",
+    deleteResource: "corral.plugins.deleteResource",
+    deleteVersion: "corral.plugins.deleteVersion",
+    stage: "corral.plugins.stage",
+    recall: "corral.plugins.recall",
     sync: "corral.plugins.sync",
     /** Internal (tenant bootstrap): `{from, to}` makes `to`'s plugin resources a copy of `from`'s, versions and statuses included. */
     copyTenant: "corral.plugins.copyTenant",
@@ -89,7 +96,7 @@ export const subjects = {
   },
   metrics: {
     queues: "corral.metrics.queues",
-    nodeUsage: "corral.metrics.nodes.usage",
+    nodeUsage: "corral.metrics.nodeUsage",
     /** Internal (tenant deletion): `{tenant}` removes the tenant's node-usage records. Idempotent. */
     purgeTenant: "corral.metrics.purgeTenant",
   },

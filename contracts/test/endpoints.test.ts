@@ -1,6 +1,6 @@
 /** The endpoint table (contracts/src/endpoints): one row per operation, consistent with the subjects and with itself. */
 import test from "ava";
-import { endpointList, subjects, type JsonSchema } from "@corral/contracts";
+import { endpointList, endpointSubject, subjects, type JsonSchema } from "@corral/contracts";
 import { schemaProblems } from "../../test/helpers/json-schema-check.js";
 
 /** Every leaf of `subjects` under the services' sections, by its path (`clusters.create`). */
@@ -37,30 +37,39 @@ test("endpoints - each served endpoint is named by the path of its subject in su
   t.deepEqual([...bySubjectPath.values()].filter((s) => !tableSubjects.includes(s)), [], "every service subject is in the table");
 });
 
+test("endpoints - an endpoint's NATS subject is its name under corral.", (t) => {
+  for (const { name, endpoint } of endpointList()) {
+    if (endpoint.subject !== undefined) t.is(endpoint.subject, endpointSubject(name), name);
+  }
+});
+
 test("endpoints - REST rows declare a role and a body schema exactly when a body is read; internal rows a request schema", (t) => {
   for (const { name, endpoint } of endpointList()) {
     if (endpoint.stream) {
       t.is(endpoint.subject, undefined, `${name}: an event stream is served by the gateway itself`);
       t.is(endpoint.rest, undefined, `${name}: an event stream is not a REST call`);
-      t.is(endpoint.request !== undefined, endpoint.stream.protocol === "websocket", `${name}: only a WebSocket takes messages`);
+      t.is(endpoint.request.body !== undefined, endpoint.stream.protocol === "websocket", `${name}: only a WebSocket takes messages`);
       continue;
     }
     if (!endpoint.rest) {
-      t.truthy(endpoint.request, `${name}: an internal endpoint describes its request`);
+      t.truthy(endpoint.request.body, `${name}: an internal endpoint describes its request`);
       continue;
     }
     t.true(endpoint.rest.routes.length > 0, `${name} has routes`);
-    t.is(endpoint.request === undefined, endpoint.rest.body === "none", `${name}: body ${endpoint.rest.body}`);
+    t.is(endpoint.request.body === undefined, endpoint.rest.body === "none", `${name}: body ${endpoint.rest.body}`);
     t.is(endpoint.rest.access === "public", endpoint.subject === undefined, `${name}: only the gateway's own routes are public`);
     for (const r of endpoint.rest.routes) {
       t.deepEqual(r.params, r.path.split("/").filter((s) => s.startsWith(":")).map((s) => s.slice(1)), `${name}: ${r.path}`);
+      const declared = Object.keys(endpoint.request.params?.properties ?? {});
+      t.deepEqual(r.params.filter((p) => !declared.includes(p)), [], `${name}: ${r.path} declares its path parameters`);
     }
   }
 });
 
 test("endpoints - every schema's required keys are among its properties", (t) => {
   for (const { name, endpoint } of endpointList()) {
-    const schemas = [endpoint.request, endpoint.reply].filter((s): s is JsonSchema => s !== undefined && s !== "empty");
+    const { body, params, query } = endpoint.request;
+    const schemas = [body, params, query, endpoint.reply].filter((s) => s !== undefined && s !== "empty") as JsonSchema[];
     for (const schema of schemas.flatMap(nestedSchemas)) {
       for (const key of schema.required ?? []) t.truthy(schema.properties?.[key], `${name}: required ${key} is declared`);
     }

@@ -8,9 +8,10 @@ import {
   type ServiceName,
   endpointList,
   endpoints,
+  requestValidator,
+  type DecodedRequestOf,
   type EndpointName,
   type Endpoints,
-  type QueryOf,
   type ReplyOf,
   type RequestOf,
   type ServedEndpointName,
@@ -22,11 +23,10 @@ import type { MetricsRegistry } from "./metrics/registry.js";
 import { call, serve, type CallOptions, type Handler, type Served } from "./rpc.js";
 
 /**
- * What the handler of endpoint `N` is given. A REST endpoint's body arrives as the client sent it (the gateway
- * checks only that it is JSON), so its handler validates it, as it does the query parameters its row declares (the
- * only ones it can read); an internal endpoint's request is what callers send.
+ * What the handler of endpoint `N` is given: the request validated against the row's declaration and decoded
+ * (serveEndpoints does it before the handler runs); for a REST endpoint, the gateway's envelope so.
  */
-export type HandlerRequest<N extends EndpointName> = Endpoints[N] extends { rest: RestBinding } ? ApiRequest<unknown, QueryOf<N>> : RequestOf<N>;
+export type HandlerRequest<N extends EndpointName> = DecodedRequestOf<N>;
 
 export type EndpointHandler<N extends EndpointName> = (request: HandlerRequest<N>) => ReplyOf<N> | Promise<ReplyOf<N>>;
 
@@ -59,8 +59,10 @@ function subjectOf(name: ServedEndpointName): string {
 }
 
 /**
- * Serves `service`'s endpoints in its queue group (see `serve`). Throws when a handler is missing or names an
- * endpoint of another service: a service answers exactly its rows of the table.
+ * Serves `service`'s endpoints in its queue group (see `serve`), each request checked against its row's declaration
+ * first (validators compiled here, once): a request that breaks it is answered 400 naming the field, and the handler
+ * gets it decoded. Throws when a handler is missing or names an endpoint of another service: a service answers
+ * exactly its rows of the table.
  */
 export function serveEndpoints<S extends ServingService>(options: ServeEndpointsOptions<S>): Served {
   const { nc, log, service } = options;
@@ -73,7 +75,8 @@ export function serveEndpoints<S extends ServingService>(options: ServeEndpoints
     const handler = given.get(name);
     given.delete(name);
     if (handler) {
-      bySubject[endpoint.subject] = handler;
+      const validate = requestValidator(endpoint);
+      bySubject[endpoint.subject] = (request: unknown) => (handler as (request: unknown) => unknown)(validate(request));
       endpointNames[endpoint.subject] = name;
     } else missing.push(name);
   }
@@ -99,7 +102,7 @@ export function callEndpoint<N extends ServedEndpointName>(
 
 /**
  * Forwards a REST call to the service that answers endpoint `name`: the gateway's envelope with the body as the
- * client sent it (the service's handler validates it, see HandlerRequest), the reply typed by the table.
+ * client sent it (the service validates it, see serveEndpoints), the reply typed by the table.
  */
 export function forwardRestCall<N extends RestServedEndpointName>(
   nc: NatsConnection,

@@ -3,7 +3,7 @@
  * whole body, and one `--kebab-name <value>` per top-level property (`numMachines` -> `--num-machines 3`), whose
  * value is read as the schema says (integers, `true|false`, comma lists, JSON or `@file` for objects).
  */
-import type { JsonSchema } from "@corral/contracts";
+import { primaryForm, type JsonSchema } from "@corral/contracts";
 import { UsageError } from "../errors.js";
 import { parseDocument, readDocument } from "../input-files.js";
 import { isPlainObject } from "../output/table.js";
@@ -26,7 +26,7 @@ export const kebabCase = (name: string): string => name.replace(/[A-Z]/g, (c) =>
 /** The property options of a request schema, leaving out names another option already has. */
 export function propertyOptions(schema: JsonSchema | undefined, taken: ReadonlySet<string>): PropertyOption[] {
   return Object.entries(schema?.properties ?? {})
-    .map(([property, propertySchema]) => ({ option: kebabCase(property), property, schema: propertySchema }))
+    .map(([property, propertySchema]) => ({ option: kebabCase(property), property, schema: primaryForm(propertySchema) }))
     .filter((p) => !taken.has(p.option));
 }
 

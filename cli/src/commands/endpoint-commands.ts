@@ -67,7 +67,7 @@ export function isCommandRow(endpoint: Endpoint): endpoint is Endpoint & { rest:
 }
 
 export function endpointCommands(hooks: JobHooks): Command[] {
-  return endpointList().flatMap(({ name, endpoint }) => (isCommandRow(endpoint) ? [endpointCommand(name, endpoint.rest, endpoint.request, hooks)] : []));
+  return endpointList().flatMap(({ name, endpoint }) => (isCommandRow(endpoint) ? [endpointCommand(name, endpoint.rest, endpoint.request.body, hooks)] : []));
 }
 
 function endpointCommand(name: EndpointName, rest: RestBinding, request: Parameters<typeof propertyOptions>[0], hooks: JobHooks): Command {

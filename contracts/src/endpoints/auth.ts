@@ -1,7 +1,9 @@
 /** The auth service's endpoint for services handed a Bearer token (the gateway verifies locally, without it). */
+import { Type } from "@sinclair/typebox";
 import { subjects } from "../subjects.js";
+import { bodyOf } from "../validation/fields.js";
 import { endpointsOf } from "./endpoint.js";
-import { arrayOf, count, objectOf, string } from "./json-schema.js";
+import { arrayOf, count, objectOf, string, typedSchema } from "./json-schema.js";
 
 /** What `corral.auth.verify` answers for a valid token. */
 export interface VerifiedToken {
@@ -20,12 +22,14 @@ const define = endpointsOf("auth");
 
 export const authEndpoints = {
   /** `{token}` -> the token's claims, or 401 with the reason. */
-  "auth.verify": define.internal<{ token: string }, VerifiedToken>({
+  "auth.verify": define.internal({
     subject: subjects.auth.verify,
-    request: objectOf({ token: string }),
-    reply: objectOf(
-      { userId: string, roles: arrayOf(string), issuedAt: count, expiresAt: count, tokenId: string },
-      { optional: { tenant: objectOf({ name: string, uid: string }) } },
+    request: bodyOf({ token: Type.String({ minLength: 1 }) }),
+    reply: typedSchema<VerifiedToken>(
+      objectOf(
+        { userId: string, roles: arrayOf(string), issuedAt: count, expiresAt: count, tokenId: string },
+        { optional: { tenant: objectOf({ name: string, uid: string }) } },
+      ),
     ),
   }),
 };

@@ -1,9 +1,11 @@
 /** Endpoints the clusters service answers: clusters, their plans, config and services, node properties. */
+import { Type, type Static, type StaticDecode } from "@sinclair/typebox";
 import { CLUSTER_STATUSES, ClusterAction, PlanAction, type ClusterStatus } from "../cluster-actions.js";
 import type { ClusterTemplate, Json, JsonObject, Provider } from "../entities.js";
 import { subjects } from "../subjects.js";
 import { TaskName } from "../task-names.js";
-import { endpointsOf, route } from "./endpoint.js";
+import { bodyOf, booleanField, distinct, dnsSuffixField, integerField, nameField } from "../validation/fields.js";
+import { dryRunQuery, endpointsOf, route } from "./endpoint.js";
 import { clusterTemplateSchema, providerSchema } from "./entity-schemas.js";
 import {
   anyJson,
@@ -11,35 +13,72 @@ import {
   arrayOf,
   boolean,
   count,
-  integer,
+  exactly,
   objectOf,
   oneOfValues,
   recordOf,
   string,
-  type JsonSchema,
+  typedSchema,
 } from "./json-schema.js";
 
-/** `POST /clusters`. */
-export interface CreateClusterBody {
-  name: string;
-  clusterTemplate: string;
-  numMachines: number;
-  description?: string;
-  imagetype?: string;
-  hardwaretype?: string;
-  provider?: string;
-  providerFields?: JsonObject;
-  services?: string[];
-  /** ms; 0: the template's maximum. */
-  initialLeaseDuration?: number;
-  dnsSuffix?: string;
-  config?: JsonObject;
-}
+/** Largest cluster one request may create. */
+export const MAX_CLUSTER_SIZE = 10_000;
 
-/** Delete, start, stop and restart take only the provider fields a provider type asks users for. */
-export interface ProviderFieldsBody {
-  providerFields?: JsonObject;
-}
+const providerFields = {
+  providerFields: typedSchema<JsonObject>(
+    Type.Object({}, { additionalProperties: true, description: "Values of the provider type's user fields (secrets included), for this request only." }),
+  ),
+};
+
+/** `POST /clusters`. */
+const createClusterBody = bodyOf(
+  {
+    name: nameField(),
+    clusterTemplate: nameField(),
+    numMachines: integerField({ minimum: 1, maximum: MAX_CLUSTER_SIZE, description: "An integer, or its digits as a string." }),
+  },
+  {
+    description: string,
+    imagetype: nameField(),
+    hardwaretype: nameField(),
+    provider: nameField(),
+    /** Empty: the template's default services. */
+    services: arrayOf(nameField()),
+    initialLeaseDuration: integerField({ description: "ms; 0: the template's maximum. An integer, or its digits as a string." }),
+    dnsSuffix: dnsSuffixField(),
+    config: anyObject,
+    ...providerFields,
+  },
+);
+/** `POST /clusters` as a client sends it. */
+export type CreateClusterBody = Static<typeof createClusterBody>;
+/** `POST /clusters` as the clusters service gets it, validated and decoded. */
+export type CreateClusterRequest = StaticDecode<typeof createClusterBody>;
+
+/** `POST /clusters/{id}`: the new end of the lease. */
+const leaseExtensionBody = bodyOf({ expireTime: integerField({ description: "ms since the epoch; an integer, or its digits as a string." }) });
+
+/** `PUT /clusters/{id}/config`. */
+const configBody = bodyOf(
+  { config: anyObject },
+  { restart: booleanField({ description: "Restart the services after configuring. @default true" }), ...providerFields },
+);
+
+/** `POST /clusters/{id}/services`: services to add (repeats dropped). */
+const addServicesBody = bodyOf({ services: distinct(arrayOf(nameField(), { minItems: 1 })) }, providerFields);
+
+/** `POST /getNodeProperties`. */
+const nodePropertiesBody = bodyOf(
+  { clusterId: Type.String({ minLength: 1 }) },
+  {
+    properties: arrayOf(string, { description: "Only these properties; absent or empty: all." }),
+    services: arrayOf(string, { description: "Only nodes with one of these services; absent or empty: all." }),
+  },
+);
+
+/** Delete, start, stop and restart take only the provider fields a provider type asks users for (an absent body is none). */
+const providerFieldsBody = bodyOf({}, providerFields);
+export type ProviderFieldsBody = Static<typeof providerFieldsBody>;
 
 /** Live progress of a cluster's current or last job. */
 export interface ClusterProgress {
@@ -171,11 +210,17 @@ export interface ClustersPurgeResult {
   removed: number;
 }
 
+/** What a job request (delete, config, services) answers when carried out: the plan to follow. */
+export interface JobStarted {
+  clusterId: string;
+  /** The plan at `GET /clusters/{id}/plans/{planId}`. */
+  planId: string;
+}
+
 const names = arrayOf(string);
 const taskName = oneOfValues(Object.values(TaskName));
 const clusterStatus = oneOfValues(CLUSTER_STATUSES);
 const clusterAction = oneOfValues(Object.values(ClusterAction));
-const providerFields = { providerFields: anyObject };
 
 const progressSchema = objectOf({ action: clusterAction, actionstatus: string, stepstotal: count, stepscompleted: count });
 
@@ -246,124 +291,112 @@ const planViewSchema = objectOf({
   stages: arrayOf(arrayOf(objectOf({ id: string, taskName, nodeId: string }, { optional: { service: string } }))),
 });
 
-const dryRunResultSchema = objectOf({
-  dryRun: { type: "boolean", enum: [true] },
-  clusterId: string,
-  layout: objectOf({
-    services: names,
-    nodes: arrayOf(objectOf({ id: string, hostname: string, services: names, hardwaretype: string, imagetype: string })),
-  }),
-  plan: objectOf({
-    action: oneOfValues(Object.values(PlanAction)),
-    stages: arrayOf(arrayOf(objectOf({ taskName, nodeId: string, service: string }))),
-  }),
-});
-
-const createClusterSchema = objectOf(
-  { name: string, clusterTemplate: string, numMachines: integer },
-  {
-    optional: {
-      description: string,
-      imagetype: string,
-      hardwaretype: string,
-      provider: string,
+const dryRunResultSchema = typedSchema<DryRunResult>(
+  objectOf({
+    dryRun: exactly(true),
+    clusterId: string,
+    layout: objectOf({
       services: names,
-      initialLeaseDuration: count,
-      dnsSuffix: string,
-      config: anyObject,
-      ...providerFields,
-    },
-    additionalProperties: true,
-  },
+      nodes: arrayOf(objectOf({ id: string, hostname: string, services: names, hardwaretype: string, imagetype: string })),
+    }),
+    plan: objectOf({
+      action: oneOfValues(Object.values(PlanAction)),
+      stages: arrayOf(arrayOf(objectOf({ taskName, nodeId: string, service: string }))),
+    }),
+  }),
 );
 
-const providerFieldsSchema: JsonSchema = objectOf({}, { optional: providerFields, additionalProperties: true });
+/** What a job request answers when carried out. */
+export const jobStartedSchema = typedSchema<JobStarted>(objectOf({ clusterId: string, planId: string }));
 
 const define = endpointsOf("clusters");
 const c = subjects.clusters;
 
 /** start, stop or restart the services of a cluster: all of them, or the one named in the path. */
 const runServices = (op: "start" | "stop" | "restart", subject: string) =>
-  define.rest<ProviderFieldsBody, void | DryRunResult, "dryRun">({
+  define.rest({
     subject,
     routes: [route("POST", `/clusters/:id/services/${op}`), route("POST", `/clusters/:id/services/:service/${op}`)],
     access: "user",
     body: "optional",
-    request: providerFieldsSchema,
-    reply: "empty",
+    request: { body: providerFieldsBody, query: Type.Object(dryRunQuery) },
+    reply: typedSchema<void | JobStarted>(jobStartedSchema),
     dryRunReply: dryRunResultSchema,
   });
 
 export const clusterEndpoints = {
-  "clusters.list": define.get<ClusterSummary[], "status">(c.list, "/clusters", "user", arrayOf(clusterSummarySchema), {
-    status: {
-      description: "Only clusters in one of these statuses (comma separated, any case); absent or empty: every status.",
-      schema: arrayOf(clusterStatus),
-    },
+  "clusters.list": define.get(c.list, "/clusters", "user", typedSchema<ClusterSummary[]>(arrayOf(clusterSummarySchema)), {
+    query: Type.Object({
+      status: Type.Optional(
+        arrayOf(clusterStatus, {
+          description: "Only clusters in one of these statuses (comma separated, any case); absent or empty: every status.",
+        }),
+      ),
+    }),
   }),
-  "clusters.create": define.rest<CreateClusterBody, { id: string } | DryRunResult, "dryRun">({
+  "clusters.create": define.rest({
     subject: c.create,
     routes: [route("POST", "/clusters")],
     access: "user",
     body: "json",
-    request: createClusterSchema,
+    request: { body: createClusterBody, query: Type.Object(dryRunQuery) },
     reply: objectOf({ id: string }),
     dryRunReply: dryRunResultSchema,
   }),
-  "clusters.get": define.get<ClusterDetails>(c.get, "/clusters/:id", "user", clusterDetailsSchema),
-  "clusters.extendLease": define.rest<{ expireTime: number }, void>({
+  "clusters.get": define.get(c.get, "/clusters/:id", "user", typedSchema<ClusterDetails>(clusterDetailsSchema)),
+  "clusters.extendLease": define.rest({
     subject: c.extendLease,
     routes: [route("POST", "/clusters/:id")],
     access: "user",
     body: "json",
-    request: objectOf({ expireTime: count }, { additionalProperties: true }),
+    request: { body: leaseExtensionBody },
     reply: "empty",
   }),
-  "clusters.delete": define.rest<ProviderFieldsBody, void | DryRunResult, "dryRun">({
+  "clusters.delete": define.rest({
     subject: c.delete,
     routes: [route("DELETE", "/clusters/:id")],
     access: "user",
     body: "optional",
-    request: providerFieldsSchema,
-    reply: "empty",
+    request: { body: providerFieldsBody, query: Type.Object(dryRunQuery) },
+    reply: typedSchema<void | JobStarted>(jobStartedSchema),
     dryRunReply: dryRunResultSchema,
   }),
-  "clusters.status": define.get<ClusterStatusView>(c.status, "/clusters/:id/status", "user", clusterStatusSchema),
-  "clusters.plans": define.get<PlanView[]>(c.plans, "/clusters/:id/plans", "user", arrayOf(planViewSchema)),
-  "clusters.plan": define.get<PlanView>(c.plan, "/clusters/:id/plans/:planId", "user", planViewSchema),
-  "clusters.getConfig": define.get<JsonObject>(c.getConfig, "/clusters/:id/config", "user", anyObject),
-  "clusters.putConfig": define.rest<{ config: JsonObject; restart?: boolean } & ProviderFieldsBody, void | DryRunResult, "dryRun">({
+  "clusters.status": define.get(c.status, "/clusters/:id/status", "user", typedSchema<ClusterStatusView>(clusterStatusSchema)),
+  "clusters.plans": define.get(c.plans, "/clusters/:id/plans", "user", typedSchema<PlanView[]>(arrayOf(planViewSchema))),
+  "clusters.plan": define.get(c.plan, "/clusters/:id/plans/:planId", "user", typedSchema<PlanView>(planViewSchema)),
+  "clusters.getConfig": define.get(c.getConfig, "/clusters/:id/config", "user", anyObject),
+  "clusters.putConfig": define.rest({
     subject: c.putConfig,
     routes: [route("PUT", "/clusters/:id/config")],
     access: "user",
     body: "json",
-    request: objectOf({ config: anyObject }, { optional: { restart: boolean, ...providerFields }, additionalProperties: true }),
-    reply: "empty",
+    request: {
+      body: configBody,
+      query: Type.Object(dryRunQuery),
+    },
+    reply: typedSchema<void | JobStarted>(jobStartedSchema),
     dryRunReply: dryRunResultSchema,
   }),
-  "clusters.getServices": define.get<string[]>(c.getServices, "/clusters/:id/services", "user", names),
-  "clusters.addServices": define.rest<{ services: string[] } & ProviderFieldsBody, void | DryRunResult, "dryRun">({
+  "clusters.getServices": define.get(c.getServices, "/clusters/:id/services", "user", names),
+  "clusters.addServices": define.rest({
     subject: c.addServices,
     routes: [route("POST", "/clusters/:id/services")],
     access: "user",
     body: "json",
-    request: objectOf({ services: names }, { optional: providerFields, additionalProperties: true }),
-    reply: "empty",
+    request: { body: addServicesBody, query: Type.Object(dryRunQuery) },
+    reply: typedSchema<void | JobStarted>(jobStartedSchema),
     dryRunReply: dryRunResultSchema,
   }),
   "clusters.startServices": runServices("start", c.startServices),
   "clusters.stopServices": runServices("stop", c.stopServices),
   "clusters.restartServices": runServices("restart", c.restartServices),
-  "clusters.nodeProperties": define.rest<
-    { clusterId: string; properties?: string[]; services?: string[] },
-    Record<string, Record<string, Json>>
-  >({
+  "clusters.nodeProperties": define.rest({
     subject: c.nodeProperties,
     routes: [route("POST", "/getNodeProperties")],
     access: "user",
     body: "json",
-    request: objectOf({ clusterId: string }, { optional: { properties: names, services: names }, additionalProperties: true }),
-    reply: recordOf(recordOf(anyJson)),
+    request: { body: nodePropertiesBody },
+    reply: typedSchema<Record<string, Record<string, Json>>>(recordOf(recordOf(anyJson))),
   }),
 };
 
@@ -372,9 +405,9 @@ export const clustersInternalEndpoints = {
    * Tenant deletion: removes up to a batch of the tenant's clusters with everything kept for them, then its task
    * queue, results, events and usage. Idempotent; call again until `done`.
    */
-  "clusters.purgeTenant": define.internal<{ tenant: string }, ClustersPurgeResult>({
+  "clusters.purgeTenant": define.internal({
     subject: c.purgeTenant,
-    request: objectOf({ tenant: string }),
-    reply: objectOf({ done: boolean, removed: count }),
+    request: bodyOf({ tenant: nameField() }),
+    reply: typedSchema<ClustersPurgeResult>(objectOf({ done: boolean, removed: count })),
   }),
 };

@@ -1,5 +1,6 @@
-import type { ApiRequest } from "../api-request.js";
-import { boolean, type JsonSchema } from "./json-schema.js";
+import { Type, type Static, type StaticDecode, type TObject, type TOptional, type TSchema, type TString } from "@sinclair/typebox";
+import type { ApiRequest, Identity } from "../api-request.js";
+import type { JsonSchema } from "./json-schema.js";
 
 /** The processes that answer endpoints; `gateway` answers only what needs no service (`GET /status`). */
 export type ServiceName = "gateway" | "tenancy" | "clusters" | "plugins" | "metrics" | "auth" | "solver";
@@ -23,9 +24,22 @@ export interface RestRoute {
 }
 
 /**
- * One query parameter of a REST endpoint. Its value arrives as text: `schema` says what the text holds (an
- * integer's digits, `true` or `false`, an array's items separated by commas).
+ * What an endpoint takes, declared once as schemas: the services validate every request against them (serveEndpoints
+ * in shared/src/endpoint-rpc.ts), the API description prints them, and the handlers' and callers' types come from them.
  */
+export interface RequestSchemas {
+  /** REST: the path parameters by name (each route's `:name` segments). */
+  params?: TObject;
+  /**
+   * REST: the query parameters by name, every one optional. Each schema says what its text holds, as OpenAPI
+   * serialises it: `true`/`false` for a boolean, digits for an integer, comma-separated items for an array.
+   */
+  query?: TObject;
+  /** REST: the JSON body (absent: none is read; upload rows: the bytes); internal: the NATS request; WebSocket: what a client sends. */
+  body?: TSchema;
+}
+
+/** One query parameter of a REST endpoint, as the API description shows it (derived from `request.query`). */
 export interface QueryParameter {
   description: string;
   schema: JsonSchema;
@@ -34,8 +48,8 @@ export interface QueryParameter {
 /** A REST endpoint's query parameters by name; every one is optional. */
 export type QueryParameters = Readonly<Record<string, QueryParameter>>;
 
-/** What a handler reads of the query: the declared parameters `Q`, each as text when given. */
-export type QueryValues<Q extends string> = { readonly [K in Q]?: string };
+/** Error answers a route gives beyond those its binding implies, each with when it is given (the API description lists them). */
+export type ErrorAnswers = Partial<Record<400 | 403 | 404 | 405 | 409, string>>;
 
 /** How an endpoint is reached over REST. */
 export interface RestBinding {
@@ -46,8 +60,8 @@ export interface RestBinding {
   denialStatus: 401 | 403;
   body: BodyKind;
   /**
-   * The query parameters the endpoint reads (`{}`: none). The gateway forwards these and leaves out any other, so an
-   * unknown parameter is ignored, as it always was.
+   * The query parameters the endpoint reads (`{}`: none), from `request.query`. The gateway forwards these and leaves
+   * out any other, so an unknown parameter is ignored, as it always was.
    */
   query: QueryParameters;
   /**
@@ -59,12 +73,13 @@ export interface RestBinding {
    * The endpoint takes `?dryRun=true` (like `terraform plan`): it then runs the same checks and answers this
    * instead of `reply`, creating, storing and counting nothing.
    */
-  dryRunReply?: JsonSchema;
+  dryRunReply?: TSchema;
+  errors?: ErrorAnswers;
 }
 
 /**
  * How an event stream is reached: a long-lived `GET` answered with Server-Sent Events (`reply` is one event's
- * `data`), or a WebSocket (`request` is what the client sends, `reply` what the server sends).
+ * `data`), or a WebSocket (`request.body` is what the client sends, `reply` what the server sends).
  */
 export interface StreamBinding {
   protocol: "sse" | "websocket";
@@ -75,30 +90,53 @@ export interface StreamBinding {
 
 /**
  * One operation of Corral: which service answers it on which NATS subject, its REST routes if it has any, and what
- * goes in and comes out (JSON Schema for the wire, TypeScript types for the typed helpers).
+ * goes in and comes out (schemas for the wire, from which the TypeScript types are derived).
  */
-export interface Endpoint<Request = unknown, Reply = unknown> {
+export interface Endpoint<R extends RequestSchemas = RequestSchemas, Reply = unknown> {
   service: ServiceName;
-  /** NATS subject the service answers on; absent only for what the gateway answers itself. */
+  /** NATS subject the service answers on (`corral.<endpoint name>`); absent only for what the gateway answers itself. */
   subject?: string;
   /** Absent: internal, reached over NATS only. */
   rest?: RestBinding;
   /** An event stream the gateway serves itself (no `rest`, no `subject`). */
   stream?: StreamBinding;
-  /** REST: the request body (absent when no body is read); internal: the NATS request. */
-  request?: JsonSchema;
+  request: R;
   /** `"empty"`: the answer has no body. */
-  reply: JsonSchema | "empty";
-  /** Never set: carries the request and reply types to the typed helpers. */
-  readonly types?: { request: Request; reply: Reply };
+  reply: TSchema | "empty";
+  /** Never set: carries the reply type to the typed helpers. */
+  readonly types?: { reply: Reply };
 }
 
+/** The value a schema describes on the wire (`undefined`: none declared). */
+export type WireOf<S> = S extends TSchema ? Static<S> : undefined;
+/** The value a handler gets once the schema validated and decoded it (`undefined`: none declared). */
+export type DecodedOf<S> = S extends TSchema ? StaticDecode<S> : undefined;
+
+/** Path parameters as a handler reads them: declared ones typed, text otherwise. */
+type ParamsOf<R extends RequestSchemas> = R["params"] extends TObject ? StaticDecode<R["params"]> : Readonly<Record<string, string>>;
+type QueryOfSchemas<R extends RequestSchemas> = R["query"] extends TObject ? StaticDecode<R["query"]> : Readonly<Record<string, never>>;
+
+/** What a REST handler gets: the gateway's envelope with params, query and body validated and decoded. */
+export interface DecodedApiRequest<R extends RequestSchemas, K extends BodyKind> {
+  identity: Identity;
+  params: ParamsOf<R>;
+  query: QueryOfSchemas<R>;
+  body: K extends "json" ? DecodedOf<R["body"]> : K extends "optional" ? DecodedOf<R["body"]> | undefined : undefined;
+  /** For upload routes: the raw body, already streamed into the uploads object store; the service owns it. */
+  upload?: { object: string; size: number };
+}
+
+/** The query text a REST caller sends: the declared parameters, each as text. */
+export type QueryTextOf<R extends RequestSchemas> = R["query"] extends TObject ? { readonly [K in keyof Static<R["query"]>]?: string } : {};
+
 /**
- * An endpoint with REST routes: its NATS request is the gateway's envelope around a `Body`, with the query parameters
- * named `Q`.
+ * An endpoint with REST routes: its NATS request is the gateway's envelope around the body, its handler gets the
+ * envelope decoded. `K` is its body kind.
  */
-export type RestEndpoint<Body, Reply, Q extends string = never> = Endpoint<ApiRequest<Body, QueryValues<Q>>, Reply> & {
+export type RestEndpoint<R extends RequestSchemas, K extends BodyKind, Reply> = Endpoint<R, Reply> & {
   rest: RestBinding;
+  /** Never set: the body kind, for the handler's type. */
+  readonly bodyKind?: K;
 };
 
 /** `route("GET", "/clusters/:id")`: a REST route with its path parameters read from the path. */
@@ -110,109 +148,177 @@ export function route(method: Method, path: string): RestRoute {
   return { method, path, params };
 }
 
-/** `?dryRun=true`: the query parameter of every endpoint with a `dryRunReply`. */
-export const dryRunParameter: QueryParameter = {
-  description: "`true`: run the same checks and answer what would happen (layout and plan), creating, storing and counting nothing.",
-  schema: boolean,
+/** `?dryRun=true`: the query parameter of every endpoint with a `dryRunReply`; merge it into the row's `query`. */
+export const dryRunQuery = {
+  dryRun: Type.Optional(
+    Type.Boolean({
+      description: "`true`: run the same checks and answer what would happen (layout and plan), creating, storing and counting nothing.",
+    }),
+  ),
 };
 
-export interface RestEndpointDefinition<Q extends string = never> {
+/** Path parameters every route of `routes` names are required; one only some name is optional. Each any text. */
+export function routeParams(routes: readonly RestRoute[]): TObject<Record<string, TString | TOptional<TString>>> {
+  const names = [...new Set(routes.flatMap((r) => r.params))];
+  return Type.Object(
+    Object.fromEntries(names.map((name) => [name, routes.every((r) => r.params.includes(name)) ? Type.String() : Type.Optional(Type.String())])),
+  );
+}
+
+/** The row's query parameters as the API description lists them. */
+function queryParameters(query: TObject | undefined): QueryParameters {
+  const properties = (query?.properties ?? {}) as Record<string, TSchema>;
+  return Object.fromEntries(
+    Object.entries(properties).map(([name, schema]) => [name, { description: String(schema.description ?? ""), schema: schema as JsonSchema }]),
+  );
+}
+
+/** The roles a service's REST endpoint may require (only the gateway's own are public). */
+export type RestAccess = Exclude<Access, "public">;
+
+export interface RestEndpointDefinition<K extends BodyKind, R extends RequestSchemas, Rp extends TSchema | "empty", D extends TSchema | undefined> {
   subject: string;
   routes: readonly RestRoute[];
   access: RestAccess;
   /** @default 401 */
   denialStatus?: 401 | 403;
-  body: BodyKind;
-  /** Schema of the body; leave out for body `none`. */
-  request?: JsonSchema;
-  reply: JsonSchema | "empty";
-  /** The query parameters it reads, besides `dryRun` (added with `dryRunReply`). */
-  query?: Readonly<Record<Q, QueryParameter>>;
-  /** What `?dryRun=true` answers; leave out when the endpoint has no dry run (name `"dryRun"` in the query type if given). */
-  dryRunReply?: JsonSchema;
+  body: K;
+  /** Params default to the routes' (any text); `query` must hold `dryRun` (dryRunQuery) exactly when `dryRunReply` is given. */
+  request?: R;
+  reply: Rp;
+  /** What `?dryRun=true` answers; leave out when the endpoint has no dry run. */
+  dryRunReply?: D;
+  errors?: ErrorAnswers;
 }
 
-export interface InternalEndpointDefinition {
+/** The reply a handler answers: the reply schema's value (nothing for `"empty"`) or, on a dry run, the dry run's. */
+export type ReplyFor<Rp, D> = (Rp extends TSchema ? Static<Rp> : void) | (D extends TSchema ? Static<D> : never);
+
+export interface InternalEndpointDefinition<B extends TSchema, Rp extends TSchema | "empty"> {
   subject: string;
-  request: JsonSchema;
-  reply: JsonSchema | "empty";
+  request: B;
+  reply: Rp;
 }
 
 /** An endpoint a service answers on its subject. */
-export type ServedEndpoint<S extends ServiceName, Request, Reply> = Endpoint<Request, Reply> & { service: S; subject: string };
-/** A REST endpoint a service answers on its subject, reading the query parameters named `Q`. */
-export type RestServedEndpoint<S extends ServiceName, Body, Reply, Q extends string = never> = ServedEndpoint<
-  S,
-  ApiRequest<Body, QueryValues<Q>>,
-  Reply
-> & { rest: RestBinding };
+export type ServedEndpoint<S extends ServiceName, R extends RequestSchemas, Reply> = Endpoint<R, Reply> & { service: S; subject: string };
+/** A REST endpoint a service answers on its subject. */
+export type RestServedEndpoint<S extends ServiceName, R extends RequestSchemas, K extends BodyKind, Reply> = ServedEndpoint<S, R, Reply> &
+  RestEndpoint<R, K, Reply>;
 
-/** The roles a service's REST endpoint may require (only the gateway's own are public). */
-export type RestAccess = Exclude<Access, "public">;
+/** Options of the get and command shorthands. */
+export interface ShorthandOptions<Q extends TObject | undefined, P extends TObject | undefined> {
+  query?: Q;
+  params?: P;
+  errors?: ErrorAnswers;
+}
+
+type Declared<P, Q> = (P extends TObject ? { params: P } : {}) & (Q extends TObject ? { query: Q } : {});
 
 /** The definers of one service's endpoints; the service's name stays in their types (handlers are checked per service). */
 export interface EndpointDefiners<S extends ServiceName> {
-  /**
-   * A REST endpoint whose body is a `Body` (`undefined` when none is read), whose answer is a `Reply` and which reads
-   * the query parameters named `Q`.
-   */
-  rest<Body, Reply, Q extends string = never>(definition: RestEndpointDefinition<Q>): RestServedEndpoint<S, Body, Reply, Q>;
-  /** A REST read: `GET path`, no body, refused with 401; it reads the query parameters `query` (named `Q`). */
-  get<Reply, Q extends string = never>(
+  /** A REST endpoint: its request declared by `request`, its answer by `reply` (and `dryRunReply`). */
+  rest<const K extends BodyKind, R extends RequestSchemas = {}, Rp extends TSchema | "empty" = "empty", D extends TSchema | undefined = undefined>(
+    definition: RestEndpointDefinition<K, R, Rp, D>,
+  ): RestServedEndpoint<S, R, K, ReplyFor<Rp, D>>;
+  /** A REST read: `GET path`, no body, refused with 401. */
+  get<Rp extends TSchema, Q extends TObject | undefined = undefined, P extends TObject | undefined = undefined>(
     subject: string,
     path: string,
     access: RestAccess,
-    reply: JsonSchema,
-    query?: Readonly<Record<Q, QueryParameter>>,
-  ): RestServedEndpoint<S, undefined, Reply, Q>;
+    reply: Rp,
+    options?: ShorthandOptions<Q, P>,
+  ): RestServedEndpoint<S, Declared<P, Q>, "none", Static<Rp>>;
   /** A REST command without a body that answers nothing (delete, stage, sync, ...), refused with 401. */
-  command(subject: string, method: Method, path: string, access: RestAccess): RestServedEndpoint<S, undefined, void>;
+  command<P extends TObject | undefined = undefined>(
+    subject: string,
+    method: Method,
+    path: string,
+    access: RestAccess,
+    options?: ShorthandOptions<undefined, P>,
+  ): RestServedEndpoint<S, Declared<P, undefined>, "none", void>;
   /** An endpoint reached over NATS only, by other services. */
-  internal<Request, Reply>(definition: InternalEndpointDefinition): ServedEndpoint<S, Request, Reply>;
+  internal<B extends TSchema, Rp extends TSchema | "empty">(
+    definition: InternalEndpointDefinition<B, Rp>,
+  ): ServedEndpoint<S, { body: B }, Rp extends TSchema ? Static<Rp> : void>;
 }
 
 export function endpointsOf<S extends Exclude<ServiceName, "gateway">>(service: S): EndpointDefiners<S> {
-  const rest = <Body, Reply, Q extends string = never>(definition: RestEndpointDefinition<Q>): RestServedEndpoint<S, Body, Reply, Q> => {
-    const { routes, access, denialStatus, body, dryRunReply, query, ...served } = definition;
+  const rest = <const K extends BodyKind, R extends RequestSchemas, Rp extends TSchema | "empty", D extends TSchema | undefined>(
+    definition: RestEndpointDefinition<K, R, Rp, D>,
+  ): RestServedEndpoint<S, R, K, ReplyFor<Rp, D>> => {
+    const { subject, routes, access, denialStatus, body, dryRunReply, errors, reply } = definition;
+    const request = { ...definition.request } as R;
+    const declared = request.query?.properties as Record<string, TSchema> | undefined;
+    if ((declared?.["dryRun"] !== undefined) !== (dryRunReply !== undefined)) {
+      throw new Error(`endpoint ${subject}: the query declares dryRun exactly when a dryRunReply is given`);
+    }
     const binding: RestBinding = {
       routes,
       access,
       denialStatus: denialStatus ?? 401,
       body,
-      query: { ...query, ...(dryRunReply ? { dryRun: dryRunParameter } : {}) },
+      query: queryParameters(request.query),
       ...(dryRunReply ? { dryRunReply } : {}),
+      ...(errors ? { errors } : {}),
     };
-    return { service, ...served, rest: binding };
+    return { service, subject, rest: binding, request: { ...request, params: request.params ?? routeParams(routes) }, reply };
   };
   return {
     rest,
-    get: (subject, path, access, reply, query) =>
-      rest({ subject, routes: [route("GET", path)], access, body: "none", reply, ...(query ? { query } : {}) }),
-    command: (subject, method, path, access) => rest({ subject, routes: [route(method, path)], access, body: "none", reply: "empty" }),
+    get: (subject, path, access, reply, options = {}) =>
+      rest({
+        subject,
+        routes: [route("GET", path)],
+        access,
+        body: "none",
+        reply,
+        request: declared(options),
+        ...(options.errors ? { errors: options.errors } : {}),
+      }) as never,
+    command: (subject, method, path, access, options = {}) =>
+      rest({
+        subject,
+        routes: [route(method, path)],
+        access,
+        body: "none",
+        reply: "empty",
+        request: declared(options),
+        ...(options.errors ? { errors: options.errors } : {}),
+      }) as never,
     internal(definition) {
-      return { service, ...definition };
+      const { subject, request, reply } = definition;
+      return { service, subject, request: { body: request }, reply };
     },
   };
 }
 
+function declared(options: { query?: TObject | undefined; params?: TObject | undefined }): RequestSchemas {
+  return { ...(options.query ? { query: options.query } : {}), ...(options.params ? { params: options.params } : {}) };
+}
+
 /** An event stream the gateway serves itself. */
-export function gatewayStream<Request, Reply>(definition: StreamBinding & { request?: JsonSchema; reply: JsonSchema }): Endpoint<Request, Reply> & {
-  stream: StreamBinding;
-} {
+export function gatewayStream<B extends TSchema | undefined, Rp extends TSchema>(
+  definition: StreamBinding & { request?: B; reply: Rp },
+): Endpoint<B extends TSchema ? { body: B } : {}, Static<Rp>> & { stream: StreamBinding } {
   const { request, reply, ...stream } = definition;
-  return { service: "gateway", stream, ...(request ? { request } : {}), reply };
+  return { service: "gateway", stream, request: (request ? { body: request } : {}) as B extends TSchema ? { body: B } : {}, reply };
 }
 
 /** A public REST endpoint the gateway answers itself, without a service. */
-export function gatewayEndpoint<Reply>(definition: {
+export function gatewayEndpoint<Rp extends TSchema>(definition: {
   routes: readonly RestRoute[];
-  reply: JsonSchema;
+  reply: Rp;
   withoutToken?: true;
-}): RestEndpoint<undefined, Reply> & { service: "gateway" } {
+}): RestEndpoint<{ params: TObject }, "none", Static<Rp>> & { service: "gateway" } {
   const { routes, reply, withoutToken } = definition;
   return {
     service: "gateway",
     rest: { routes, access: "public", denialStatus: 401, body: "none", query: {}, ...(withoutToken ? { withoutToken } : {}) },
+    request: { params: routeParams(routes) },
     reply,
   };
 }
+
+/** The NATS request of a REST endpoint: the gateway's envelope around the wire body, with the query as text. */
+export type WireApiRequest<R extends RequestSchemas> = ApiRequest<WireOf<R["body"]>, QueryTextOf<R>>;

@@ -1,9 +1,13 @@
 /**
  * JSON Schemas of the stored entities (entities.ts) as the services answer them: the canonical forms the
- * validation (validation/) produces. Request bodies are looser (validation/ accepts numeric strings, `null` for
- * absent, durations such as "10s"); the write schemas at the end describe them.
+ * validation produces. Request bodies are looser (numeric strings, `null` for absent, durations such as "10s"); the
+ * write schemas at the end declare them.
  */
-import { CATALOG_KINDS, type CatalogKind } from "../entities.js";
+import type { TSchema } from "@sinclair/typebox";
+import { CATALOG_KINDS, type CatalogKind, type JsonObject } from "../entities.js";
+import { bodyOf, booleanField, integerField, jsonCopy, nameField } from "../validation/fields.js";
+import { isObject } from "../validation/primitives.js";
+import { withProblem } from "../validation/problems.js";
 import {
   anyJson,
   anyObject,
@@ -14,7 +18,7 @@ import {
   objectOf,
   recordOf,
   string,
-  type JsonSchema,
+  typedSchema,
 } from "./json-schema.js";
 
 const names = arrayOf(string);
@@ -89,7 +93,7 @@ export const clusterTemplateSchema = objectOf(
 );
 
 /** Each catalog kind's entity as answered. */
-export const catalogEntitySchemas: Readonly<Record<CatalogKind, JsonSchema>> = {
+export const catalogEntitySchemas: Readonly<Record<CatalogKind, TSchema>> = {
   providers: providerSchema,
   hardwaretypes: machineTypeSchema,
   imagetypes: machineTypeSchema,
@@ -102,20 +106,43 @@ export const catalogSnapshotSchema = objectOf(
   Object.fromEntries(CATALOG_KINDS.map((kind) => [kind, arrayOf(catalogEntitySchemas[kind])])),
 );
 
-/** A catalog create as the validation takes it: an object naming the entity; the rest is checked per kind. */
-export const catalogCreateSchema = objectOf({ name: string }, { additionalProperties: true });
+/**
+ * A catalog create as the validation takes it: an object naming the entity; the rest is checked per kind
+ * (contracts/src/validation), against the tenant's plugin types.
+ */
+export const catalogCreateSchema = typedSchema<JsonObject>(objectOf({ name: string }, { additionalProperties: true }));
 
 /** A catalog update: the name comes from the path (a different one in the body is a 400). */
 export const catalogUpdateSchema = objectOf({}, { optional: { name: string }, additionalProperties: true });
 
-/** `POST /import`: the lists of an export, any of them absent. */
-export const catalogImportSchema = objectOf(
-  {},
-  { optional: Object.fromEntries(CATALOG_KINDS.map((kind) => [kind, arrayOf(catalogCreateSchema)])) },
+/**
+ * `POST /import`: the lists of an export, any of them absent (or `null`); other keys are ignored. Each entity is
+ * an object naming it, checked per kind by the tenancy service (typed as objects until then).
+ */
+const entityList = arrayOf(catalogCreateSchema);
+export const catalogImportSchema = typedSchema<Partial<Record<CatalogKind, readonly object[]>>>(
+  bodyOf(
+    {},
+    { providers: entityList, hardwaretypes: entityList, imagetypes: entityList, services: entityList, clustertemplates: entityList } satisfies Record<
+      CatalogKind,
+      TSchema
+    >,
+  ),
 );
 
-/** `POST /tenants` and `PUT /tenants/{id}`. */
-export const tenantWriteSchema = objectOf(
-  { tenant: objectOf({ name: string, workers: count }, { additionalProperties: true }) },
-  { optional: { bootstrap: boolean } },
+/**
+ * A tenant as a write gives it: `name`, `workers`, optional `description` and quotas (absent or `null`: unlimited);
+ * every other key is an extra tenant setting, kept as given (any JSON value).
+ */
+export const tenantFields = () =>
+  bodyOf(
+    { name: nameField(), workers: integerField({ description: "Task workers the provisioners run for the tenant." }) },
+    { description: string, maxClusters: integerField(), maxNodes: integerField() },
+    { others: jsonCopy },
+  );
+
+/** `POST /tenants` and `PUT /tenants/{id}`: the tenant and, on create, whether to copy the superadmin's catalog. */
+export const tenantWriteSchema = bodyOf(
+  { tenant: withProblem(tenantFields(), (value) => (isObject(value) ? undefined : "must be an object")) },
+  { bootstrap: booleanField({ description: "Copy the superadmin's catalog and plugin resources into a new tenant. @default false" }) },
 );

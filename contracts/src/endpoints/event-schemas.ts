@@ -1,10 +1,11 @@
 /** JSON Schemas of the cluster events (cluster-events.ts) and of the event WebSocket's messages. */
 import { CLUSTER_STATUSES } from "../cluster-actions.js";
 import type { ClusterEventType } from "../cluster-events.js";
-import { boolean, count, either, integer, objectOf, oneOfValues, string, type JsonSchema } from "./json-schema.js";
+import type { TSchema } from "@sinclair/typebox";
+import { boolean, count, either, exactly, integer, objectOf, oneOfValues, string } from "./json-schema.js";
 
 /** An event of one type: the fields every event has, then the type's own. */
-const eventOf = (type: ClusterEventType, fields: Record<string, JsonSchema>, optional: Record<string, JsonSchema> = {}) =>
+const eventOf = (type: ClusterEventType, fields: Record<string, TSchema>, optional: Record<string, TSchema> = {}) =>
   objectOf({ type: oneOfValues([type]), tenant: string, clusterId: string, at: count, ...fields }, { optional });
 
 const status = oneOfValues(CLUSTER_STATUSES);
@@ -36,7 +37,7 @@ export const clusterEventSchema = either(
 /** What a client sends on the event WebSocket. */
 export const eventSocketRequestSchema = objectOf(
   { type: oneOfValues(["subscribe", "unsubscribe"]) },
-  { optional: { clusterId: string, tenant: { type: "boolean", enum: [true] }, since: count } },
+  { optional: { clusterId: string, tenant: exactly(true), since: count } },
 );
 
 /** What the server sends on the event WebSocket. */

@@ -13,6 +13,8 @@ import {
   tenantWriteSchema,
 } from "./entity-schemas.js";
 import { clusterEventSchema, eventSocketMessageSchema, eventSocketRequestSchema } from "./event-schemas.js";
+import { Type } from "@sinclair/typebox";
+import { jobStartedSchema } from "./clusters.js";
 import { anyObject, arrayOf, boolean, integer, objectOf, recordOf, string, type JsonSchema } from "./json-schema.js";
 
 /** A JSON Schema of the document: the table's schemas, with named ones replaced by `$ref`s to components. */
@@ -31,8 +33,8 @@ export interface DocSchemaObject extends Omit<JsonSchema, "properties" | "items"
 export const errorBodySchema = objectOf(
   {
     status: integer,
-    error: { type: "string", description: "A short code: bad_request, unauthorized, not_found, conflict, ..." },
-    message: { type: "string", description: "What is wrong, for a person to read." },
+    error: Type.String({ description: "A short code: bad_request, unauthorized, not_found, conflict, ..." }),
+    message: Type.String({ description: "What is wrong, for a person to read." }),
   },
   { optional: { details: anyObject } },
 );
@@ -59,6 +61,7 @@ export const namedSchemas: ReadonlyArray<readonly [string, JsonSchema]> = [
   ["Service", serviceSchema],
   ["ClusterTemplate", clusterTemplateSchema],
   ["CatalogSnapshot", catalogSnapshotSchema],
+  ["JobStarted", jobStartedSchema],
   ["ClusterEvent", clusterEventSchema],
   ["EventSocketRequest", eventSocketRequestSchema],
   ["EventSocketMessage", eventSocketMessageSchema],
@@ -127,15 +130,24 @@ export interface DocResponse {
   content?: Record<string, { schema: DocSchema }>;
 }
 
+const errorContent = (name: ErrorResponseName | undefined): DocResponse["content"] => ({
+  "application/json": { schema: name === "BadRequestOrMissingFields" ? { anyOf: [schemaRef("Error"), schemaRef("MissingFields")] } : schemaRef("Error") },
+});
+
 /** The error responses as components: each the JSON error body (or, for missing provider fields, that body). */
 export function errorResponseComponents(): Record<ErrorResponseName, DocResponse> {
   const names = Object.keys(errorResponses) as ErrorResponseName[];
   return Object.fromEntries(
-    names.map((name): [ErrorResponseName, DocResponse] => {
-      const schema: DocSchema = name === "BadRequestOrMissingFields" ? { anyOf: [schemaRef("Error"), schemaRef("MissingFields")] } : schemaRef("Error");
-      return [name, { description: errorResponses[name], content: { "application/json": { schema } } }];
-    }),
+    names.map((name): [ErrorResponseName, DocResponse] => [name, { description: errorResponses[name], content: errorContent(name) }]),
   ) as Record<ErrorResponseName, DocResponse>;
+}
+
+/**
+ * An error answer one route gives for a reason of its own (`when`): with the JSON error body, and what the response
+ * `implied` for every such route already says when the route gives that status for both.
+ */
+export function errorResponseWith(implied: ErrorResponseName | undefined, when: string): DocResponse {
+  return { description: implied ? `${errorResponses[implied]} Also: ${when}` : when, content: errorContent(implied) };
 }
 
 export type SecuritySchemeName = "userId" | "tenantId" | "bearerToken";

@@ -9,6 +9,7 @@ import {
   docSchema,
   errorResponseComponents,
   errorResponseStatus,
+  errorResponseWith,
   namedSchemas,
   schemaBody,
   securitySchemes,
@@ -18,6 +19,7 @@ import {
   type SecuritySchemeName,
 } from "./openapi-components.js";
 import type { JsonSchema } from "./json-schema.js";
+import { primaryForm } from "../validation/fields.js";
 import { endpointList, type EndpointName } from "./table.js";
 
 export interface OpenApiOptions {
@@ -34,6 +36,9 @@ export interface DocParameter {
   in: "path" | "query" | "header";
   required: boolean;
   description?: string;
+  /** For an array: `form` without `explode`, its items separated by commas in one value (`?status=a,b`). */
+  style?: "form";
+  explode?: false;
   schema: DocSchema;
 }
 
@@ -106,7 +111,10 @@ function contentOf(schema: JsonSchema): Record<string, { schema: DocSchema }> {
   return Object.fromEntries(raw.map((s) => [s.contentMediaType, { schema: docSchema(s) }]));
 }
 
-const takesProviderFields = (endpoint: Endpoint): boolean => endpoint.request?.properties?.["providerFields"] !== undefined;
+const takesProviderFields = (endpoint: Endpoint): boolean => bodyOf(endpoint)?.properties?.["providerFields"] !== undefined;
+
+/** The JSON body (or upload bytes) the row declares, as plain JSON Schema. */
+const bodyOf = (endpoint: Endpoint): JsonSchema | undefined => endpoint.request.body as JsonSchema | undefined;
 
 /**
  * The error answers one route can give, from what the gateway and the services check: a body, path or query to
@@ -115,7 +123,8 @@ const takesProviderFields = (endpoint: Endpoint): boolean => endpoint.request?.p
  */
 function errorsOf(endpoint: Endpoint, rest: RestBinding, route: RestRoute): ErrorResponseName[] {
   if (rest.withoutToken) return route.params.length > 0 ? ["NotFound"] : [];
-  if (rest.access === "public") return ["Unauthorized"];
+  // /status: 401 without a token (security on), 503 until the system can serve a request.
+  if (rest.access === "public") return ["Unauthorized", "Unavailable"];
   const validated = rest.body !== "none" || route.params.length > 0 || Object.keys(rest.query).length > 0;
   const errors: Array<ErrorResponseName | false> = [
     validated && (takesProviderFields(endpoint) ? "BadRequestOrMissingFields" : "BadRequest"),
@@ -131,36 +140,56 @@ function errorsOf(endpoint: Endpoint, rest: RestBinding, route: RestRoute): Erro
   return errors.filter((e): e is ErrorResponseName => e !== false);
 }
 
-/** The path parameters of the route, then the query parameters of the row (each optional). */
-function parametersOf(rest: RestBinding, route: RestRoute): DocParameter[] {
+/** How a query parameter holding an array is written: one value, its items separated by commas. */
+const commaSeparated = { style: "form", explode: false } as const;
+
+/** The path parameters of the route, then the query parameters of the row (each optional), as their text says them. */
+function parametersOf(endpoint: Endpoint, rest: RestBinding, route: RestRoute): DocParameter[] {
   const query = Object.entries(rest.query).map(
-    ([name, { description, schema }]): DocParameter => ({ name, in: "query", required: false, description, schema: docSchema(schema) }),
+    ([name, { description, schema }]): DocParameter => ({
+      name,
+      in: "query",
+      required: false,
+      description,
+      ...(schema.type === "array" ? commaSeparated : {}),
+      schema: docSchema(primaryForm(schema)),
+    }),
   );
-  return [...pathParameters(route), ...query];
+  return [...pathParameters(route, endpoint.request.params as JsonSchema | undefined), ...query];
 }
 
 function requestBodyOf(endpoint: Endpoint, rest: RestBinding): DocOperation["requestBody"] {
-  if (rest.body === "none" || !endpoint.request) return undefined;
-  return { required: rest.body !== "optional", content: contentOf(endpoint.request) };
+  const body = bodyOf(endpoint);
+  if (rest.body === "none" || !body) return undefined;
+  return { required: rest.body !== "optional", content: contentOf(body) };
 }
 
-function successOf(endpoint: Endpoint, rest: RestBinding): DocResponse {
-  const { reply } = endpoint;
-  const dryRun = rest.dryRunReply;
-  if (reply === "empty") {
-    if (!dryRun) return { description: "Done; no body." };
-    return { description: "Done; no body. With `?dryRun=true`: what would happen.", content: contentOf(dryRun) };
+function successOf(name: EndpointName, endpoint: Endpoint, rest: RestBinding): DocResponse {
+  const reply = endpoint.reply === "empty" ? undefined : (endpoint.reply as JsonSchema);
+  const dryRun = rest.dryRunReply as JsonSchema | undefined;
+  if (!reply) {
+    // One status cannot say "no body, or else this JSON": a validator then refuses one of the two answers.
+    if (dryRun) throw new Error(`endpoint ${name}: a dry run's JSON answer needs a JSON answer for the real request too`);
+    return { description: "Done; no body." };
   }
   const content = contentOf(dryRun ? { anyOf: [reply, dryRun] } : reply);
   return { description: dryRun ? "The answer; with `?dryRun=true`, what would happen." : "The answer.", content };
 }
 
+/** The route's error answers: those its binding implies, then those its row adds (each saying when). */
+function errorAnswersOf(endpoint: Endpoint, rest: RestBinding, route: RestRoute): DocOperation["responses"] {
+  const answers: DocOperation["responses"] = {};
+  for (const error of errorsOf(endpoint, rest, route)) answers[String(errorResponseStatus[error])] = { $ref: `#/components/responses/${error}` };
+  for (const [status, when] of Object.entries(rest.errors ?? {})) {
+    const implied = errorsOf(endpoint, rest, route).find((error) => String(errorResponseStatus[error]) === status);
+    answers[status] = errorResponseWith(implied, when);
+  }
+  return Object.fromEntries(Object.entries(answers).sort(([a], [b]) => Number(a) - Number(b)));
+}
+
 function operationOf(name: EndpointName, endpoint: Endpoint, rest: RestBinding, route: RestRoute, index: number): DocOperation {
-  const parameters = parametersOf(rest, route);
+  const parameters = parametersOf(endpoint, rest, route);
   const requestBody = requestBodyOf(endpoint, rest);
-  const errors = Object.fromEntries(
-    errorsOf(endpoint, rest, route).map((error) => [String(errorResponseStatus[error]), { $ref: `#/components/responses/${error}` }]),
-  );
   return {
     // A second route of the same row (start/stop/restart of one service) gets its own id.
     operationId: index === 0 ? name : `${name}.${index + 1}`,
@@ -169,15 +198,19 @@ function operationOf(name: EndpointName, endpoint: Endpoint, rest: RestBinding, 
     tags: [endpoint.service],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
-    responses: { "200": successOf(endpoint, rest), ...errors },
+    responses: { "200": successOf(name, endpoint, rest), ...errorAnswersOf(endpoint, rest, route) },
     security: securityOf(rest),
     "x-corral-roles": rolesOf[rest.access],
     "x-corral-endpoint": name,
   };
 }
 
-const pathParameters = (route: RestRoute): DocParameter[] =>
-  route.params.map((name) => ({ name, in: "path", required: true, schema: { type: "string" } }));
+/** The route's path parameters, each with the rule its row declares (any text when none). */
+const pathParameters = (route: RestRoute, declared?: JsonSchema): DocParameter[] =>
+  route.params.map((name) => {
+    const schema = declared?.properties?.[name];
+    return { name, in: "path", required: true, schema: schema ? docSchema(primaryForm(schema)) : { type: "string" } };
+  });
 
 /** Where a Server-Sent Events client resumes: after the event of this id (the events stream's sequence). */
 const resumeParameters: DocParameter[] = [
@@ -211,7 +244,7 @@ function streamOperationOf(name: EndpointName, endpoint: Endpoint, stream: Strea
     String(errorResponseStatus[error]),
     { $ref: `#/components/responses/${error}` },
   ]);
-  const parameters = [...pathParameters(route), ...(sse ? resumeParameters : [])];
+  const parameters = [...pathParameters(route, endpoint.request.params as JsonSchema | undefined), ...(sse ? resumeParameters : [])];
   return {
     operationId: name,
     summary: name,
@@ -222,7 +255,7 @@ function streamOperationOf(name: EndpointName, endpoint: Endpoint, stream: Strea
     security: [identity, { ...identity, bearerToken: [] }],
     "x-corral-roles": rolesOf[stream.access],
     "x-corral-endpoint": name,
-    ...(sse ? {} : { "x-corral-websocket": { send: docSchema(endpoint.request ?? {}), receive: docSchema(reply) } }),
+    ...(sse ? {} : { "x-corral-websocket": { send: docSchema(bodyOf(endpoint) ?? {}), receive: docSchema(reply) } }),
   };
 }
 
@@ -240,6 +273,7 @@ const description = [
   "Identity: the `Service-UserID` and `Service-TenantID` headers; with security on, also `Authorization: Bearer <token>`.",
   "Roles (`x-corral-roles`): `user` is any user of a tenant, `admin` the tenant's admin, `superadmin` the admin of tenant `superadmin`.",
   "Every error answer is JSON: `{status, error, message, details?}`.",
+  "Besides the answers each operation lists, a request can be refused before it reaches an operation: 404 for a path no operation has, 405 (with `Allow`) for a method its path does not take, 400 or 501 for a body framing the gateway cannot trust (conflicting `Content-Length` headers, a transfer coding other than chunked).",
 ].join("\n\n");
 
 /** The OpenAPI 3.1 document of every REST route and event stream of the endpoint table, in table order. */

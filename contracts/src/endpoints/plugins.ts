@@ -1,9 +1,11 @@
 /** Endpoints the plugins service answers: plugin types, resources and their versions, sync. */
-import type { PluginParameterSet } from "../entities.js";
+import { Type } from "@sinclair/typebox";
+import { PluginKind, type PluginParameterSet } from "../entities.js";
 import { RESOURCE_STATUSES, type ResourceStatus } from "../resource-status.js";
 import { subjects } from "../subjects.js";
+import { bodyOf, integerField, nameField, resourceNameField } from "../validation/fields.js";
 import { endpointsOf, route } from "./endpoint.js";
-import { anyJson, arrayOf, boolean, bytes, count, objectOf, oneOfValues, recordOf, string } from "./json-schema.js";
+import { anyJson, arrayOf, boolean, bytes, count, objectOf, oneOfValues, recordOf, string, typedSchema } from "./json-schema.js";
 
 /** A plugin specification as the API shows it (`resourcetypes` / `filetype`, not the stored names). */
 export interface PluginSpecView {
@@ -46,14 +48,26 @@ const pluginSpecViewSchema = objectOf({
   parameters: objectOf({}, { optional: { admin: parameterSetSchema, user: parameterSetSchema } }),
 });
 
-const resourceMetaSchema = objectOf({ name: string, version: count, status: oneOfValues(RESOURCE_STATUSES) });
-const purgeResultSchema = objectOf({ removed: count });
-const tenantRequest = objectOf({ tenant: string });
+const resourceMetaSchema = typedSchema<ResourceMeta>(objectOf({ name: string, version: count, status: oneOfValues(RESOURCE_STATUSES) }));
+const purgeResultSchema = typedSchema<PurgeResult>(objectOf({ removed: count }));
+const tenantRequest = bodyOf({ tenant: nameField() });
 
 /** `?status=`: only versions with this status. */
 const statusFilter = {
-  status: { description: "Only versions with this status (any case); absent: every version.", schema: oneOfValues(RESOURCE_STATUSES) },
+  query: Type.Object({
+    status: Type.Optional(oneOfValues(RESOURCE_STATUSES, { description: "Only versions with this status (any case); absent: every version." })),
+  }),
 };
+
+/** `{plugin-type}`: automators or providers. */
+const pluginKind = oneOfValues(Object.values(PluginKind));
+/** A resource name: the NAME rule, and not `.` or `..` (they would name directories on provisioners). */
+const resourceName = resourceNameField();
+
+const typePath = { type: pluginKind };
+const resourceTypePath = { ...typePath, plugin: nameField(), resourceType: nameField() };
+const resourcePath = { ...resourceTypePath, resource: resourceName };
+const versionPath = { ...resourcePath, version: integerField({ minimum: 1, description: "A version number: 1, 2, ..." }) };
 
 const define = endpointsOf("plugins");
 const p = subjects.plugins;
@@ -62,50 +76,46 @@ const version = `${resource}/versions/:version`;
 
 export const pluginEndpoints = {
   "plugins.sync": define.command(p.sync, "POST", "/plugins/sync", "admin"),
-  "plugins.listTypes": define.get<PluginSpecView[]>(
-    p.listTypes,
-    "/plugins/:type",
-    "user",
-    arrayOf(pluginSpecViewSchema),
-  ),
-  "plugins.getType": define.get<PluginSpecView>(p.getType, "/plugins/:type/:plugin", "user", pluginSpecViewSchema),
-  "plugins.listResources": define.get<Record<string, ResourceMeta[]>, "status">(
+  "plugins.listTypes": define.get(p.listTypes, "/plugins/:type", "user", typedSchema<PluginSpecView[]>(arrayOf(pluginSpecViewSchema)), {
+    params: Type.Object(typePath),
+  }),
+  "plugins.getType": define.get(p.getType, "/plugins/:type/:plugin", "user", typedSchema<PluginSpecView>(pluginSpecViewSchema), {
+    params: Type.Object({ ...typePath, plugin: nameField() }),
+  }),
+  "plugins.listResources": define.get(
     p.listResources,
     "/plugins/:type/:plugin/:resourceType",
     "admin",
-    recordOf(arrayOf(resourceMetaSchema)),
-    statusFilter,
+    typedSchema<Record<string, ResourceMeta[]>>(recordOf(arrayOf(resourceMetaSchema))),
+    { ...statusFilter, params: Type.Object(resourceTypePath) },
   ),
-  "plugins.upload": define.rest<undefined, ResourceMeta>({
+  "plugins.upload": define.rest({
     subject: p.upload,
     routes: [route("POST", resource)],
     access: "admin",
     body: "upload",
-    request: bytes,
+    request: { params: Type.Object(resourcePath), body: bytes },
     reply: resourceMetaSchema,
   }),
-  "plugins.listVersions": define.get<ResourceMeta[], "status">(
-    p.listVersions,
-    resource,
-    "admin",
-    arrayOf(resourceMetaSchema),
-    statusFilter,
-  ),
-  "plugins.deleteResource": define.command(p.deleteResource, "DELETE", resource, "admin"),
-  "plugins.deleteVersion": define.command(p.deleteVersion, "DELETE", version, "admin"),
-  "plugins.stage": define.command(p.stage, "POST", `${version}/stage`, "admin"),
-  "plugins.recall": define.command(p.recall, "POST", `${version}/recall`, "admin"),
+  "plugins.listVersions": define.get(p.listVersions, resource, "admin", typedSchema<ResourceMeta[]>(arrayOf(resourceMetaSchema)), {
+    ...statusFilter,
+    params: Type.Object(resourcePath),
+  }),
+  "plugins.deleteResource": define.command(p.deleteResource, "DELETE", resource, "admin", { params: Type.Object(resourcePath) }),
+  "plugins.deleteVersion": define.command(p.deleteVersion, "DELETE", version, "admin", { params: Type.Object(versionPath) }),
+  "plugins.stage": define.command(p.stage, "POST", `${version}/stage`, "admin", { params: Type.Object(versionPath) }),
+  "plugins.recall": define.command(p.recall, "POST", `${version}/recall`, "admin", { params: Type.Object(versionPath) }),
 };
 
 export const pluginsInternalEndpoints = {
   /** Tenant bootstrap: makes `to`'s plugin resources a copy of `from`'s, versions and statuses included. Idempotent. */
-  "plugins.copyTenant": define.internal<{ from: string; to: string }, CopyTenantResult>({
+  "plugins.copyTenant": define.internal({
     subject: p.copyTenant,
-    request: objectOf({ from: string, to: string }),
-    reply: objectOf({ resources: count, versions: count, copied: count }),
+    request: bodyOf({ from: nameField(), to: nameField() }),
+    reply: typedSchema<CopyTenantResult>(objectOf({ resources: count, versions: count, copied: count })),
   }),
   /** Tenant deletion: removes every plugin resource of the tenant (metadata and bytes). Idempotent. */
-  "plugins.purgeTenant": define.internal<{ tenant: string }, PurgeResult>({
+  "plugins.purgeTenant": define.internal({
     subject: p.purgeTenant,
     request: tenantRequest,
     reply: purgeResultSchema,

@@ -5,7 +5,8 @@
 import type { Json } from "../entities.js";
 import { subjects } from "../subjects.js";
 import { endpointsOf } from "./endpoint.js";
-import { anyJson, anyObject, arrayOf, count, objectOf, recordOf, string } from "./json-schema.js";
+import type { TSchema } from "@sinclair/typebox";
+import { anyJson, anyObject, arrayOf, count, objectOf, recordOf, string, typedSchema } from "./json-schema.js";
 import type {
   AddServicesRequest,
   AddServicesResult,
@@ -18,16 +19,18 @@ import type {
 
 const names = arrayOf(string);
 const stats = objectOf({ steps: count, candidateLayouts: count });
-const open = (required: Record<string, typeof anyJson>) => objectOf(required, { additionalProperties: true });
+const open = (required: Record<string, TSchema>) => objectOf(required, { additionalProperties: true });
 
 const define = endpointsOf("solver");
 const s = subjects.solver;
 
 export const solverEndpoints = {
-  "solver.layout": define.internal<LayoutRequest, LayoutSolution>({
+  "solver.layout": define.internal({
     subject: s.layout,
-    request: open({ template: anyObject, provider: anyObject, catalog: anyObject, numMachines: count, clusterId: string, clusterName: string }),
-    reply: objectOf({
+    request: typedSchema<LayoutRequest>(
+      open({ template: anyObject, provider: anyObject, catalog: anyObject, numMachines: count, clusterId: string, clusterName: string }),
+    ),
+    reply: typedSchema<LayoutSolution>(objectOf({
       services: names,
       dnsSuffix: string,
       nodes: arrayOf(
@@ -43,27 +46,29 @@ export const solverEndpoints = {
       ),
       layout: arrayOf(objectOf({ services: names, hardwaretype: string, imagetype: string, count })),
       stats,
-    }),
+    })),
   }),
-  "solver.addServices": define.internal<AddServicesRequest, AddServicesResult>({
+  "solver.addServices": define.internal({
     subject: s.addServices,
-    request: open({ template: anyObject, catalog: anyObject, nodes: arrayOf(anyObject), services: names }),
-    reply: objectOf({
-      services: names,
-      changedNodes: arrayOf(objectOf({ id: string, nodenum: count, addedServices: names, services: names })),
-      placements: arrayOf(objectOf({ service: string, nodeIds: names })),
-      stats,
-    }),
+    request: typedSchema<AddServicesRequest>(open({ template: anyObject, catalog: anyObject, nodes: arrayOf(anyObject), services: names })),
+    reply: typedSchema<AddServicesResult>(
+      objectOf({
+        services: names,
+        changedNodes: arrayOf(objectOf({ id: string, nodenum: count, addedServices: names, services: names })),
+        placements: arrayOf(objectOf({ service: string, nodeIds: names })),
+        stats,
+      }),
+    ),
   }),
-  "solver.plan": define.internal<PlanRequest, Plan>({
+  "solver.plan": define.internal({
     subject: s.plan,
-    request: open({ action: string, nodes: arrayOf(anyObject), services: arrayOf(anyObject) }),
-    reply: objectOf({ action: string, stages: arrayOf(arrayOf(objectOf({ taskName: string, nodeId: string, service: string }))) }),
+    request: typedSchema<PlanRequest>(open({ action: string, nodes: arrayOf(anyObject), services: arrayOf(anyObject) })),
+    reply: typedSchema<Plan>(objectOf({ action: string, stages: arrayOf(arrayOf(objectOf({ taskName: string, nodeId: string, service: string }))) })),
   }),
   /** Node id -> the config expanded for that node. */
-  "solver.expand": define.internal<ExpandRequest, Record<string, Json>>({
+  "solver.expand": define.internal({
     subject: s.expand,
-    request: open({ config: anyJson, nodes: arrayOf(anyObject) }),
-    reply: recordOf(anyJson),
+    request: typedSchema<ExpandRequest>(open({ config: anyJson, nodes: arrayOf(anyObject) })),
+    reply: typedSchema<Record<string, Json>>(recordOf(anyJson)),
   }),
 };

@@ -1,9 +1,10 @@
 /** Endpoints the tenancy service answers: tenants, provisioners, the catalog, export and import, hostpool hosts. */
-import type { CatalogEntity, CatalogEntityByKind, CatalogKind, CatalogSnapshot, JsonObject, Provisioner, Tenant } from "../entities.js";
+import { Type, type Static } from "@sinclair/typebox";
+import type { CatalogEntity, CatalogEntityByKind, CatalogKind, CatalogSnapshot, Provisioner, Tenant } from "../entities.js";
 import type { HostAllocation } from "../host-allocation.js";
-import type { ApiRequest } from "../api-request.js";
 import { subjects } from "../subjects.js";
-import { endpointsOf, route, type RestBinding, type ServedEndpoint } from "./endpoint.js";
+import { bodyOf, nameField, textField } from "../validation/fields.js";
+import { endpointsOf, route, type RequestSchemas, type RestEndpoint, type ServedEndpoint } from "./endpoint.js";
 import {
   catalogCreateSchema,
   catalogEntitySchemas,
@@ -14,14 +15,10 @@ import {
   tenantSchema,
   tenantWriteSchema,
 } from "./entity-schemas.js";
-import { arrayOf, count, objectOf, oneOfValues, string } from "./json-schema.js";
+import { arrayOf, count, objectOf, oneOfValues, string, typedSchema } from "./json-schema.js";
 
-/** `POST /tenants`, `PUT /tenants/{id}`. */
-export interface TenantWriteBody {
-  tenant: Tenant;
-  /** Copy the superadmin's catalog and plugin resources into a new tenant. @default false */
-  bootstrap?: boolean;
-}
+/** `POST /tenants`, `PUT /tenants/{id}` as a client sends it. */
+export type TenantWriteBody = Static<typeof tenantWriteSchema>;
 
 /** One host of a hostpool provider as the REST API shows it. */
 export interface HostView {
@@ -44,114 +41,115 @@ const hostViewSchema = objectOf(
 const define = endpointsOf("tenancy");
 const t = subjects.tenancy;
 
+/** A path's tenant name (`/tenants/{id}`). */
+const tenantId = { params: Type.Object({ id: nameField() }) };
+/** A path's catalog entity or provider name (`/{kind}/{name}`). */
+const entityName = { params: Type.Object({ name: nameField() }) };
+
 export const tenantEndpoints = {
-  "tenancy.tenants.list": define.get<Tenant[]>(t.tenants.list, "/tenants", "superadmin", arrayOf(tenantSchema)),
-  "tenancy.tenants.create": define.rest<TenantWriteBody, Tenant>({
+  "tenancy.tenants.list": define.get(t.tenants.list, "/tenants", "superadmin", typedSchema<Tenant[]>(arrayOf(tenantSchema))),
+  "tenancy.tenants.create": define.rest({
     subject: t.tenants.create,
     routes: [route("POST", "/tenants")],
     access: "superadmin",
     body: "json",
-    request: tenantWriteSchema,
-    reply: tenantSchema,
+    request: { body: tenantWriteSchema },
+    reply: typedSchema<Tenant>(tenantSchema),
   }),
-  "tenancy.tenants.get": define.get<Tenant>(t.tenants.get, "/tenants/:id", "superadmin", tenantSchema),
-  "tenancy.tenants.update": define.rest<TenantWriteBody, Tenant>({
+  "tenancy.tenants.get": define.get(t.tenants.get, "/tenants/:id", "superadmin", typedSchema<Tenant>(tenantSchema), tenantId),
+  "tenancy.tenants.update": define.rest({
     subject: t.tenants.update,
     routes: [route("PUT", "/tenants/:id")],
     access: "superadmin",
     body: "json",
-    request: tenantWriteSchema,
-    reply: tenantSchema,
+    request: { ...tenantId, body: tenantWriteSchema },
+    reply: typedSchema<Tenant>(tenantSchema),
   }),
-  "tenancy.tenants.delete": define.command(t.tenants.delete, "DELETE", "/tenants/:id", "superadmin"),
-  "tenancy.provisioners.list": define.get<Provisioner[]>(
+  "tenancy.tenants.delete": define.command(t.tenants.delete, "DELETE", "/tenants/:id", "superadmin", {
+    ...tenantId,
+    errors: { 403: "The superadmin tenant cannot be deleted." },
+  }),
+  "tenancy.provisioners.list": define.get(
     t.provisioners.list,
     "/provisioners",
     "superadmin",
-    arrayOf(provisionerSchema),
+    typedSchema<Provisioner[]>(arrayOf(provisionerSchema)),
   ),
-  "tenancy.provisioners.get": define.get<Provisioner>(
-    t.provisioners.get,
-    "/provisioners/:id",
-    "superadmin",
-    provisionerSchema,
-  ),
+  "tenancy.provisioners.get": define.get(t.provisioners.get, "/provisioners/:id", "superadmin", typedSchema<Provisioner>(provisionerSchema), {
+    params: Type.Object({ id: textField() }),
+  }),
 };
 
 /** The five operations on one catalog kind. Replies are the kind's entity (typed as any catalog entity). */
 interface CatalogKindEndpoints {
-  list: CatalogEndpoint<undefined, readonly CatalogEntity[]>;
-  create: CatalogEndpoint<JsonObject, CatalogEntity>;
-  get: CatalogEndpoint<undefined, CatalogEntity>;
-  update: CatalogEndpoint<JsonObject, CatalogEntity>;
-  delete: CatalogEndpoint<undefined, void>;
+  list: CatalogEndpoint<{}, "none", readonly CatalogEntity[]>;
+  create: CatalogEndpoint<{ body: typeof catalogCreateSchema }, "json", CatalogEntity>;
+  get: CatalogEndpoint<typeof entityName, "none", CatalogEntity>;
+  update: CatalogEndpoint<typeof entityName & { body: typeof catalogUpdateSchema }, "json", CatalogEntity>;
+  delete: CatalogEndpoint<typeof entityName, "none", void>;
 }
-type CatalogEndpoint<Body, Reply> = ServedEndpoint<"tenancy", ApiRequest<Body>, Reply> & { rest: RestBinding };
+type CatalogEndpoint<R extends RequestSchemas, K extends "json" | "none", Reply> = ServedEndpoint<"tenancy", R, Reply> & RestEndpoint<R, K, Reply>;
 
 export type CatalogEndpoints<K extends CatalogKind> = {
   [Op in keyof CatalogKindEndpoints as `tenancy.catalog.${K}.${Op}`]: CatalogKindEndpoints[Op];
 };
 
-/** `GET|POST /{kind}`, `GET|PUT|DELETE /{kind}/{name}` of one catalog kind. */
+/**
+ * `GET|POST /{kind}`, `GET|PUT|DELETE /{kind}/{name}` of one catalog kind. The bodies are declared as JSON objects
+ * naming an entity; what each kind's entity holds is checked by the tenancy service (contracts/src/validation),
+ * which needs the tenant's plugin types to do it.
+ */
 export function catalogEndpoints<K extends CatalogKind>(kind: K): CatalogEndpoints<K> {
   const s = t.catalog[kind];
-  const entity = catalogEntitySchemas[kind];
+  const entity = typedSchema<CatalogEntity>(catalogEntitySchemas[kind]);
   const one = `/${kind}/:name`;
   const operations: CatalogKindEndpoints = {
-    list: define.get<readonly CatalogEntity[]>(s.list, `/${kind}`, "user", arrayOf(entity)),
-    create: define.rest<JsonObject, CatalogEntity>({
+    list: define.get(s.list, `/${kind}`, "user", typedSchema<readonly CatalogEntity[]>(arrayOf(catalogEntitySchemas[kind]))),
+    create: define.rest({
       subject: s.create,
       routes: [route("POST", `/${kind}`)],
       access: "admin",
       body: "json",
-      request: catalogCreateSchema,
+      request: { body: catalogCreateSchema },
       reply: entity,
     }),
-    get: define.get<CatalogEntity>(s.get, one, "user", entity),
-    update: define.rest<JsonObject, CatalogEntity>({
+    get: define.get(s.get, one, "user", entity, entityName),
+    update: define.rest({
       subject: s.update,
       routes: [route("PUT", one)],
       access: "admin",
       body: "json",
-      request: catalogUpdateSchema,
+      request: { ...entityName, body: catalogUpdateSchema },
       reply: entity,
     }),
-    delete: define.command(s.delete, "DELETE", one, "admin"),
+    delete: define.command(s.delete, "DELETE", one, "admin", entityName),
   };
   // Only the keys are renamed (`list` -> `tenancy.catalog.<kind>.list`); TypeScript cannot follow that through fromEntries.
   return Object.fromEntries(Object.entries(operations).map(([op, e]) => [`tenancy.catalog.${kind}.${op}`, e])) as CatalogEndpoints<K>;
 }
 
 export const hostPoolAndTransferEndpoints = {
-  "tenancy.hostpool.hosts": define.get<HostView[]>(
-    t.hostpool.hosts,
-    "/providers/:name/hosts",
-    "admin",
-    arrayOf(hostViewSchema),
-  ),
-  "tenancy.hostpool.release": define.command(
-    t.hostpool.release,
-    "DELETE",
-    "/providers/:name/hosts/:host/quarantine",
-    "admin",
-  ),
-  "tenancy.export": define.get<CatalogExport>(t.export, "/export", "user", catalogSnapshotSchema),
-  "tenancy.import": define.rest<Partial<CatalogSnapshot>, void>({
+  "tenancy.hostpool.hosts": define.get(t.hostpool.hosts, "/providers/:name/hosts", "admin", typedSchema<HostView[]>(arrayOf(hostViewSchema)), entityName),
+  "tenancy.hostpool.release": define.command(t.hostpool.release, "DELETE", "/providers/:name/hosts/:host/quarantine", "admin", {
+    params: Type.Object({ name: nameField(), host: string }),
+  }),
+  "tenancy.export": define.get(t.export, "/export", "user", typedSchema<CatalogExport>(catalogSnapshotSchema)),
+  "tenancy.import": define.rest({
     subject: t.import,
     routes: [route("POST", "/import")],
     access: "admin",
     denialStatus: 403,
     body: "json",
-    request: catalogImportSchema,
+    request: { body: catalogImportSchema },
     reply: "empty",
   }),
 };
 
 export const tenancyInternalEndpoints = {
   /** The whole catalog of a tenant, never redacted (the clusters service). */
-  "tenancy.snapshot": define.internal<{ tenant: string }, CatalogSnapshot>({
+  "tenancy.snapshot": define.internal({
     subject: t.snapshot,
-    request: objectOf({ tenant: string }),
-    reply: catalogSnapshotSchema,
+    request: bodyOf({ tenant: nameField() }),
+    reply: typedSchema<CatalogSnapshot>(catalogSnapshotSchema),
   }),
 };

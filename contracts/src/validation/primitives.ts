@@ -12,7 +12,7 @@ import { BadRequestError } from "../errors.js";
 export type RawObject = Record<string, unknown>;
 
 /** Longest accepted name (the NAME rule: docs/api.md, Validation). */
-const NAME_MAX_LENGTH = 255;
+export const MAX_NAME_LENGTH = 255;
 const NAME_PATTERN = /^[A-Za-z0-9._-]+$/;
 /** Deepest nesting accepted in free-form JSON (configs, provider settings); guards the recursion. */
 const MAX_JSON_DEPTH = 64;
@@ -138,9 +138,9 @@ export function isValidName(value: unknown): value is string {
 }
 
 /** The reason `s` breaks the NAME rule, or `undefined` when it does not; `showValue` quotes `s` in it. */
-function nameProblem(s: string, showValue: boolean): string | undefined {
+export function nameProblem(s: string, showValue: boolean): string | undefined {
   if (s === "") return "must not be empty";
-  if (s.length > NAME_MAX_LENGTH) return `must be at most ${NAME_MAX_LENGTH} characters (got ${s.length})`;
+  if (s.length > MAX_NAME_LENGTH) return `must be at most ${MAX_NAME_LENGTH} characters (got ${s.length})`;
   // Names become object keys (provider maps, assignments); msgpack decoders rename this one.
   if (s === "__proto__") return "must not be the reserved name __proto__";
   if (NAME_PATTERN.test(s)) return undefined;

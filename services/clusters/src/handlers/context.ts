@@ -1,5 +1,4 @@
-import type { ApiRequest, DryRunResult, QueryValues } from "@corral/contracts";
-import { parseDryRun } from "../domain/requests.js";
+import type { DryRunResult } from "@corral/contracts";
 import type { ClusterOperations, JobOperations } from "../operations/index.js";
 import type { ClusterQueries } from "../queries/index.js";
 
@@ -10,9 +9,9 @@ export interface HandlerDeps {
 }
 
 /** The id in the request's path. */
-export const clusterIdOf = (req: ApiRequest) => req.params["id"] ?? "";
+export const clusterIdOf = (req: { params: { id?: string } }) => req.params.id ?? "";
 
 /** The job operations a request asks for: carried out, or with `?dryRun=true` answered instead. */
-export function jobOperationsFor(h: HandlerDeps, req: ApiRequest<unknown, QueryValues<"dryRun">>): JobOperations<void | DryRunResult> {
-  return parseDryRun(req.query) ? h.operations.dryRun : h.operations;
+export function jobOperationsFor(h: HandlerDeps, req: { query: { dryRun?: boolean } }): JobOperations<void | DryRunResult> {
+  return req.query.dryRun ? h.operations.dryRun : h.operations;
 }

@@ -1,10 +1,12 @@
 import type { EndpointHandlers } from "@corral/shared";
-import { parseNodePropertiesRequest } from "../domain/requests.js";
 import type { HandlerDeps } from "./context.js";
 
 /** `POST /getNodeProperties`: node id -> properties, filtered. */
 export function rpcHandlers({ queries }: HandlerDeps) {
   return {
-    "clusters.nodeProperties": async (req) => queries.nodeProperties(req.identity, parseNodePropertiesRequest(req.body)),
+    "clusters.nodeProperties": async (req) => {
+      const { clusterId, properties = [], services = [] } = req.body;
+      return queries.nodeProperties(req.identity, { clusterId, properties, services });
+    },
   } satisfies EndpointHandlers<"clusters">;
 }

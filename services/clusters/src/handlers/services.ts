@@ -1,16 +1,14 @@
-import type { ApiRequest } from "@corral/contracts";
-import type { EndpointHandlers } from "@corral/shared";
-import { parseAddServices, parseProviderFieldsBody } from "../domain/requests.js";
+import type { EndpointHandler, EndpointHandlers } from "@corral/shared";
 import type { ServicesAction } from "../operations/index.js";
 import { clusterIdOf, jobOperationsFor, type HandlerDeps } from "./context.js";
 
 export function serviceHandlers(h: HandlerDeps) {
 
   /** start/stop/restart of all services, or of `params.service`. */
-  const runServices = (action: ServicesAction) => async (req: ApiRequest) => {
-    const providerFields = parseProviderFieldsBody(req.body);
-    return jobOperationsFor(h, req).runServices(req.identity, clusterIdOf(req), action, req.params["service"], providerFields);
-  };
+  const runServices =
+    (action: ServicesAction): EndpointHandler<"clusters.startServices" | "clusters.stopServices" | "clusters.restartServices"> =>
+    async (req) =>
+      jobOperationsFor(h, req).runServices(req.identity, clusterIdOf(req), action, req.params.service, req.body?.providerFields ?? {});
 
   return {
     "clusters.getServices": async (req) => h.queries.services(req.identity, clusterIdOf(req)),
@@ -19,6 +17,9 @@ export function serviceHandlers(h: HandlerDeps) {
     "clusters.stopServices": runServices("stop_services"),
     "clusters.restartServices": runServices("restart_services"),
 
-    "clusters.addServices": async (req) => jobOperationsFor(h, req).addServices(req.identity, clusterIdOf(req), parseAddServices(req.body)),
+    "clusters.addServices": async (req) => {
+      const { services, providerFields = {} } = req.body;
+      return jobOperationsFor(h, req).addServices(req.identity, clusterIdOf(req), { services, providerFields });
+    },
   } satisfies EndpointHandlers<"clusters">;
 }

@@ -1,11 +1,4 @@
-import {
-  BadRequestError,
-  SUPERADMIN_TENANT,
-  UnavailableError,
-  getOwn,
-  parseName,
-  requireObject,
-} from "@corral/contracts";
+import { BadRequestError, SUPERADMIN_TENANT, UnavailableError } from "@corral/contracts";
 import { redisCall, type EndpointHandlers, type Logger } from "@corral/shared";
 import type { EventFeed } from "../adapters/event-feed.js";
 import type { UsageStore } from "../adapters/usage-store.js";
@@ -22,8 +15,7 @@ const PURGE_TIMEOUT_MS = 8_000;
  */
 export function tenantPurgeHandlers(store: UsageStore, feed: EventFeed, log: Logger) {
   return {
-    "metrics.purgeTenant": async (body: unknown) => {
-      const tenant = parseName(getOwn(requireObject(body, ""), "tenant"), "tenant");
+    "metrics.purgeTenant": async ({ tenant }) => {
       if (tenant === SUPERADMIN_TENANT) throw new BadRequestError("the superadmin tenant is never purged");
       if (!(await feed.caughtUp(CATCH_UP_MS))) {
         throw new UnavailableError("node events are not all recorded yet; the tenant's node usage is purged later");

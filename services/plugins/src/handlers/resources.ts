@@ -1,10 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  BadRequestError,
-  ConflictError,
-  NotFoundError,
-  type ApiRequest,
-} from "@corral/contracts";
+import { BadRequestError, ConflictError, NotFoundError } from "@corral/contracts";
 import type { EndpointHandlers, Logger, PluginTypeReader as PluginTypeStore } from "@corral/shared";
 import {
   metadataOf,
@@ -18,7 +13,7 @@ import { transition, type ResourceStatus, type VersionEvent } from "../domain/ve
 import { createArchiveInspector } from "../adapters/archive-inspector.js";
 import type { BlobStore } from "../adapters/blob-store.js";
 import { objectNameFor, type ResourceStore } from "../adapters/resource-store.js";
-import { parseStatusFilter, parseVersion, resolveResource, resolveType } from "./request.js";
+import { resolveResource, resolveType, type ResourcePath } from "./request.js";
 
 export interface ResourceHandlerDeps {
   types: PluginTypeStore;
@@ -42,9 +37,12 @@ export function resourceHandlers(deps: ResourceHandlerDeps) {
   };
 
   /** Stage or recall one version by the version status table; "no effect" rows answer 200 too (docs/decisions.md). */
-  const changeStatus = async (req: ApiRequest, type: "version.stage" | "version.recall"): Promise<void> => {
+  const changeStatus = async (
+    req: ResourcePath & { params: { version: number } },
+    type: "version.stage" | "version.recall",
+  ): Promise<void> => {
     const { address } = await resolveResource(types, req);
-    const version = parseVersion(req.params["version"]);
+    const { version } = req.params;
     const event: VersionEvent = { type, version };
     await resources.modify(address, (current) => {
       if (!current || current.value.versions.length === 0) throw new NotFoundError("resource", describe(address));
@@ -86,7 +84,7 @@ export function resourceHandlers(deps: ResourceHandlerDeps) {
 
     "plugins.listResources": async (req) => {
       const { tenant, kind, plugin, resourceType } = await resolveType(types, req);
-      const status = parseStatusFilter(req.query);
+      const { status } = req.query;
       const found = await resources.listType(tenant, kind, plugin, resourceType);
       const out: Record<string, ResourceMeta[]> = {};
       for (const name of [...found.keys()].sort()) {
@@ -99,7 +97,7 @@ export function resourceHandlers(deps: ResourceHandlerDeps) {
 
     "plugins.listVersions": async (req) => {
       const { address } = await resolveResource(types, req);
-      const status = parseStatusFilter(req.query);
+      const { status } = req.query;
       const found = await resources.get(address);
       if (!found || found.value.versions.length === 0) throw new NotFoundError("resource", describe(address));
       return metadataOf(address.resource, found.value, status);
@@ -112,7 +110,7 @@ export function resourceHandlers(deps: ResourceHandlerDeps) {
 
     "plugins.deleteVersion": async (req) => {
       const { address } = await resolveResource(types, req);
-      await deleteVersions(address, parseVersion(req.params["version"]));
+      await deleteVersions(address, req.params.version);
     },
 
     "plugins.stage": (req) => changeStatus(req, "version.stage"),

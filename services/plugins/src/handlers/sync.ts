@@ -2,9 +2,6 @@ import { randomUUID } from "node:crypto";
 import {
   BadRequestError,
   SUPERADMIN_TENANT,
-  getOwn,
-  parseName,
-  requireObject,
   type CopyTenantResult,
   type PluginSpec,
   type PurgeResult,
@@ -80,10 +77,7 @@ export function syncHandlers(deps: SyncHandlerDeps) {
      * bytes copied to new objects. Idempotent: a version already copied (same number and size) is kept, resources
      * `from` does not have are removed, so a retry after a failure finishes the job.
      */
-    "plugins.copyTenant": async (body: unknown) => {
-      const o = requireObject(body, "");
-      const from = parseName(getOwn(o, "from"), "from");
-      const to = parseName(getOwn(o, "to"), "to");
+    "plugins.copyTenant": async ({ from, to }) => {
       if (from === to) throw new BadRequestError("from and to must be different tenants");
       const source = await resources.listTenant(from);
       const target = new Map((await resources.listTenant(to)).map((e) => [addressKey(e.address), e]));
@@ -127,8 +121,7 @@ export function syncHandlers(deps: SyncHandlerDeps) {
      * now empty live set, so provisioners drop what they synced. Tenancy calls it when a tenant is deleted and before a name is created
      * again. Idempotent.
      */
-    "plugins.purgeTenant": async (body: unknown) => {
-      const tenant = parseName(getOwn(requireObject(body, ""), "tenant"), "tenant");
+    "plugins.purgeTenant": async ({ tenant }) => {
       if (tenant === SUPERADMIN_TENANT) throw new BadRequestError("the superadmin tenant's resources are never purged");
       return purgeTenant(tenant);
     },

@@ -5,12 +5,11 @@ import {
   mergeProviderUpdate,
   parseClusterTemplate,
   parseMachineType,
-  parseName,
   parseProvider,
   parseService,
-  type ApiRequest,
   type CatalogEntity,
   type CatalogKind,
+  type Identity,
   type Provider,
   type ValidationContext,
 } from "@corral/contracts";
@@ -34,22 +33,14 @@ export interface CatalogHandlerDeps {
   registry: RegistryStore;
 }
 
-function requireObjectBody(body: unknown): Record<string, unknown> {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw new BadRequestError("body must be a JSON object");
-  }
-  return body as Record<string, unknown>;
-}
-
 /** A PUT body takes its name from the path; a different name in the body is a 400. */
-function withPathName(body: unknown, name: string, noun: string): Record<string, unknown> {
-  const obj = requireObjectBody(body);
-  if (obj["name"] !== undefined && obj["name"] !== name) {
-    throw new BadRequestError(`${noun} name in body (${describeValue(obj["name"])}) does not match name in path (${name})`, {
+function withPathName(body: { name?: string }, name: string, noun: string): Record<string, unknown> {
+  if (body.name !== undefined && body.name !== name) {
+    throw new BadRequestError(`${noun} name in body (${describeValue(body.name)}) does not match name in path (${name})`, {
       field: "name",
     });
   }
-  return { ...obj, name };
+  return { ...body, name };
 }
 
 type CatalogOperation = "list" | "get" | "create" | "update" | "delete";
@@ -67,7 +58,7 @@ export function catalogHandlers(kind: CatalogKind, deps: CatalogHandlerDeps): En
       ? loadValidationContext(registry)
       : { isProviderType: () => false, automatorType: () => undefined, providerSpecs: new Map() };
   /** Entities as the caller may see them: providers' secret fields only for the tenant admin. */
-  const shown = async (req: ApiRequest, entities: CatalogEntity[]): Promise<CatalogEntity[]> =>
+  const shown = async (req: { identity: Identity }, entities: CatalogEntity[]): Promise<CatalogEntity[]> =>
     kind === "providers" ? providersSeenBy(req.identity, entities as Provider[], registry) : entities;
   /** A parsed write: a provider's secret fields given back redacted keep their stored values. */
   const parseWrite = (body: unknown, ctx: CatalogWriteContext, stored: CatalogEntity | undefined): CatalogEntity => {
@@ -79,7 +70,7 @@ export function catalogHandlers(kind: CatalogKind, deps: CatalogHandlerDeps): En
     list: async (req) => shown(req, await catalog.list(req.identity.tenant, kind)),
 
     get: async (req) => {
-      const name = parseName(req.params["name"], "name");
+      const { name } = req.params;
       const found = await catalog.get(req.identity.tenant, kind, name);
       if (!found) throw new NotFoundError(noun, name);
       const [visible = found.value] = await shown(req, [found.value]);
@@ -95,7 +86,7 @@ export function catalogHandlers(kind: CatalogKind, deps: CatalogHandlerDeps): En
     },
 
     update: async (req) => {
-      const name = parseName(req.params["name"], "name");
+      const { name } = req.params;
       const body = withPathName(req.body, name, noun);
       const ctx = await context();
       const updated = await catalog.modify(req.identity.tenant, kind, name, (current) => {
@@ -109,7 +100,7 @@ export function catalogHandlers(kind: CatalogKind, deps: CatalogHandlerDeps): En
     },
 
     delete: async (req) => {
-      const name = parseName(req.params["name"], "name");
+      const { name } = req.params;
       const found = await catalog.get(req.identity.tenant, kind, name);
       if (!found) throw new NotFoundError(noun, name);
       await catalog.remove(req.identity.tenant, kind, name);

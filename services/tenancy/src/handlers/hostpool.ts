@@ -1,9 +1,8 @@
 import {
   ConflictError,
   NotFoundError,
-  parseName,
-  type ApiRequest,
   type HostAllocation,
+  type Identity,
   type HostView,
   type Provider,
 } from "@corral/contracts";
@@ -46,8 +45,8 @@ const view = (a: HostAllocation): HostView => ({
 
 /** The hosts of a `hostpool` provider (tenant admin only, which the gateway checks). */
 export function hostPoolHandlers(deps: HostPoolHandlerDeps) {
-  const hostpoolProvider = async (req: ApiRequest): Promise<Provider> => {
-    const name = parseName(req.params["name"], "name");
+  const hostpoolProvider = async (req: { identity: Identity; params: { name: string } }): Promise<Provider> => {
+    const { name } = req.params;
     const found = (await deps.catalog.get(req.identity.tenant, "providers", name))?.value as Provider | undefined;
     if (found?.providertype !== HOSTPOOL_PROVIDER_TYPE) throw new NotFoundError("hostpool provider", name);
     return found;
@@ -68,7 +67,7 @@ export function hostPoolHandlers(deps: HostPoolHandlerDeps) {
     },
     "tenancy.hostpool.release": async (req) => {
       const provider = await hostpoolProvider(req);
-      const raw = req.params["host"] ?? "";
+      const raw = req.params.host;
       let host: string;
       try {
         host = parseHostEntry(raw).host;

@@ -1,7 +1,6 @@
 import {
   NotFoundError,
   isProvisionerAlive,
-  parseId,
   type Provisioner,
   type ProvisionerRecord,
   type WorkerAssignment,
@@ -63,7 +62,7 @@ export function provisionerHandlers(registry: RegistryStore, now: () => number) 
         .sort(byId);
     },
     "tenancy.provisioners.get": async (req) => {
-      const id = parseId(req.params["id"], "id");
+      const { id } = req.params;
       const [record, assignment] = await Promise.all([registry.provisioner(id), registry.assignment()]);
       if (!isLive(record) || record.id !== id) throw new NotFoundError("provisioner", id);
       return describe(record, assignment);

@@ -6,8 +6,6 @@ import {
   NotFoundError,
   SUPERADMIN_TENANT,
   liveTenantRecord,
-  parseName,
-  parseTenantWrite,
   type Tenant,
 } from "@corral/contracts";
 import { callEndpoint, type EndpointHandlers, type Logger } from "@corral/shared";
@@ -68,14 +66,14 @@ export function tenantHandlers(deps: TenantHandlerDeps) {
         .sort(byName),
 
     "tenancy.tenants.get": async (req) => {
-      const name = parseName(req.params["id"], "id");
+      const name = req.params.id;
       const found = liveTenantRecord((await tenants.get(name))?.value);
       if (!found) throw new NotFoundError("tenant", name);
       return found.tenant;
     },
 
     "tenancy.tenants.create": async (req) => {
-      const { tenant, bootstrap } = parseTenantWrite(req.body);
+      const { tenant, bootstrap = false } = req.body;
       const exists = () => new ConflictError(`tenant ${tenant.name} already exists`, { field: "name" }, "already_exists");
       /** The name's previous tenant, if it is still being deleted, is finished first (or this is a 409). */
       const ensureFree = async () => {
@@ -104,8 +102,8 @@ export function tenantHandlers(deps: TenantHandlerDeps) {
     },
 
     "tenancy.tenants.update": async (req) => {
-      const name = parseName(req.params["id"], "id");
-      const { tenant } = parseTenantWrite(req.body);
+      const name = req.params.id;
+      const { tenant } = req.body;
       if (tenant.name !== name) {
         throw new BadRequestError(`tenant name in body (${tenant.name}) does not match name in path (${name})`, {
           field: "tenant.name",
@@ -121,7 +119,7 @@ export function tenantHandlers(deps: TenantHandlerDeps) {
     },
 
     "tenancy.tenants.delete": async (req) => {
-      await deletions.delete(parseName(req.params["id"], "id"));
+      await deletions.delete(req.params.id);
     },
   } satisfies EndpointHandlers<"tenancy">;
 }
