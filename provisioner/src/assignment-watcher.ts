@@ -18,6 +18,8 @@ export interface AssignmentWatcher {
   start(): Promise<void>;
   /** Tenants with workers on any provisioner, as last read. */
   assignedAnywhere(): ReadonlySet<string>;
+  /** The whole assignment as last read (empty before the first read). */
+  assignment(): Readonly<WorkerAssignment>;
   stop(): Promise<void>;
 }
 
@@ -34,6 +36,7 @@ export function createAssignmentWatcher(deps: AssignmentWatcherDeps): Assignment
   let pollTimer: NodeJS.Timeout | undefined;
   let watching: Promise<void> | undefined;
   let anywhere: ReadonlySet<string> = new Set();
+  let whole: Readonly<WorkerAssignment> = {};
 
   /** Runs `fn` after every earlier read/apply. */
   const inTurn = <T>(fn: () => Promise<T> | T): Promise<T> => {
@@ -45,6 +48,7 @@ export function createAssignmentWatcher(deps: AssignmentWatcherDeps): Assignment
   const apply = (value: Uint8Array | undefined) => {
     const assignment = decodeAssignment(value, deps.log);
     if (!assignment) return;
+    whole = assignment;
     anywhere = new Set(Object.keys(assignment).flatMap((id) => Object.keys(workersOf(assignment, id))));
     const mine = workersOf(assignment, deps.id);
     const text = JSON.stringify(Object.entries(mine).sort());
@@ -84,6 +88,7 @@ export function createAssignmentWatcher(deps: AssignmentWatcherDeps): Assignment
       }, deps.pollMs);
     },
     assignedAnywhere: () => anywhere,
+    assignment: () => whole,
     async stop() {
       stopping.abort();
       clearInterval(pollTimer);

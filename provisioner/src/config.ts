@@ -23,6 +23,8 @@ export interface ProvisionerConfig {
   simSecured: boolean;
   /** Shared key `provisioner.plugins`: plugin modules to load besides the bundled plugins. */
   pluginModules: string[];
+  /** Shared key `provisioner.health.intervalMs`: between two rounds of node health checks (0: none). @default 30000 */
+  healthIntervalMs: number;
 }
 
 /** Reads the shared keys through `loadConfig` and the provisioner's own `CORRAL_PROVISIONER_*` variables. */
@@ -56,5 +58,11 @@ export function loadProvisionerConfig(env: Record<string, string | undefined>): 
     maxSshConnections: positiveInt("CORRAL_PROVISIONER_SSH_MAX_CONNECTIONS", 256),
     simSecured: flag("CORRAL_PROVISIONER_SIM_SECURED"),
     pluginModules: parsePluginModules(shared.get("provisioner.plugins")),
+    healthIntervalMs: nonNegativeMs("provisioner.health.intervalMs", shared.get("provisioner.health.intervalMs")),
   });
+}
+
+function nonNegativeMs(key: string, value: number): number {
+  if (!Number.isInteger(value) || value < 0) throw new BadRequestError(`${key} must be a whole number of milliseconds, 0 or more, got ${value}`);
+  return value;
 }

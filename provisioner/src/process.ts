@@ -36,6 +36,7 @@ export async function runProvisionerProcess(options: ProvisionerProcessOptions =
         simSecured: config.simSecured,
         ...(options.plugins ? { plugins: options.plugins } : {}),
         pluginModules: config.pluginModules,
+        healthIntervalMs: config.healthIntervalMs,
         env: process.env,
         metrics,
       }),

@@ -15,6 +15,10 @@ import {
   type MetricsRegistry,
 } from "@corral/shared";
 import { createAssignmentWatcher } from "./assignment-watcher.js";
+import { startHealthChecker, type HealthChecker } from "./health/checker.js";
+import { checkedTenants } from "./health/checked-tenants.js";
+import { createHealthTargetRecorder } from "./health/recorder.js";
+import { createHealthTargetStore } from "./health/targets.js";
 import { ClusterKeys } from "./cluster-keys.js";
 import type { PluginHost } from "./plugin-host.js";
 import { loadPluginModules } from "./plugin-modules.js";
@@ -79,6 +83,13 @@ export interface ProvisionerOptions {
   filesSweepMs?: number;
   /** The process's Prometheus metrics: busy and idle worker loops. @default none */
   metrics?: MetricsRegistry;
+  /**
+   * Between two rounds of node health checks of the tenants this provisioner checks (config
+   * `provisioner.health.intervalMs`), ms; 0 turns the checks off. @default 30000
+   */
+  healthIntervalMs?: number;
+  /** How often every checked node is reported, changed or not, ms. @default max(60000, 10 × healthIntervalMs) */
+  healthFullReportMs?: number;
 }
 
 /** A running provisioner. */
@@ -86,6 +97,8 @@ export interface RunningProvisioner {
   readonly id: string;
   /** tenant -> worker loops running now. */
   usage(): Record<string, number>;
+  /** The node health checks of the tenants this provisioner checks (undefined with `healthIntervalMs: 0`). */
+  readonly health: Pick<HealthChecker, "runRound" | "checkNow"> | undefined;
   /**
    * Stops pulling, lets running tasks finish (up to `stopTimeoutMs`, then kills them and hands them back), stops
    * heartbeating and removes the record. Idempotent. Leaves the NATS connection open.
@@ -116,12 +129,14 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
     stopTimeoutMs: 60_000,
     startTimeoutMs: 30_000,
     filesSweepMs: 60_000,
+    healthIntervalMs: 30_000,
     ...withoutUndefined(options),
   };
   check(Number.isInteger(opts.capacity) && opts.capacity > 0, "capacity", "must be a positive integer");
   check(typeof opts.workDir === "string" && opts.workDir !== "", "workDir", "is required");
   check(typeof opts.id === "string" && opts.id !== "", "id", "must be a non-empty string");
   check(opts.pullExpiresMs >= 1000, "pullExpiresMs", "must be at least 1000");
+  check(Number.isInteger(opts.healthIntervalMs) && opts.healthIntervalMs >= 0, "healthIntervalMs", "must be a whole number of ms, 0 or more");
   const workDir = resolve(opts.workDir);
   const log = opts.log.child({ provisioner: opts.id });
   const sandbox = opts.sandbox ?? defaultSandbox();
@@ -160,6 +175,8 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
   let sweeps: TenantFilesSweeps | undefined;
   const feeds = new Map<string, TaskFeed>();
   const results = createResultBatcher(opts.nc);
+  const healthTargets = createHealthTargetStore(opts.nc, log);
+  const recorder = createHealthTargetRecorder(pluginSet, healthTargets, log);
   let jsm: Promise<JetStreamManager> | undefined;
   const lookup = createResultLookup(() => (jsm ??= jetstreamManager(opts.nc)));
   const feedFor = (tenant: string) => {
@@ -189,6 +206,7 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
         lookup,
         progressMs: TASK_ACK_WAIT_MS / 3,
         hardStop: hardStop.signal,
+        afterTask: recorder.afterTask,
       }),
   });
   if (opts.metrics) registerWorkerGauges(opts.metrics, pool, opts.capacity);
@@ -249,6 +267,21 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
     // In turn with assignment changes: no tenant's work starts while a sweep decides on its files.
     inTurn: (sweep) => (applying = applying.then(sweep, sweep)),
   });
+  const health: HealthChecker | undefined =
+    opts.healthIntervalMs > 0
+      ? startHealthChecker({
+          nc: opts.nc,
+          log,
+          provisionerId: opts.id,
+          workDir,
+          plugins: pluginSet,
+          store: healthTargets,
+          tenants: () => checkedTenants(watcher.assignment(), opts.id),
+          clusters: host.clusters,
+          intervalMs: opts.healthIntervalMs,
+          ...(opts.healthFullReportMs !== undefined ? { fullReportMs: opts.healthFullReportMs } : {}),
+        })
+      : undefined;
   log.info("provisioner started", { capacity: opts.capacity, workDir, plugins: pluginSet.names, sandbox: isolation });
   if (isolation.mode === "unsandboxed") {
     log.warn("local actions (sim nodes) cannot be sandboxed here: not root, and no user namespaces; only one tenant may run them");
@@ -258,10 +291,12 @@ export async function startProvisioner(options: ProvisionerOptions): Promise<Run
   return {
     id: opts.id,
     usage: () => pool.usage(),
+    health,
     stop() {
       stopping ??= (async () => {
         log.info("stopping: no new tasks; waiting for running ones", { usage: pool.usage() });
         isStopping = true;
+        await health?.stop();
         await watcher.stop();
         await sweeps?.stop();
         await resources.stop();

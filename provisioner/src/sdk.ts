@@ -7,6 +7,9 @@
 // ---- Plugin types --------------------------------------------------------------------------------------------
 /** The plugin interface: a plugin is its spec and the operations of its kind; one instance serves every task. */
 export type { Plugin, ProviderPlugin, AutomatorPlugin, PluginContext, PluginOutcome, ServiceActionCall } from "./plugins/types.js";
+/** A provider's node health checks (`ProviderPlugin.health`): what a check gets, and what a node and its finding are. */
+export type { ProviderHealth, HealthCheckContext } from "./plugins/types.js";
+export type { HealthTarget, NodeHealthCheck, NodeHealthState } from "@corral/contracts";
 /** What a factory gets (shared NATS connection, SSH pool, cluster keys, sandbox, ...), the factory, a module's shape. */
 export type { PluginHost, PluginFactory, PluginModule } from "./plugin-host.js";
 /** Types plugins meet in `ctx.task` and in their specs (from @corral/shared and @corral/contracts). */
@@ -42,6 +45,9 @@ export type { SshAuth, CredentialSources, NodeTarget, SshCredential } from "./ss
 export { pinnedHostKeys, presentedHostKey, matchesPinned, fingerprint, hostKeyMismatchMessage } from "./ssh/host-keys.js";
 /** Host keys from OpenSSH public key lines (`ssh_host_*_key.pub`, cloud-init's console block, `known_hosts`). */
 export { hostKeysFromPublicKeyLines } from "./ssh/host-keys.js";
+/** Whether a machine answers SSH with a pinned host key (TCP, greeting, key exchange; no login): health checks. */
+export { probeSsh } from "./ssh/probe.js";
+export type { SshProbeTarget, SshProbeResult } from "./ssh/probe.js";
 /** CONFIRM's wait until a machine accepts SSH: verified against known host keys, or learned on first use. */
 export { awaitSsh } from "./ssh/await-ssh.js";
 export type { AwaitSshOptions, AwaitedSsh } from "./ssh/await-ssh.js";

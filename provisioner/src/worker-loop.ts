@@ -1,4 +1,4 @@
-import type { TaskMessage } from "@corral/contracts";
+import type { TaskMessage, TaskResult } from "@corral/contracts";
 import { retryUntil, type Logger } from "@corral/shared";
 import type { PluginSet } from "./plugin-set.js";
 import type { ResultBatcher } from "./result-batcher.js";
@@ -31,6 +31,8 @@ export interface WorkerLoopDeps {
   progressMs: number;
   /** Aborted when the provisioner gives up waiting for running tasks: plugins are killed, tasks handed back. */
   hardStop: AbortSignal;
+  /** Told of every task run here before its result is published (health targets); must not throw. */
+  afterTask?: (task: TaskMessage, result: TaskResult) => Promise<void>;
 }
 
 /** One worker of one tenant: pulls a task, runs it, publishes its result, acks; until stopped. */
@@ -160,6 +162,7 @@ class Loop {
       log.warn("stopped before the task finished; handing it back");
       return msg.nak();
     }
+    await deps.afterTask?.(task, result);
     const published = await retryUntil(() => deps.results.publish(result), deps.hardStop, onError("publishing the result"));
     if (!published.ok) {
       log.warn("stopped before the result was published; handing the task back");

@@ -56,6 +56,7 @@ export const CONFIG_KEYS = {
   "tenancy.superadmin.workers": { type: "number", default: 0, doc: "workers of the superadmin tenant when it is first created" },
   "tenancy.takeoverAfterMs": { type: "number", default: 30000, doc: "age after which any tenancy instance finishes an interrupted import or tenant deletion" },
   "provisioner.local.enabled": { type: "boolean", default: true, doc: "npm start also runs one local provisioner" },
+  "provisioner.health.intervalMs": { type: "number", default: 30000, doc: "between two rounds of node health checks of a provisioner (0: none)" },
   "provisioner.plugins": {
     type: "string",
     default: "@corral/provider-ec2,@corral/provider-lxd",

@@ -2,6 +2,7 @@ import { every, type PluginContext, type PluginFactory, type PluginHost, type Pl
 import { confirmNode } from "./confirm.js";
 import { createNode, UserKeyError } from "./create.js";
 import { deleteNode } from "./delete.js";
+import { ec2Health } from "./health.js";
 import type { Ec2Deps, Ec2Timing } from "./deps.js";
 import { clientKey, Ec2Api, Ec2Error } from "./ec2-api.js";
 import type { Ec2Settings } from "./settings.js";
@@ -114,6 +115,7 @@ export function createEc2Provider(host: PluginHost, options: Ec2ProviderOptions 
     create: guarded(createNode),
     confirm: guarded(confirmNode),
     delete: guarded(deleteNode),
+    health: ec2Health(deps),
     async close() {
       await sweeper?.stop();
       for (const client of clients.values()) client.destroy();

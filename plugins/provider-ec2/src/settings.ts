@@ -32,7 +32,7 @@ function flag(fields: JsonObject, name: string): { ok: true; value: boolean | un
 }
 
 /** Reads and checks the provider fields of a task. Never puts a secret into an error message. */
-export function readSettings(task: Pick<TaskMessage, "config">): SettingsResult {
+export function readSettings(task: { config: Pick<TaskMessage["config"], "provider"> }): SettingsResult {
   const fields = task.config.provider?.provisioner ?? {};
   const region = text(fields["region"]);
   if (!region) return { ok: false, error: "provider field region is not set (for example us-east-1)" };

@@ -13,6 +13,7 @@ import {
 import { confirmNode } from "./confirm.js";
 import { createNode } from "./create.js";
 import { deleteNode } from "./delete.js";
+import { lxdHealth } from "./health.js";
 import type { LxdDeps } from "./instances.js";
 import { LxdClient, LxdError, LxdUnreachableError } from "./lxd-api.js";
 import { clientKey, defaultSocketPath, type LxdSettings } from "./settings.js";
@@ -104,6 +105,7 @@ export function createLxdProvider(options: LxdProviderOptions): ProviderPlugin {
     create: guarded((ctx, deps) => createNode(ctx, deps, defaultSocket)),
     confirm: guarded((ctx, deps) => confirmNode(ctx, deps, options.pool, defaultSocket, options.confirmTimeoutMs ?? 300_000)),
     delete: guarded((ctx, deps) => deleteNode(ctx, deps, defaultSocket)),
+    health: lxdHealth(depsNow, defaultSocket),
     async close() {
       await sweeper?.stop();
       for (const lxd of clients.values()) lxd.close();

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import type { Json, JsonObject, PluginField, PluginSpec } from "@corral/contracts";
+import type { HealthTarget, Json, JsonObject, NodeHealthCheck, PluginField, PluginSpec } from "@corral/contracts";
 import { sleep } from "@corral/shared";
 import { removeNodeDir } from "../sandbox/removal.js";
 import type { PluginContext, PluginOutcome, ProviderPlugin } from "./types.js";
@@ -30,6 +30,10 @@ export const SIM_SPEC: PluginSpec = {
           ]),
         ),
         fail_nodes: textField("Failing nodes", "Comma-separated hostnames or node numbers whose tasks always fail"),
+        health_check: textField(
+          "Health checks",
+          `"true" has the provisioner check the nodes' health like real machines' (they answer healthy); off by default (tests, benchmarks)`,
+        ),
       },
       required: [],
     },
@@ -70,6 +74,11 @@ export interface SimProviderOptions {
   random?: () => number;
   /** The specification announced (its name is the provider type). @default SIM_SPEC */
   spec?: PluginSpec;
+  /**
+   * What a health check of a node finds, for nodes whose provider has `health_check: true` (tests make machines
+   * vanish with it). @default every node is healthy
+   */
+  health?: (node: HealthTarget) => NodeHealthCheck;
 }
 
 /**
@@ -136,6 +145,12 @@ export function createSimProvider(options: SimProviderOptions = {}): ProviderPlu
         await removeNodeDir(ctx.workDir, ctx.tenant, ctx.task.clusterId, ctx.task.nodeId);
         return { status: 0, stdout: "sim: machine deleted\n" };
       }),
+    // Simulated machines are never checked unless their provider asks for it (health_check): one batch per
+    // provider, answered without I/O, so a benchmark measures what the checks cost around the provider.
+    health: {
+      batchOf: (node) => (isTrue(node.config.provider?.provisioner?.["health_check"]) ? `provider ${node.config.provider.name}` : undefined),
+      check: async (nodes) => nodes.map((node) => options.health?.(node) ?? { state: "healthy", message: "sim: the simulated machine answers" }),
+    },
   };
 }
 

@@ -1,4 +1,4 @@
-import type { PluginSpec, TaskName, TaskMessage, TaskOutcome } from "@corral/contracts";
+import type { HealthTarget, NodeHealthCheck, PluginSpec, TaskName, TaskMessage, TaskOutcome } from "@corral/contracts";
 import type { Logger } from "@corral/shared";
 
 /**
@@ -43,8 +43,43 @@ export interface ProviderPlugin {
   confirm(ctx: PluginContext): Promise<PluginOutcome>;
   /** Removes the machine; succeeds when it is already gone. */
   delete(ctx: PluginContext): Promise<PluginOutcome>;
+  /**
+   * Whether nodes' machines still exist and answer (docs/providers.md, Node health). Optional: a provider without it
+   * leaves its nodes' health `unknown`.
+   */
+  health?: ProviderHealth;
   /** Stops what the plugin runs in the background (reconcilers); called once when the provisioner stops. */
   close?(): Promise<void>;
+}
+
+/** What a provider's health check gets besides the nodes. */
+export interface HealthCheckContext {
+  /** The provisioner's work directory (root of every tenant's files). */
+  workDir: string;
+  provisionerId: string;
+  /** Aborted when the provisioner stops or the check runs past its bound: answer (or throw) promptly. */
+  signal: AbortSignal;
+  log: Logger;
+}
+
+/**
+ * A provider's node health checks. The provisioner checking a tenant hands each batch of its nodes to `check`
+ * every `provisioner.health.intervalMs` (and on demand), never two checks of one batch at once.
+ */
+export interface ProviderHealth {
+  /**
+   * The batch a node is checked in: one `check` call covers a batch, so nodes one API call can answer for together
+   * share one (a Docker host, an LXD endpoint and project, an EC2 region and account). Undefined: the node is not
+   * checked (its provider's settings say so). Called for every node of every round: cheap, and never throws.
+   */
+  batchOf(node: HealthTarget): string | undefined;
+  /**
+   * What each node's check found, one answer per node in the order given. The same finding must give the same
+   * message (no times or counters in it): a changed message is reported as a change. A failure that says nothing
+   * about the nodes (the provider's API did not answer) may throw: every node of the batch is then `unknown`, with
+   * the error's message.
+   */
+  check(nodes: readonly HealthTarget[], ctx: HealthCheckContext): Promise<NodeHealthCheck[]>;
 }
 
 /** A service action handed to an automator: the task name and `config.service.action.fields`. */

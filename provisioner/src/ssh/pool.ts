@@ -73,7 +73,7 @@ interface PooledConnection {
 }
 
 /** Server host key algorithms that present a key of a pinned type. */
-function hostKeyAlgorithms(types: string[]): string[] {
+export function hostKeyAlgorithms(types: string[]): string[] {
   return types.flatMap((t) => (t === "ssh-rsa" ? ["rsa-sha2-512", "rsa-sha2-256", "ssh-rsa"] : [t]));
 }
 

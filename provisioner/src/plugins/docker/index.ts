@@ -8,6 +8,7 @@ import type { DockerDeps } from "./containers.js";
 import { createNode } from "./create.js";
 import { deleteNode } from "./delete.js";
 import { DockerClient, DockerError, DockerUnreachableError } from "./docker-api.js";
+import { dockerHealth } from "./health.js";
 import { every } from "./periodic.js";
 import { StartGate } from "./start-gate.js";
 import { reconcileOrphans } from "./reconcile.js";
@@ -102,6 +103,7 @@ export function createDockerProvider(options: DockerProviderOptions): ProviderPl
     create: guarded(async (ctx) => createNode(ctx, await depsNow(), defaultSocket)),
     confirm: guarded(async (ctx) => confirmNode(ctx, await depsNow(), access.pool, defaultSocket, options.confirmTimeoutMs ?? 120_000)),
     delete: guarded(async (ctx) => deleteNode(ctx, await depsNow(), defaultSocket)),
+    health: dockerHealth(depsNow, defaultSocket),
     async close() {
       await sweeper?.stop();
       await access.pool.close();

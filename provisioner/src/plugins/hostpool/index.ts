@@ -6,6 +6,7 @@ import { HostAllocations } from "./allocations.js";
 import { confirmHost } from "./confirm.js";
 import { createHost } from "./create.js";
 import { deleteHost } from "./delete.js";
+import { hostpoolHealth } from "./health.js";
 import { HOSTPOOL_SPEC } from "./spec.js";
 
 export { HOSTPOOL_SPEC } from "./spec.js";
@@ -20,6 +21,8 @@ export interface HostpoolProviderOptions {
   confirmRetryMs?: number;
   /** @default Date.now */
   now?: () => number;
+  /** How long a health check waits for one host's SSH handshake, ms. @default 5000 */
+  healthProbeTimeoutMs?: number;
 }
 
 /**
@@ -38,6 +41,7 @@ export function createHostpoolProvider(options: HostpoolProviderOptions): Provid
     create: (ctx) => createHost(allocations, ctx, now),
     confirm: (ctx) => confirmHost(pool, ctx, confirm),
     delete: (ctx) => deleteHost(allocations, pool, ctx, now),
+    health: hostpoolHealth({ probeTimeoutMs: options.healthProbeTimeoutMs ?? 5_000, concurrency: 16 }),
     close: () => pool.close(),
   };
 }
