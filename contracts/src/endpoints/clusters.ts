@@ -2,9 +2,10 @@
 import { Type, type Static, type StaticDecode } from "@sinclair/typebox";
 import { CLUSTER_STATUSES, ClusterAction, PlanAction, type ClusterStatus } from "../cluster-actions.js";
 import type { ClusterTemplate, Json, JsonObject, Provider } from "../entities.js";
+import { NODE_HEALTH_STATES, type NodeHealth } from "../node-health.js";
 import { subjects } from "../subjects.js";
 import { TaskName } from "../task-names.js";
-import { bodyOf, booleanField, distinct, dnsSuffixField, integerField, nameField } from "../validation/fields.js";
+import { anyCaseValue, bodyOf, booleanField, distinct, dnsSuffixField, integerField, nameField } from "../validation/fields.js";
 import { dryRunQuery, endpointsOf, route } from "./endpoint.js";
 import { clusterTemplateSchema, providerSchema } from "./entity-schemas.js";
 import {
@@ -129,6 +130,8 @@ export interface NodeView {
   services: string[];
   properties: Record<string, Json>;
   actions: NodeActionView[];
+  /** Whether the node's machine exists and answers, as its provider last told (absent: never checked). */
+  health?: NodeHealth;
 }
 
 /** The full form of a cluster (`GET /clusters/{id}`). */
@@ -261,6 +264,10 @@ const nodeViewSchema = objectOf({
       { optional: { stdout: string, stderr: string } },
     ),
   ),
+}, {
+  optional: {
+    health: objectOf({ state: oneOfValues(NODE_HEALTH_STATES), message: string, since: count, checkedAt: count }),
+  },
 });
 
 const clusterDetailsSchema = objectOf({
@@ -328,7 +335,7 @@ export const clusterEndpoints = {
   "clusters.list": define.get(c.list, "/clusters", "user", typedSchema<ClusterSummary[]>(arrayOf(clusterSummarySchema)), {
     query: Type.Object({
       status: Type.Optional(
-        arrayOf(clusterStatus, {
+        arrayOf(anyCaseValue(CLUSTER_STATUSES), {
           description: "Only clusters in one of these statuses (comma separated, any case); absent or empty: every status.",
         }),
       ),
@@ -396,6 +403,7 @@ export const clusterEndpoints = {
     access: "user",
     body: "json",
     request: { body: nodePropertiesBody },
+    errors: { 404: "No cluster of that id that the caller may see." },
     reply: typedSchema<Record<string, Record<string, Json>>>(recordOf(recordOf(anyJson))),
   }),
 };

@@ -110,10 +110,10 @@ export const catalogSnapshotSchema = objectOf(
  * A catalog create as the validation takes it: an object naming the entity; the rest is checked per kind
  * (contracts/src/validation), against the tenant's plugin types.
  */
-export const catalogCreateSchema = typedSchema<JsonObject>(objectOf({ name: string }, { additionalProperties: true }));
+export const catalogCreateSchema = typedSchema<JsonObject>(objectOf({ name: nameField() }, { additionalProperties: true }));
 
 /** A catalog update: the name comes from the path (a different one in the body is a 400). */
-export const catalogUpdateSchema = objectOf({}, { optional: { name: string }, additionalProperties: true });
+export const catalogUpdateSchema = objectOf({}, { optional: { name: nameField() }, additionalProperties: true });
 
 /**
  * `POST /import`: the lists of an export, any of them absent (or `null`); other keys are ignored. Each entity is

@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { PluginKind, type PluginParameterSet } from "../entities.js";
 import { RESOURCE_STATUSES, type ResourceStatus } from "../resource-status.js";
 import { subjects } from "../subjects.js";
-import { bodyOf, integerField, nameField, resourceNameField } from "../validation/fields.js";
+import { anyCaseValue, bodyOf, integerField, nameField, resourceNameField } from "../validation/fields.js";
 import { endpointsOf, route } from "./endpoint.js";
 import { anyJson, arrayOf, boolean, bytes, count, objectOf, oneOfValues, recordOf, string, typedSchema } from "./json-schema.js";
 
@@ -55,7 +55,7 @@ const tenantRequest = bodyOf({ tenant: nameField() });
 /** `?status=`: only versions with this status. */
 const statusFilter = {
   query: Type.Object({
-    status: Type.Optional(oneOfValues(RESOURCE_STATUSES, { description: "Only versions with this status (any case); absent: every version." })),
+    status: Type.Optional(anyCaseValue(RESOURCE_STATUSES, { description: "Only versions with this status (any case); absent: every version." })),
   }),
 };
 

@@ -70,7 +70,7 @@ export function paramsValidator<S extends TObject>(schema: S): Validator<StaticD
 
 /**
  * Query parameters: their text is read the way OpenAPI serialises the declared schema (`true`/`false` for a boolean,
- * digits for an integer, comma-separated items for an array; a value of a lower-case list in any case), then checked.
+ * digits for an integer, comma-separated items for an array), then checked.
  */
 export function queryValidator<S extends TObject>(schema: S): Validator<StaticDecode<S>> {
   const check = compile(schema, "query", parameterPaths);
@@ -100,10 +100,6 @@ function fromText(schema: TSchema, text: string): unknown {
         .map((item) => item.trim())
         .filter((item) => item !== "")
         .map((item) => fromText(schema["items"] as TSchema, item));
-    case "string": {
-      const values = schema["enum"] as readonly string[] | undefined;
-      return values?.every((v) => v === v.toLowerCase()) ? text.trim().toLowerCase() : text;
-    }
     default:
       return text;
   }

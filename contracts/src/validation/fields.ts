@@ -93,6 +93,24 @@ export function booleanField(options: { description?: string } = {}): TTransform
 }
 registerPattern("^(true|false)$", "a boolean");
 
+/** `^\s*(?:[aA][cC][tT][iI][vV][eE]|...)\s*$`: one of `values` in any case, spaces around allowed. */
+function anyCasePattern(values: readonly string[]): string {
+  const letter = (c: string) => (c.toLowerCase() !== c.toUpperCase() ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return `^\\s*(?:${values.map((v) => [...v].map(letter).join("")).join("|")})\\s*$`;
+}
+
+/**
+ * One of `values` (lower case), given in any case (`Active`, `STAGED`): decoded to the listed value. For query
+ * parameters, which people type.
+ */
+export function anyCaseValue<const V extends string>(values: readonly V[], options: { description?: string } = {}): TTransform<TString, V> {
+  const pattern = anyCasePattern(values);
+  registerPattern(pattern, `one of ${values.join(", ")} (any case)`);
+  return Type.Transform(Type.String({ ...options, pattern }))
+    .Decode((value) => value.trim().toLowerCase() as V)
+    .Encode((value) => value);
+}
+
 /** A DNS suffix as a cluster request gives it: dot-separated labels of 1-63 letters, digits and `-` (a leading dot allowed). */
 const DNS_SUFFIX_PATTERN = "^\\.?[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$";
 registerPattern(DNS_SUFFIX_PATTERN, "a DNS suffix", (value) =>

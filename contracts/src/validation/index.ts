@@ -19,6 +19,7 @@ export type { Validator } from "./check.js";
 export { requestValidator } from "./endpoint-request.js";
 export {
   NAME_PATTERN,
+  anyCaseValue,
   bodyOf,
   booleanField,
   distinct,

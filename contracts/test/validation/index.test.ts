@@ -5,6 +5,7 @@ test("validation index - exports exactly the intended API", async (t) => {
   t.deepEqual(Object.keys(api).sort(), [
     "FieldProblem",
     "NAME_PATTERN",
+    "anyCaseValue",
     "bodyOf",
     "bodyValidator",
     "booleanField",

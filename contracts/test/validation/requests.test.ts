@@ -104,7 +104,7 @@ test("query parameters - read from text by their declaration: booleans, comma-se
   throws400(
     t,
     () => decoded("clusters.list", { query: { status: "active,running" } }),
-    `status must be one of pending, active, incomplete, inconsistent, terminated (got "running")`,
+    `status must be one of pending, active, incomplete, inconsistent, terminated (any case) (got "running")`,
     "status",
   );
   t.deepEqual(decoded("plugins.listVersions", { params: { type: "automatortypes", plugin: "shell", resourceType: "scripts", resource: "a" }, query: { status: "STAGED" } }).query, {

@@ -1,6 +1,6 @@
-import { BadRequestError, type PluginSpec } from "@corral/contracts";
+import { BadRequestError, type PluginSpec, type ResourceFormat } from "@corral/contracts";
 import type { PluginKind, ResourceAddress } from "../domain/resource-record.js";
-import type { PluginTypeReader as PluginTypeStore, ResourceFormat } from "@corral/shared";
+import type { PluginTypeReader as PluginTypeStore } from "@corral/shared";
 
 export const kindLabel = (kind: PluginKind) => (kind === "automatortypes" ? "automator" : "provider");
 
