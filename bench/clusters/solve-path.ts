@@ -10,16 +10,16 @@
  * and, in each phase, the clusters service's event-loop delay (perf_hooks monitorEventLoopDelay, preloaded into it by
  * event-loop-probe.mjs) and the CPU seconds of the clusters and solver processes.
  *
- * The earlier revision is a tree of its own, for example the commit before the solve-path change:
+ * The earlier revision is a tree of its own: the commit before "clusters: every solve through the solver service"
+ * (3a738f9^, which already has this benchmark and a bench system with a solver process):
  *
- *   mkdir -p /tmp/before && git archive <commit> | tar -x -C /tmp/before
+ *   mkdir -p /tmp/before && git archive 3a738f9^ | tar -x -C /tmp/before
  *   mkdir /tmp/before/node_modules && for e in node_modules/* node_modules/.bin; do [ "$(basename $e)" = @corral ] ||
  *     ln -s "$PWD/$e" /tmp/before/node_modules/; done
  *   mkdir /tmp/before/node_modules/@corral && for e in node_modules/@corral/*; do ln -s "$(readlink $e)" /tmp/before/$e; done
  *   mkdir -p /tmp/before/.corral && ln -s "$PWD/.corral/bin" /tmp/before/.corral/bin
- *   cp bench/clusters/solve-path.ts /tmp/before/bench/clusters/
  *
- * Run: BENCH_BEFORE=/tmp/before BENCH_BEFORE_LABEL=<commit> node --import=tsx bench/clusters/solve-path.ts
+ * Run: BENCH_BEFORE=/tmp/before BENCH_BEFORE_LABEL=3a738f9^ node --import=tsx bench/clusters/solve-path.ts
  *      -> bench/results/clusters-solve-path.json
  * Smoke: BENCH_SMOKE=1 node --import=tsx bench/clusters/solve-path.ts (tiny sizes, one round; without BENCH_BEFORE
  *      both arms run this tree) -> bench/results/clusters-solve-path-smoke.json
