@@ -1,4 +1,4 @@
-import type { DryRunResult } from "@corral/contracts";
+import type { DryRunResult, JobStarted } from "@corral/contracts";
 import type { ClusterOperations, JobOperations } from "../operations/index.js";
 import type { ClusterQueries } from "../queries/index.js";
 
@@ -12,6 +12,6 @@ export interface HandlerDeps {
 export const clusterIdOf = (req: { params: { id?: string } }) => req.params.id ?? "";
 
 /** The job operations a request asks for: carried out, or with `?dryRun=true` answered instead. */
-export function jobOperationsFor(h: HandlerDeps, req: { query: { dryRun?: boolean } }): JobOperations<void | DryRunResult> {
+export function jobOperationsFor(h: HandlerDeps, req: { query: { dryRun?: boolean } }): JobOperations<JobStarted | DryRunResult> {
   return req.query.dryRun ? h.operations.dryRun : h.operations;
 }

@@ -25,9 +25,6 @@ import type { OperationContext } from "./context.js";
 import { dryRunResult } from "./dry-run.js";
 import { checkProviderFields } from "./provider-fields.js";
 
-/** Largest cluster one request may create. */
-export const MAX_CLUSTER_SIZE = 10_000;
-
 function findIn<T extends { name: string }>(list: readonly T[], name: string): T | undefined {
   return list.find((e) => e.name === name);
 }
@@ -59,9 +56,6 @@ async function prepareCreate(
   req: CreateClusterRequest,
   takeId: () => Promise<string>,
 ): Promise<PreparedCreate> {
-  if (req.numMachines > MAX_CLUSTER_SIZE) {
-    throw new BadRequestError(`numMachines must be at most ${MAX_CLUSTER_SIZE} (got ${req.numMachines})`, { field: "numMachines" });
-  }
   // Independent reads run side by side; the tenant's absence is reported before anything the catalog says.
   const catalogRead = deps.tenancy.catalog(identity.tenant);
   catalogRead.catch(() => {});

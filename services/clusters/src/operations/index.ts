@@ -1,4 +1,4 @@
-import type { DryRunResult, Identity, JsonObject } from "@corral/contracts";
+import type { DryRunResult, Identity, JobStarted, JsonObject } from "@corral/contracts";
 import type { Solver } from "../adapters/solver.js";
 import type { CreateClusterRequest } from "../domain/requests.js";
 import { prepareAddServices, type AddServicesRequest } from "./add-services.js";
@@ -12,7 +12,10 @@ import { purgeTenant, type PurgeProgress } from "./purge-tenant.js";
 import { prepareRunServices, type ServicesAction } from "./run-services.js";
 import type { PreparedJob } from "./start-job.js";
 
-/** The job operations, each answering `Result`: started (no answer) or dry-run (what it would do). */
+/**
+ * The job operations, each answering `Result`: started (the cluster and the plan to follow) or dry-run (what it
+ * would do).
+ */
 export interface JobOperations<Result> {
   delete(identity: Identity, id: string, providerFields: JsonObject): Promise<Result>;
   configure(identity: Identity, id: string, req: ConfigureRequest): Promise<Result>;
@@ -21,7 +24,7 @@ export interface JobOperations<Result> {
 }
 
 /** What the clusters service's requests do to clusters; handlers decode a request and call one of these. */
-export interface ClusterOperations extends JobOperations<void> {
+export interface ClusterOperations extends JobOperations<JobStarted> {
   create(identity: Identity, req: CreateClusterRequest): Promise<string>;
   extendLease(identity: Identity, id: string, expireTime: number): Promise<void>;
   /** Removes what this service keeps for a deleted tenant, a batch of clusters per call (internal, from tenancy). */
@@ -46,7 +49,10 @@ function jobOperations<Result>(ctx: OperationContext, solver: Solver, finish: (j
 
 export function createClusterOperations(ctx: OperationContext): ClusterOperations {
   return {
-    ...jobOperations(ctx, ctx.deps.solver, async (job) => void (await ctx.actors.jobs.start(job))),
+    ...jobOperations(ctx, ctx.deps.solver, async (job) => ({
+      clusterId: job.cluster.id,
+      planId: await ctx.actors.jobs.start(job),
+    })),
     create: (identity, req) => createCluster(ctx, identity, req),
     extendLease: (identity, id, expireTime) => extendLease(ctx, identity, id, expireTime),
     purgeTenant: (tenant) => purgeTenant(ctx, tenant),
