@@ -5,7 +5,7 @@ import type { ClusterTemplate, Json, JsonObject, Provider } from "../entities.js
 import { NODE_HEALTH_STATES, type NodeHealth } from "../node-health.js";
 import { subjects } from "../subjects.js";
 import { TaskName } from "../task-names.js";
-import { anyCaseValue, bodyOf, booleanField, distinct, dnsSuffixField, integerField, nameField } from "../validation/fields.js";
+import { anyCaseValue, bodyOf, booleanField, distinct, dnsSuffixField, integerField, jsonObjectField, nameField } from "../validation/fields.js";
 import { dryRunQuery, endpointsOf, route } from "./endpoint.js";
 import { clusterTemplateSchema, providerSchema } from "./entity-schemas.js";
 import {
@@ -26,9 +26,7 @@ import {
 export const MAX_CLUSTER_SIZE = 10_000;
 
 const providerFields = {
-  providerFields: typedSchema<JsonObject>(
-    Type.Object({}, { additionalProperties: true, description: "Values of the provider type's user fields (secrets included), for this request only." }),
-  ),
+  providerFields: jsonObjectField({ description: "Values of the provider type's user fields (secrets included), for this request only." }),
 };
 
 /** `POST /clusters`. */
@@ -47,7 +45,7 @@ const createClusterBody = bodyOf(
     services: arrayOf(nameField()),
     initialLeaseDuration: integerField({ description: "ms; 0: the template's maximum. An integer, or its digits as a string." }),
     dnsSuffix: dnsSuffixField(),
-    config: anyObject,
+    config: jsonObjectField({ description: "The cluster's config; absent: the template's default config." }),
     ...providerFields,
   },
 );
@@ -61,7 +59,7 @@ const leaseExtensionBody = bodyOf({ expireTime: integerField({ description: "ms 
 
 /** `PUT /clusters/{id}/config`. */
 const configBody = bodyOf(
-  { config: anyObject },
+  { config: jsonObjectField() },
   { restart: booleanField({ description: "Restart the services after configuring. @default true" }), ...providerFields },
 );
 

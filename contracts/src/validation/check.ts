@@ -7,7 +7,7 @@ import type { StaticDecode, TObject, TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { BadRequestError } from "../errors.js";
 import { describe, isObject, label } from "./primitives.js";
-import { FieldProblem, bodyPaths, parameterPaths, problemOf, type PathStyle } from "./problems.js";
+import { FieldProblem, bodyPaths, parameterPaths, pathWithin, problemOf, type PathStyle } from "./problems.js";
 
 /** Checks and decodes one value; throws the 400 naming the field. */
 export type Validator<T> = (value: unknown) => T;
@@ -49,9 +49,8 @@ function compile<S extends TSchema>(schema: S, root: string, paths: PathStyle): 
     } catch (err) {
       const failure = decoderFailure(err);
       if (failure?.error instanceof FieldProblem) {
-        const { problem, key } = failure.error;
-        const field = fieldOfPointer(failure.path, paths);
-        throw refusal(key === undefined ? field : paths.child(field, key), problem, root);
+        const { problem, within } = failure.error;
+        throw refusal(pathWithin(fieldOfPointer(failure.path, paths), within), problem, root);
       }
       throw err;
     }

@@ -17,7 +17,8 @@ import {
   type TUnsafe,
 } from "@sinclair/typebox";
 import type { JsonSchema } from "../endpoints/json-schema.js";
-import { MAX_NAME_LENGTH, nameProblem } from "./primitives.js";
+import type { JsonObject } from "../entities.js";
+import { MAX_JSON_DEPTH, MAX_NAME_LENGTH, describe, isObject, nameProblem } from "./primitives.js";
 import { FieldProblem, TEXT_FORM, aboveMaximum, registerPattern } from "./problems.js";
 
 /** The NAME rule (docs/api.md, Validation): letters, digits, `.`, `_`, `-`; never `__proto__`, which decoders rename. */
@@ -200,7 +201,41 @@ export function bodyOf<R extends Readonly<Record<string, TSchema>>, O extends Re
     .Encode((body) => body) as never;
 }
 
-/** Any JSON value, copied when decoded (what a request gives is never shared with what is kept). */
+/** Where `value` is not JSON a store can keep (a non-finite number, nesting deeper than MAX_JSON_DEPTH), and why. */
+function jsonProblem(value: unknown, within: string, depth: number): FieldProblem | undefined {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return undefined;
+  if (typeof value === "number") return Number.isFinite(value) ? undefined : new FieldProblem(`must be a finite number (got ${describe(value)})`, within);
+  if (depth >= MAX_JSON_DEPTH) return new FieldProblem(`is nested too deeply (at most ${MAX_JSON_DEPTH} levels)`, within);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = jsonProblem(value[i], `${within}[${i}]`, depth + 1);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (isObject(value)) {
+    for (const [key, member] of Object.entries(value)) {
+      const found = member === undefined ? undefined : jsonProblem(member, within === "" ? key : `${within}.${key}`, depth + 1);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  return new FieldProblem(`must be a JSON value (got ${typeof value})`, within);
+}
+
+function checkedJson<T>(value: T): T {
+  const problem = jsonProblem(value, "", 0);
+  if (problem) throw problem;
+  return value;
+}
+
+/** Any JSON value (finite numbers, nested at most MAX_JSON_DEPTH deep), copied: what a request gives is never shared with what is kept. */
 export const jsonCopy = Type.Transform(Type.Unknown())
-  .Decode((value) => structuredClone(value))
+  .Decode((value) => structuredClone(checkedJson(value)))
   .Encode((value) => value);
+
+/** A JSON object of any members (configs, provider fields): JSON throughout, as a store keeps it. */
+export const jsonObjectField = (options: { description?: string } = {}): TTransform<TUnsafe<JsonObject>, JsonObject> =>
+  Type.Transform(Type.Unsafe<JsonObject>(Type.Object({}, { ...options, additionalProperties: true })))
+    .Decode((value) => checkedJson(value))
+    .Encode((value) => value);

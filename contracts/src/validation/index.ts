@@ -26,6 +26,7 @@ export {
   dnsSuffixField,
   integerField,
   jsonCopy,
+  jsonObjectField,
   nameField,
   optionalField,
   primaryForm,

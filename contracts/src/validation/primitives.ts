@@ -15,7 +15,7 @@ export type RawObject = Record<string, unknown>;
 export const MAX_NAME_LENGTH = 255;
 const NAME_PATTERN = /^[A-Za-z0-9._-]+$/;
 /** Deepest nesting accepted in free-form JSON (configs, provider settings); guards the recursion. */
-const MAX_JSON_DEPTH = 64;
+export const MAX_JSON_DEPTH = 64;
 
 const INTEGER_STRING = /^-?[0-9]+$/;
 const DURATION_STRING = /^(-?[0-9]+)([smhd])?$/;

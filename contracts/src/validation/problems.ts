@@ -11,13 +11,20 @@ export const TEXT_FORM = Symbol("corral.textForm");
 
 /** Thrown by a decoder when a value the schema let through still breaks the field's rule. */
 export class FieldProblem extends Error {
-  /** @param key the member of the decoded object the problem is about, if not the object itself */
+  /** @param within where in the decoded value the problem is (`a.b`, `[2].c`), if not the value itself */
   constructor(
     readonly problem: string,
-    readonly key?: string,
+    readonly within?: string,
   ) {
     super(problem);
   }
+}
+
+/** `path` with `within` (a path inside its value) appended: `config` + `a[2]` -> `config.a[2]`. */
+export function pathWithin(path: string, within: string | undefined): string {
+  if (within === undefined || within === "") return path;
+  if (path === "") return within.startsWith("[") ? `body${within}` : within;
+  return within.startsWith("[") ? `${path}${within}` : `${path}.${within}`;
 }
 
 /** Overrides what messages say of a refused value (absent included) for one schema. */

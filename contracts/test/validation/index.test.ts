@@ -15,6 +15,7 @@ test("validation index - exports exactly the intended API", async (t) => {
     "integerField",
     "isValidName",
     "jsonCopy",
+    "jsonObjectField",
     "mergeProviderUpdate",
     "nameField",
     "optionalField",

@@ -76,6 +76,9 @@ test("clusters.create - every other field's rule, named in the message", (t) => 
   refusedCreate(t, { config: "x" }, `config must be an object (got "x")`, "config");
   refusedCreate(t, { config: [1] }, "config must be an object (got an array)", "config");
   refusedCreate(t, { providerFields: "pw" }, `providerFields must be an object (got "pw")`, "providerFields");
+  refusedCreate(t, { config: { a: [1, -Infinity] } }, "config.a[1] must be a finite number (got -Infinity)", "config.a[1]");
+  const deep = JSON.parse(`${'{"a":'.repeat(70)}1${"}".repeat(70)}`) as unknown;
+  refusedCreate(t, { config: deep }, `config${".a".repeat(64)} is nested too deeply (at most 64 levels)`, `config${".a".repeat(64)}`);
 });
 
 test("clusters job bodies - provider fields only, services at least one and without repeats, config required", (t) => {

@@ -38,6 +38,11 @@ test("tenant - extra settings are kept as given and copied", (t) => {
   t.not((tenant as Record<string, unknown>)["limits"], nested);
 });
 
+test("tenant - extra settings must be JSON a store keeps: finite numbers", (t) => {
+  throws400(t, () => parseTenant({ name: "a", workers: 1, extra: -Infinity }), "extra must be a finite number (got -Infinity)", "extra");
+  throws400(t, () => parseTenant({ name: "a", workers: 1, limits: { n: [NaN] } }), "limits.n[0] must be a finite number (got NaN)", "limits.n[0]");
+});
+
 test("tenant - a __proto__ setting is refused (it could not survive msgpack) and never touches the prototype", (t) => {
   throws400(t, () => parseTenant(JSON.parse('{"name":"a","workers":1,"__proto__":{"polluted":true}}')), "__proto__ is a reserved key and cannot be used as an object key", "__proto__");
   t.is(({} as Record<string, unknown>)["polluted"], undefined);
