@@ -23,6 +23,9 @@ const plannedActions = {
   StartServices: "start_services",
   RestartServices: "restart_services",
   AddServices: "add_services",
+  AddNodes: "add_nodes",
+  RemoveNodes: "remove_nodes",
+  ReplaceNode: "replace_node",
 } as const;
 
 export const ClusterAction = {

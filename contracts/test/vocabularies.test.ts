@@ -38,6 +38,9 @@ test("cluster actions - one vocabulary, upper case in the planner", (t) => {
     "START_SERVICES",
     "RESTART_SERVICES",
     "ADD_SERVICES",
+    "ADD_NODES",
+    "REMOVE_NODES",
+    "REPLACE_NODE",
   ]);
   t.deepEqual(Object.values(PlanAction), planned.map(planActionOf));
   t.is(PlanAction.Create, "CLUSTER_CREATE");

@@ -187,6 +187,33 @@ export interface PlanRequest {
   /** For `add_services`: the services being added (already placed on `nodes`). */
   readonly addedServices?: readonly string[];
   readonly options?: PlanOptions;
+  /**
+   * For `add_nodes` and `replace_node`: ids of the nodes the plan builds and brings up, listed in `nodes` with
+   * their services. `nodes` holds the cluster's nodes before the change plus these.
+   */
+  readonly addedNodes?: readonly string[];
+  /**
+   * For `remove_nodes` and `replace_node`: ids of the nodes (listed in `nodes`) that leave the cluster. A removed
+   * node's services are stopped and removed, then its machine deleted; a replaced node's machine is deleted.
+   */
+  readonly removedNodes?: readonly string[];
+  /** Removed nodes the provider can no longer reach: they get no task (the caller forgets them). */
+  readonly unreachableNodes?: readonly string[];
+  /**
+   * For `add_nodes`, `remove_nodes` and `replace_node`: ids of the remaining nodes whose expanded config changes
+   * (for example by comparing macro expansion before and after); each gets CONFIGURE of its services.
+   */
+  readonly changedNodes?: readonly string[];
+  /** For `add_nodes`, `remove_nodes` and `replace_node`: also restart the services of `changedNodes`. @default false */
+  readonly restart?: boolean;
+  /**
+   * For `restart_services`, `cluster_configure_with_restart` and the node actions with `restart`: stop and start
+   * the nodes in batches, at most `maxUnavailable` (an integer, at least 1) nodes of any one service down at a time
+   * and never fewer than the service's `quantities.min` running. Needs `template`.
+   */
+  readonly rolling?: { readonly maxUnavailable: number };
+  /** The template stored with the cluster; read with `rolling` (each service's `quantities.min`). */
+  readonly template?: ClusterTemplate;
 }
 
 /** One task of a plan; the caller assigns ids (see `numberTasks`). */

@@ -119,7 +119,8 @@ interface Oracle {
 const key = (t: { taskName: string; nodeId: string; service: string }): string => `${t.taskName}|${t.nodeId}|${t.service}`;
 
 function oracle(w: World): Oracle {
-  const action = w.action.toUpperCase() as PlanAction;
+  // The generator draws from ACTION_TASK_ORDER: the cluster-wide actions, each with one task order.
+  const action = w.action.toUpperCase() as keyof typeof ACTION_TASK_ORDER;
   const defs = new Map(w.services.map((s) => [s.name, s]));
   const C = new Set(w.nodes.flatMap((n) => n.services));
   const hosts = (s: string): string[] => w.nodes.filter((n) => n.services.includes(s)).map((n) => n.id);

@@ -8,8 +8,21 @@ export { NODE_TASKS, PlanAction, TaskName, parsePlanAction, serviceActionOf };
 
 const T = TaskName;
 
-/** Per-node, per-service task order of every action (docs/catalog.md, Plans). */
-export const ACTION_TASK_ORDER: Readonly<Record<PlanAction, readonly TaskName[]>> = {
+/** The actions that add, remove or replace nodes: plans of several phases, each with its own task order. */
+export type NodeChangeAction = typeof PlanAction.AddNodes | typeof PlanAction.RemoveNodes | typeof PlanAction.ReplaceNode;
+/** Every other action: one task order for every planned node. */
+export type ClusterWideAction = Exclude<PlanAction, NodeChangeAction>;
+
+export const NODE_CHANGE_ACTIONS: ReadonlySet<PlanAction> = new Set<PlanAction>([
+  PlanAction.AddNodes,
+  PlanAction.RemoveNodes,
+  PlanAction.ReplaceNode,
+]);
+
+export const isNodeChangeAction = (action: PlanAction): action is NodeChangeAction => NODE_CHANGE_ACTIONS.has(action);
+
+/** Per-node, per-service task order of every cluster-wide action (docs/catalog.md, Plans). */
+export const ACTION_TASK_ORDER: Readonly<Record<ClusterWideAction, readonly TaskName[]>> = {
   CLUSTER_CREATE: [T.Create, T.Confirm, T.Bootstrap, T.Install, T.Configure, T.Initialize, T.Start],
   CLUSTER_DELETE: [T.Delete],
   CLUSTER_CONFIGURE: [T.Bootstrap, T.Configure],

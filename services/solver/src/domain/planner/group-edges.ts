@@ -2,14 +2,14 @@
  * The edges between task groups: the per-node chains in the action's task order (`node` scope) and the
  * cross-service ordering rules (`cluster` scope), reduced to direct dependencies.
  */
-import { ACTION_TASK_ORDER, NODE_TASKS, ORDERING_RULES, type PlanAction } from "./actions.js";
+import { ACTION_TASK_ORDER, NODE_TASKS, ORDERING_RULES, type ClusterWideAction } from "./actions.js";
 import type { ClusterDependencies } from "./dependencies.js";
 import type { GroupEdge } from "./graph.js";
 import type { TaskGroupDrafts } from "./task-groups.js";
 
 /** Edges in the order they are found, each pair of groups once. */
 export function groupEdges(
-  action: PlanAction,
+  action: ClusterWideAction,
   groups: TaskGroupDrafts,
   plannedServices: ReadonlySet<string>,
   deps: ClusterDependencies,

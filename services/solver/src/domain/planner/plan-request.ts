@@ -3,11 +3,11 @@
  * definitions, the nodes and which nodes hold each service.
  */
 import { type PlanRequest, type Service, BadRequestError, describeValue } from "@corral/contracts";
-import { PlanAction, parsePlanAction } from "./actions.js";
+import { PlanAction, isNodeChangeAction, parsePlanAction, type ClusterWideAction } from "./actions.js";
 
 /** The cluster a plan request describes. */
 export interface PlanCluster {
-  readonly action: PlanAction;
+  readonly action: ClusterWideAction;
   /** {@link PlanOptions.startUnplannedDependencies} with its default applied. */
   readonly startUnplannedDependencies: boolean;
   readonly definitions: ReadonlyMap<string, Service>;
@@ -23,6 +23,7 @@ export interface PlanCluster {
 export function readPlanRequest(request: PlanRequest): PlanCluster {
   const action = typeof request.action === "string" ? parsePlanAction(request.action) : undefined;
   if (action === undefined) throw new BadRequestError(`unknown action ${describeValue(request.action)}`);
+  if (isNodeChangeAction(action)) throw new BadRequestError(`${action} is not planned yet`);
   // Restart touches the service and its dependents only: its dependencies were never stopped.
   const startUnplannedDependencies = request.options?.startUnplannedDependencies ?? action !== PlanAction.RestartServices;
 
