@@ -4,6 +4,7 @@
  * The JSON is a stable API: clients (the `corral` CLI's `watch`) parse it. Add fields; never rename or remove.
  */
 import type { ClusterAction, ClusterStatus } from "./cluster-actions.js";
+import type { NodeHealthState } from "./node-health.js";
 import type { TaskName } from "./task-names.js";
 
 /** Every kind of cluster event, the last token(s) of its subject. */
@@ -15,6 +16,7 @@ export const CLUSTER_EVENT_TYPES = [
   "plan.finished",
   "task.started",
   "task.ended",
+  "node.health",
 ] as const;
 export type ClusterEventType = (typeof CLUSTER_EVENT_TYPES)[number];
 
@@ -140,6 +142,21 @@ export interface TaskEndedEvent extends ClusterEventBase, TaskEventFields {
 }
 
 /**
+ * A node's health changed (node-health.ts): its machine was found in another state, or the same state with
+ * another message. `since` is when this state began, `checkedAt` the check that found it.
+ */
+export interface NodeHealthEvent extends ClusterEventBase {
+  type: "node.health";
+  nodeId: string;
+  state: NodeHealthState;
+  message: string;
+  since: number;
+  checkedAt: number;
+  /** The state before; absent for the node's first finding. */
+  previous?: NodeHealthState;
+}
+
+/**
  * The events clients get for one stored event, in order: the `task.ended` events a `plan.progress` holds, the
  * progress itself without them, then what it holds as `then`; any other event as it is.
  */
@@ -159,7 +176,8 @@ export type ClusterStreamEvent =
   | PlanProgressEvent
   | PlanFinishedEvent
   | TaskStartedEvent
-  | TaskEndedEvent;
+  | TaskEndedEvent
+  | NodeHealthEvent;
 
 /** One event as a client receives it: the stream sequence is its id (SSE `id:`, WebSocket `id`), for resuming. */
 export interface DeliveredClusterEvent {

@@ -179,6 +179,7 @@ export type {
   TaskEventFields,
   TaskStartedEvent,
   TaskEndedEvent,
+  NodeHealthEvent,
   ClusterStreamEvent,
   DeliveredClusterEvent,
   EventSocketRequest,

@@ -1,6 +1,7 @@
 /** JSON Schemas of the cluster events (cluster-events.ts) and of the event WebSocket's messages. */
 import { CLUSTER_STATUSES } from "../cluster-actions.js";
 import type { ClusterEventType } from "../cluster-events.js";
+import { NODE_HEALTH_STATES } from "../node-health.js";
 import type { TSchema } from "@sinclair/typebox";
 import { boolean, count, either, exactly, integer, objectOf, oneOfValues, string } from "./json-schema.js";
 
@@ -31,6 +32,11 @@ export const clusterEventSchema = either(
     "task.ended",
     { ...taskFields, ok: boolean, status: integer, startTime: count, durationMs: count, resultAt: count },
     { output: objectOf({}, { optional: { stdout: string, stderr: string } }) },
+  ),
+  eventOf(
+    "node.health",
+    { nodeId: string, state: oneOfValues(NODE_HEALTH_STATES), message: string, since: count, checkedAt: count },
+    { previous: oneOfValues(NODE_HEALTH_STATES) },
   ),
 );
 

@@ -4,6 +4,7 @@ import { createActors, type ActorsOptions } from "./actor/index.js";
 import { openEngineDeps } from "./adapters/deps.js";
 import { registerClusterGauge } from "./adapters/metrics.js";
 import { createReconciler } from "./engine/reconciler.js";
+import { startHealthReports } from "./engine/health/reports.js";
 import { startResultsConsumer } from "./engine/results/consumer.js";
 import { clusterHandlers } from "./handlers/clusters.js";
 import { configHandlers } from "./handlers/config.js";
@@ -59,6 +60,7 @@ export async function startClustersService(options: ClustersServiceDeps): Promis
     },
   });
   const results = await startResultsConsumer(deps, ctx.actors.effects);
+  const health = startHealthReports(deps);
   const reconciler = createReconciler(ctx, { republishAfterMs: options.republishAfterMs });
   let reconciling: Promise<void> | undefined;
   const timer = setInterval(() => {
@@ -76,6 +78,7 @@ export async function startClustersService(options: ClustersServiceDeps): Promis
         clearInterval(timer);
         await served.stop();
         await results.stop();
+        await health.stop();
         await reconciling;
         await ctx.actors.effects.flushPublishedMarks();
         deps.clusters.stop();

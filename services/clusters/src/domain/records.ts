@@ -5,6 +5,7 @@ import type {
   Json,
   JsonObject,
   NodeActionView,
+  NodeHealth,
   PlanAction,
   Provider,
   Service,
@@ -71,7 +72,8 @@ export interface ClusterNode {
   results: JsonObject;
   actions: NodeAction[];
   /** Dispatch keys already applied (`<taskId>.<dispatch>`), bounded; makes result handling idempotent. */
-  applied: string[];
+  applied: string[];  /** Whether its machine exists and answers, as the provisioner checking its tenant last reported (absent: never). */
+  health?: NodeHealth;
 }
 
 /** A plan is named by its cluster and its own id. */

@@ -176,5 +176,7 @@ export function clusterEventMessageId(e: ClusterStreamEvent): string {
       return `${e.taskId}.${e.attempt}.started`;
     case "task.ended":
       return `${e.taskId}.${e.attempt}.ended`;
+    case "node.health":
+      return `${e.nodeId}.health.${e.checkedAt}.${e.state}`;
   }
 }

@@ -62,6 +62,7 @@ export function nodeView(node: ClusterNode): NodeView {
       ...(a.stdout !== undefined ? { stdout: a.stdout } : {}),
       ...(a.stderr !== undefined ? { stderr: a.stderr } : {}),
     })),
+    ...(node.health ? { health: node.health } : {}),
   };
 }
 
