@@ -86,28 +86,3 @@ export type { FollowWatchOptions, OpenWatch } from "./follow-watch.js";
 export { mapLimit } from "./map-limit.js";
 export { openRedis, redisReady, redisCall, connectedMulti, REDIS_CALL_TIMEOUT_MS, REDIS_START_WAIT_MS } from "./redis.js";
 export type { RedisClient, OpenRedisOptions, RedisCallOptions } from "./redis.js";
-// The task protocol and active set types moved to @corral/contracts; exported here too until every importer switched.
-export {
-  MAX_LOG_CHARS,
-  truncateLog,
-  taskMessageId,
-  TASK_ACK_WAIT_MS,
-  RESULTS_ACK_WAIT_MS,
-  DUPLICATE_WINDOW_MS,
-  MAX_RESULT_BATCH,
-  encodeTaskMessage,
-} from "@corral/contracts";
-export type {
-  TaskNodeInfo,
-  TaskNodeReach,
-  TaskConfig,
-  TaskMessage,
-  TaskOutcome,
-  TaskResult,
-  DispatchRef,
-  ResultBatch,
-  ActiveSet,
-  ActiveResourceType,
-  ActiveResource,
-  ResourceFormat,
-} from "@corral/contracts";

@@ -1,1 +1,0 @@
-export { sleep, backoffMs, retryUntil } from "@corral/shared";
