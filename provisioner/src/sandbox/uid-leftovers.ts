@@ -1,5 +1,6 @@
 import { lstat, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { sleep } from "@corral/shared";
 
 /**
  * Where a tenant's user could leave files outside its directory: the host's shared temporary directories, which
@@ -29,7 +30,7 @@ export async function killProcessesOf(uids: ReadonlySet<number>): Promise<number
         // gone already
       }
     }
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
   }
   throw new Error(`processes of uids ${[...uids].join(", ")} are still running after ${KILL_PASSES} rounds of SIGKILL`);
 }
