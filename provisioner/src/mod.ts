@@ -23,4 +23,6 @@ export type {
   PluginContext,
   PluginOutcome,
   ServiceActionCall,
+  ProviderHealth,
+  HealthCheckContext,
 } from "./plugins/types.js";
