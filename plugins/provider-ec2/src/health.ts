@@ -7,14 +7,19 @@ import { readSettings } from "./settings.js";
 
 /** Instance ids one DescribeInstances filter is given at most. */
 const IDS_PER_CALL = 200;
+/**
+ * EC2 lists a new instance only after a while (eventual consistency): an instance not listed within this long of
+ * its target's writing (after CREATE) is `unknown`, not yet `missing`.
+ */
+export const LISTING_LAG_MS = 60_000;
 
 /**
  * Health of ec2 nodes: one batch per region, endpoint and account, checked with DescribeInstances by instance id
  * (`providerid`), up to 200 ids a call. Running: `healthy`; pending, stopping or stopped: `unreachable`; terminated,
- * shutting down, unknown to EC2 or not this node's: `missing`. An API that does not answer (or refuses the
+ * shutting down, unknown to EC2 (a minute after CREATE) or not this node's: `missing`. An API that does not answer (or refuses the
  * credentials) fails the batch: its nodes are `unknown`.
  */
-export function ec2Health(deps: () => Promise<Ec2Deps>): ProviderHealth {
+export function ec2Health(deps: () => Promise<Ec2Deps>, now: () => number = Date.now): ProviderHealth {
   return {
     batchOf(node) {
       const parsed = readSettings(node);
@@ -36,6 +41,9 @@ export function ec2Health(deps: () => Promise<Ec2Deps>): ProviderHealth {
         const id = instanceIdOf(node);
         if (id === undefined) return { state: "unknown", message: `ec2: node ${node.config.hostname} has no instance id from CREATE` };
         const instance = found.get(id);
+        if (!instance && now() - node.recordedAt < LISTING_LAG_MS) {
+          return { state: "unknown", message: `ec2: instance ${id} is not listed by ${api.where} yet` };
+        }
         return instanceHealth(instance && isNodeInstance(instance, d.installation, node) ? instance : undefined, id, api.where);
       });
     },
