@@ -107,7 +107,7 @@ test("every REST endpoint answers what the API description says, refusals too", 
   await call(user, "GET", `/clusters/${id}/config`);
   await call(user, "GET", `/clusters/${id}/services`);
   await call(user, "POST", "/getNodeProperties", { clusterId: id });
-  // Dry runs answer what the description gives for `?dryRun=true` (also where the real call answers no body).
+  // Dry runs answer what the description gives for `?dryRun=true` (beside the real call's answer in the same 200).
   const dryCreate = await call(user, "POST", "/clusters?dryRun=true", { name: "contract-dry", clusterTemplate: "webapp", numMachines: 1 });
   const dryRestart = await call(user, "POST", `/clusters/${id}/services/restart?dryRun=true`);
   const dryRunFlag = (res: ApiResponse) => (res.body as { dryRun?: boolean } | undefined)?.dryRun;
