@@ -92,3 +92,48 @@ test("api doc - the table reader sees a changed role or a missing route", (t) =>
   const served = servedRows().map(key);
   t.false(served.includes(key(rows[0]!)), "a wrong role is not a served route");
 });
+
+/** `METHOD path` of every `curl ... $API/<path>` call in a markdown text (`-XPOST` sets the method; GET otherwise). */
+function curlCalls(markdown: string): Array<{ method: string; path: string }> {
+  return [...markdown.matchAll(/curl\b[^\n]*?\$API(\/[^\s'"|)]*)/g)].map((m) => ({
+    method: /-X\s*(GET|POST|PUT|DELETE)\b/.exec(m[0])?.[1] ?? "GET",
+    path: m[1]!,
+  }));
+}
+
+/** Whether `path` (its `$VAR` segments standing for any value) is a route of the endpoint table for `method`. */
+function isTableRoute(method: string, path: string): boolean {
+  const segments = path.split("/").filter(Boolean);
+  return endpointList().some(({ endpoint }) =>
+    (endpoint.rest?.routes ?? []).some((r) => {
+      const pattern = r.path.split("/").filter(Boolean);
+      return (
+        r.method === method &&
+        pattern.length === segments.length &&
+        pattern.every((p, i) => p.startsWith(":") || p === segments[i] || segments[i]!.startsWith("$"))
+      );
+    }),
+  );
+}
+
+test("api doc - every call README.md shows is a route of the endpoint table (README has no API table of its own)", (t) => {
+  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  const calls = curlCalls(readme);
+  t.true(calls.length > 0, "README shows calls");
+  t.deepEqual(
+    calls.filter((c) => !isTableRoute(c.method, c.path)).map((c) => `${c.method} ${c.path}`),
+    [],
+    "calls in README.md that no row of the endpoint table serves",
+  );
+  t.false(readme.split("\n").some((line) => /^\|\s*method\s*\|/i.test(line)), "the route table is docs/api.md's, checked above");
+});
+
+test("api doc - the README check sees a call the table does not serve", (t) => {
+  const calls = curlCalls("curl -s -XPOST $API/clusters/$ID/reboot $H\ncurl -s $API/clusters/$ID $H");
+  t.deepEqual(calls, [
+    { method: "POST", path: "/clusters/$ID/reboot" },
+    { method: "GET", path: "/clusters/$ID" },
+  ]);
+  t.false(isTableRoute("POST", "/clusters/$ID/reboot"));
+  t.true(isTableRoute("GET", "/clusters/$ID"));
+});
