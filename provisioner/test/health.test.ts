@@ -10,6 +10,7 @@ import {
   healthReportSubject,
   kvKey,
   type HealthCheckReply,
+  type JsonObject,
   type NodeHealthCheck,
   type NodeHealthReport,
   type TaskMessage,
@@ -58,14 +59,19 @@ async function start(nc: NatsConnection, id: string): Promise<RunningProvisioner
 /** Every report published for the tenant from now on, with the time it arrived. */
 function collectReports(nc: NatsConnection, tenant: string) {
   const reports: Array<{ at: number; report: NodeHealthReport }> = [];
-  const sub = nc.subscribe(healthReportSubject(tenant), { callback: (_err, msg) => reports.push({ at: Date.now(), report: decode(msg.data) }) });
+  const sub = nc.subscribe(healthReportSubject(tenant), {
+    callback: (_err, msg) => {
+      reports.push({ at: Date.now(), report: decode(msg.data) });
+    },
+  });
   return { reports, stop: () => sub.unsubscribe() };
 }
 
 /** Runs a node's CREATE and CONFIRM through the tenant's queue (provider field `health_check` as given). */
 async function provision(nc: NatsConnection, tenant: string, clusterId: string, nodenum: number, healthCheck: boolean): Promise<TaskMessage> {
   const nodeId = `${clusterId}-${nodenum}`;
-  const provider = { name: "sim-checked", providertype: "sim", provisioner: healthCheck ? { health_check: "true" } : {} };
+  const fields: JsonObject = healthCheck ? { health_check: "true" } : {};
+  const provider = { name: "sim-checked", providertype: "sim", provisioner: fields };
   let results = {};
   let last: TaskMessage | undefined;
   for (const taskName of ["CREATE", "CONFIRM"] as const) {
