@@ -62,6 +62,7 @@ test("exports - @corral/provisioner/sdk exports exactly the plugin SDK", async (
     "pinnedHostKeys",
     "prepareWorkDirs",
     "presentedHostKey",
+    "probeSsh",
     "remoteActionScript",
     "remoteResourceDir",
     "remoteStatus",
