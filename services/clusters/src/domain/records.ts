@@ -46,8 +46,15 @@ export interface ClusterRecord extends ClusterRecordHead {
   services: string[];
   /** Definitions of the cluster's services as they were when the cluster got them. */
   serviceDefs: Service[];
-  /** Node ids are `<id>-<nodenum>` for nodenums FIRST_NODENUM .. FIRST_NODENUM + numNodes - 1. */
+  /**
+   * How many nodes the cluster has. Node ids are `<id>-<nodenum>` for nodenums FIRST_NODENUM .. FIRST_NODENUM +
+   * numNodes - 1, unless `nextNodenum` is set (see `clusterNodeIds`, domain/ids.ts).
+   */
   numNodes: number;
+  /** Set once the cluster gained nodes: the nodenum its next new node gets. */
+  nextNodenum?: number;
+  /** Nodenums below `nextNodenum` whose nodes left the cluster. */
+  removedNodenums?: number[];
   config: JsonObject;
   dnsSuffix: string;
   /** Plan ids, oldest first. */
@@ -72,7 +79,8 @@ export interface ClusterNode {
   results: JsonObject;
   actions: NodeAction[];
   /** Dispatch keys already applied (`<taskId>.<dispatch>`), bounded; makes result handling idempotent. */
-  applied: string[];  /** Whether its machine exists and answers, as the provisioner checking its tenant last reported (absent: never). */
+  applied: string[];
+  /** Whether its machine exists and answers, as the provisioner checking its tenant last reported (absent: never). */
   health?: NodeHealth;
 }
 
