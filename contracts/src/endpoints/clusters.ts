@@ -1,7 +1,7 @@
 /** Endpoints the clusters service answers: clusters, their plans, config and services, node properties. */
 import { Type, type Static, type StaticDecode } from "@sinclair/typebox";
-import { CLUSTER_STATUSES, ClusterAction, PlanAction, type ClusterStatus } from "../cluster-actions.js";
-import type { ClusterTemplate, Json, JsonObject, Provider } from "../entities.js";
+import { CLUSTER_STATUSES, ClusterAction, PlanAction } from "../cluster-actions.js";
+import type { ClusterTemplate, Json, Provider } from "../entities.js";
 import { NODE_HEALTH_STATES, type NodeHealth } from "../node-health.js";
 import { subjects } from "../subjects.js";
 import { TaskName } from "../task-names.js";
@@ -79,204 +79,86 @@ const nodePropertiesBody = bodyOf(
 const providerFieldsBody = bodyOf({}, providerFields);
 export type ProviderFieldsBody = Static<typeof providerFieldsBody>;
 
-/** Live progress of a cluster's current or last job. */
-export interface ClusterProgress {
-  action: ClusterAction;
-  actionstatus: string;
-  stepstotal: number;
-  stepscompleted: number;
-}
-
-/** What both forms of a cluster show. */
-interface ClusterBasics {
-  id: string;
-  name: string;
-  description: string;
-  /** ms */
-  createTime: number;
-  /** ms; 0: the lease never ends. */
-  expireTime: number;
-  services: string[];
-  ownerId: string;
-  status: ClusterStatus;
-  progress: ClusterProgress;
-}
-
-/** The summary form of a cluster (`GET /clusters`). */
-export interface ClusterSummary extends ClusterBasics {
-  numNodes: number;
-  provider: { name: string };
-  clusterTemplate: { name: string };
-}
-
-/** One entry of a node's action history. */
-export interface NodeActionView {
-  taskId: string;
-  service: string;
-  action: TaskName;
-  submitTime: number;
-  statusTime: number;
-  status: "complete" | "failed";
-  stdout?: string;
-  stderr?: string;
-}
-
-/** A node as the full form shows it. */
-export interface NodeView {
-  id: string;
-  clusterId: string;
-  services: string[];
-  properties: Record<string, Json>;
-  actions: NodeActionView[];
-  /** Whether the node's machine exists and answers, as its provider last told (absent: never checked). */
-  health?: NodeHealth;
-}
-
-/** The full form of a cluster (`GET /clusters/{id}`). */
-export interface ClusterDetails extends ClusterBasics {
-  provider: Provider;
-  clusterTemplate: ClusterTemplate;
-  jobs: string[];
-  config: JsonObject;
-  nodes: NodeView[];
-}
-
-/** The body of `GET /clusters/{id}/status`. */
-export interface ClusterStatusView {
-  clusterid: string;
-  status: ClusterStatus;
-  action: ClusterAction;
-  actionstatus: string;
-  stepstotal: number;
-  stepscompleted: number;
-}
-
-/** One task of a plan view. */
-export interface PlanTaskView {
-  id: string;
-  taskName: TaskName;
-  nodeId: string;
-  service?: string;
-}
-
-/** A plan as the API shows it. */
-export interface PlanView {
-  id: string;
-  clusterId: string;
-  /** Upper case, e.g. CLUSTER_CREATE. */
-  action: PlanAction;
-  currentStage: number;
-  status: string;
-  createTime: number;
-  stages: PlanTaskView[][];
-}
-
-/** A node as a dry run shows it: the layout it would have once the request is carried out. */
-export interface DryRunNode {
-  /** Node id; a create's nodes are numbered under {@link DRY_RUN_CLUSTER_ID}, the cluster's id being taken only when it is created. */
-  id: string;
-  hostname: string;
-  /** The node's services after the request, sorted. */
-  services: string[];
-  hardwaretype: string;
-  imagetype: string;
-}
-
-/** One task the plan would run; `service` is empty for node tasks (CREATE, CONFIRM, BOOTSTRAP, DELETE). */
-export interface DryRunTask {
-  taskName: TaskName;
-  nodeId: string;
-  service: string;
-}
-
-/**
- * What a request with `?dryRun=true` answers (like `terraform plan`): the layout and the plan the request would
- * produce, after the same checks, with nothing created, stored or counted.
- */
-export interface DryRunResult {
-  dryRun: true;
-  /** The cluster the request is about; {@link DRY_RUN_CLUSTER_ID} for a create. */
-  clusterId: string;
-  layout: { services: string[]; nodes: DryRunNode[] };
-  /** Every task of a stage ends before the next stage starts. */
-  plan: { action: PlanAction; stages: DryRunTask[][] };
-}
-
-/** The cluster id a dry-run create shows in its node ids and hostnames. */
-export const DRY_RUN_CLUSTER_ID = "new";
-
-/** What `corral.clusters.purgeTenant` answers: `done` once nothing of the tenant is left. */
-export interface ClustersPurgeResult {
-  done: boolean;
-  removed: number;
-}
-
-/** What a job request (delete, config, services) answers when carried out: the plan to follow. */
-export interface JobStarted {
-  clusterId: string;
-  /** The plan at `GET /clusters/{id}/plans/{planId}`. */
-  planId: string;
-}
-
 const names = arrayOf(string);
 const taskName = oneOfValues(Object.values(TaskName));
 const clusterStatus = oneOfValues(CLUSTER_STATUSES);
 const clusterAction = oneOfValues(Object.values(ClusterAction));
+const planAction = oneOfValues(Object.values(PlanAction), { description: "Upper case, e.g. CLUSTER_CREATE." });
+const jsonValue = typedSchema<Json>(anyJson);
+const ms = (description: string) => Type.Integer({ minimum: 0, description });
 
+/** Live progress of a cluster's current or last job. */
 const progressSchema = objectOf({ action: clusterAction, actionstatus: string, stepstotal: count, stepscompleted: count });
+export type ClusterProgress = Static<typeof progressSchema>;
 
+/** What both forms of a cluster show. */
 const clusterBasics = {
   id: string,
   name: string,
   description: string,
-  createTime: count,
-  expireTime: count,
+  createTime: ms("ms since the epoch."),
+  expireTime: ms("ms since the epoch; 0: the lease never ends."),
   services: names,
   ownerId: string,
   status: clusterStatus,
   progress: progressSchema,
 };
 
+/** The summary form of a cluster (`GET /clusters`). */
 const clusterSummarySchema = objectOf({
   ...clusterBasics,
   numNodes: count,
   provider: objectOf({ name: string }),
   clusterTemplate: objectOf({ name: string }),
 });
+export type ClusterSummary = Static<typeof clusterSummarySchema>;
 
-const nodeViewSchema = objectOf({
-  id: string,
-  clusterId: string,
-  services: names,
-  properties: recordOf(anyJson),
-  actions: arrayOf(
-    objectOf(
-      {
-        taskId: string,
-        service: string,
-        action: taskName,
-        submitTime: count,
-        statusTime: count,
-        status: oneOfValues(["complete", "failed"]),
-      },
-      { optional: { stdout: string, stderr: string } },
-    ),
-  ),
-}, {
-  optional: {
-    health: objectOf({ state: oneOfValues(NODE_HEALTH_STATES), message: string, since: count, checkedAt: count }),
+/** One entry of a node's action history. */
+const nodeActionSchema = objectOf(
+  {
+    taskId: string,
+    service: string,
+    action: taskName,
+    submitTime: count,
+    statusTime: count,
+    status: oneOfValues(["complete", "failed"]),
   },
-});
+  { optional: { stdout: string, stderr: string } },
+);
+export type NodeActionView = Static<typeof nodeActionSchema>;
 
+/** A node as the full form shows it. */
+const nodeViewSchema = objectOf(
+  {
+    id: string,
+    clusterId: string,
+    services: names,
+    properties: recordOf(jsonValue),
+    actions: arrayOf(nodeActionSchema),
+  },
+  {
+    optional: {
+      /** Whether the node's machine exists and answers, as its provider last told (absent: never checked). */
+      health: typedSchema<NodeHealth>(
+        objectOf({ state: oneOfValues(NODE_HEALTH_STATES), message: string, since: count, checkedAt: count }),
+      ),
+    },
+  },
+);
+export type NodeView = Static<typeof nodeViewSchema>;
+
+/** The full form of a cluster (`GET /clusters/{id}`). */
 const clusterDetailsSchema = objectOf({
   ...clusterBasics,
-  provider: providerSchema,
-  clusterTemplate: clusterTemplateSchema,
+  provider: typedSchema<Provider>(providerSchema),
+  clusterTemplate: typedSchema<ClusterTemplate>(clusterTemplateSchema),
   jobs: names,
   config: anyObject,
   nodes: arrayOf(nodeViewSchema),
 });
+export type ClusterDetails = Static<typeof clusterDetailsSchema>;
 
+/** The body of `GET /clusters/{id}/status`. */
 const clusterStatusSchema = objectOf({
   clusterid: string,
   status: clusterStatus,
@@ -285,34 +167,61 @@ const clusterStatusSchema = objectOf({
   stepstotal: count,
   stepscompleted: count,
 });
+export type ClusterStatusView = Static<typeof clusterStatusSchema>;
 
+/** One task of a plan view. */
+const planTaskSchema = objectOf({ id: string, taskName, nodeId: string }, { optional: { service: string } });
+export type PlanTaskView = Static<typeof planTaskSchema>;
+
+/** A plan as the API shows it. */
 const planViewSchema = objectOf({
   id: string,
   clusterId: string,
-  action: oneOfValues(Object.values(PlanAction)),
+  action: planAction,
   currentStage: count,
   status: string,
   createTime: count,
-  stages: arrayOf(arrayOf(objectOf({ id: string, taskName, nodeId: string }, { optional: { service: string } }))),
+  stages: arrayOf(arrayOf(planTaskSchema)),
 });
+export type PlanView = Static<typeof planViewSchema>;
 
-const dryRunResultSchema = typedSchema<DryRunResult>(
-  objectOf({
-    dryRun: exactly(true),
-    clusterId: string,
-    layout: objectOf({
-      services: names,
-      nodes: arrayOf(objectOf({ id: string, hostname: string, services: names, hardwaretype: string, imagetype: string })),
-    }),
-    plan: objectOf({
-      action: oneOfValues(Object.values(PlanAction)),
-      stages: arrayOf(arrayOf(objectOf({ taskName, nodeId: string, service: string }))),
-    }),
-  }),
-);
+/** A node as a dry run shows it: the layout it would have once the request is carried out. */
+const dryRunNodeSchema = objectOf({
+  id: Type.String({ description: "Node id; a create's nodes are numbered under `new`, the cluster's id being taken only when it is created." }),
+  hostname: string,
+  services: arrayOf(string, { description: "The node's services after the request, sorted." }),
+  hardwaretype: string,
+  imagetype: string,
+});
+export type DryRunNode = Static<typeof dryRunNodeSchema>;
 
-/** What a job request answers when carried out. */
-export const jobStartedSchema = typedSchema<JobStarted>(objectOf({ clusterId: string, planId: string }));
+/** One task the plan would run; `service` is empty for node tasks (CREATE, CONFIRM, BOOTSTRAP, DELETE). */
+const dryRunTaskSchema = objectOf({ taskName, nodeId: string, service: string });
+export type DryRunTask = Static<typeof dryRunTaskSchema>;
+
+/**
+ * What a request with `?dryRun=true` answers (like `terraform plan`): the layout and the plan the request would
+ * produce, after the same checks, with nothing created, stored or counted. Every task of a stage ends before the
+ * next stage starts.
+ */
+const dryRunResultSchema = objectOf({
+  dryRun: exactly(true),
+  clusterId: Type.String({ description: "The cluster the request is about; `new` for a create." }),
+  layout: objectOf({ services: names, nodes: arrayOf(dryRunNodeSchema) }),
+  plan: objectOf({ action: planAction, stages: arrayOf(arrayOf(dryRunTaskSchema)) }),
+});
+export type DryRunResult = Static<typeof dryRunResultSchema>;
+
+/** The cluster id a dry-run create shows in its node ids and hostnames. */
+export const DRY_RUN_CLUSTER_ID = "new";
+
+/** What `corral.clusters.purgeTenant` answers: `done` once nothing of the tenant is left. */
+const purgeResultSchema = objectOf({ done: boolean, removed: count });
+export type ClustersPurgeResult = Static<typeof purgeResultSchema>;
+
+/** What a job request (delete, config, services) answers when carried out: the plan to follow at `GET /clusters/{id}/plans/{planId}`. */
+export const jobStartedSchema = objectOf({ clusterId: string, planId: string });
+export type JobStarted = Static<typeof jobStartedSchema>;
 
 const define = endpointsOf("clusters");
 const c = subjects.clusters;
@@ -325,12 +234,12 @@ const runServices = (op: "start" | "stop" | "restart", subject: string) =>
     access: "user",
     body: "optional",
     request: { body: providerFieldsBody, query: Type.Object(dryRunQuery) },
-    reply: typedSchema<void | JobStarted>(jobStartedSchema),
+    reply: jobStartedSchema,
     dryRunReply: dryRunResultSchema,
   });
 
 export const clusterEndpoints = {
-  "clusters.list": define.get(c.list, "/clusters", "user", typedSchema<ClusterSummary[]>(arrayOf(clusterSummarySchema)), {
+  "clusters.list": define.get(c.list, "/clusters", "user", arrayOf(clusterSummarySchema), {
     query: Type.Object({
       status: Type.Optional(
         arrayOf(anyCaseValue(CLUSTER_STATUSES), {
@@ -348,7 +257,7 @@ export const clusterEndpoints = {
     reply: objectOf({ id: string }),
     dryRunReply: dryRunResultSchema,
   }),
-  "clusters.get": define.get(c.get, "/clusters/:id", "user", typedSchema<ClusterDetails>(clusterDetailsSchema)),
+  "clusters.get": define.get(c.get, "/clusters/:id", "user", clusterDetailsSchema),
   "clusters.extendLease": define.rest({
     subject: c.extendLease,
     routes: [route("POST", "/clusters/:id")],
@@ -363,12 +272,12 @@ export const clusterEndpoints = {
     access: "user",
     body: "optional",
     request: { body: providerFieldsBody, query: Type.Object(dryRunQuery) },
-    reply: typedSchema<void | JobStarted>(jobStartedSchema),
+    reply: jobStartedSchema,
     dryRunReply: dryRunResultSchema,
   }),
-  "clusters.status": define.get(c.status, "/clusters/:id/status", "user", typedSchema<ClusterStatusView>(clusterStatusSchema)),
-  "clusters.plans": define.get(c.plans, "/clusters/:id/plans", "user", typedSchema<PlanView[]>(arrayOf(planViewSchema))),
-  "clusters.plan": define.get(c.plan, "/clusters/:id/plans/:planId", "user", typedSchema<PlanView>(planViewSchema)),
+  "clusters.status": define.get(c.status, "/clusters/:id/status", "user", clusterStatusSchema),
+  "clusters.plans": define.get(c.plans, "/clusters/:id/plans", "user", arrayOf(planViewSchema)),
+  "clusters.plan": define.get(c.plan, "/clusters/:id/plans/:planId", "user", planViewSchema),
   "clusters.getConfig": define.get(c.getConfig, "/clusters/:id/config", "user", anyObject),
   "clusters.putConfig": define.rest({
     subject: c.putConfig,
@@ -379,7 +288,7 @@ export const clusterEndpoints = {
       body: configBody,
       query: Type.Object(dryRunQuery),
     },
-    reply: typedSchema<void | JobStarted>(jobStartedSchema),
+    reply: jobStartedSchema,
     dryRunReply: dryRunResultSchema,
   }),
   "clusters.getServices": define.get(c.getServices, "/clusters/:id/services", "user", names),
@@ -389,7 +298,7 @@ export const clusterEndpoints = {
     access: "user",
     body: "json",
     request: { body: addServicesBody, query: Type.Object(dryRunQuery) },
-    reply: typedSchema<void | JobStarted>(jobStartedSchema),
+    reply: jobStartedSchema,
     dryRunReply: dryRunResultSchema,
   }),
   "clusters.startServices": runServices("start", c.startServices),
@@ -402,7 +311,7 @@ export const clusterEndpoints = {
     body: "json",
     request: { body: nodePropertiesBody },
     errors: { 404: "No cluster of that id that the caller may see." },
-    reply: typedSchema<Record<string, Record<string, Json>>>(recordOf(recordOf(anyJson))),
+    reply: recordOf(recordOf(jsonValue)),
   }),
 };
 
@@ -414,6 +323,6 @@ export const clustersInternalEndpoints = {
   "clusters.purgeTenant": define.internal({
     subject: c.purgeTenant,
     request: bodyOf({ tenant: nameField() }),
-    reply: typedSchema<ClustersPurgeResult>(objectOf({ done: boolean, removed: count })),
+    reply: purgeResultSchema,
   }),
 };
