@@ -1,22 +1,29 @@
 /** The auth service's endpoint for services handed a Bearer token (the gateway verifies locally, without it). */
-import { Type } from "@sinclair/typebox";
+import { Type, type Static } from "@sinclair/typebox";
 import { subjects } from "../subjects.js";
 import { bodyOf } from "../validation/fields.js";
 import { endpointsOf } from "./endpoint.js";
-import { arrayOf, count, objectOf, string, typedSchema } from "./json-schema.js";
+import { arrayOf, objectOf, string } from "./json-schema.js";
 
 /** What `corral.auth.verify` answers for a valid token. */
-export interface VerifiedToken {
-  userId: string;
-  roles: string[];
-  /** ms since the epoch */
-  issuedAt: number;
-  /** ms since the epoch */
-  expiresAt: number;
-  tokenId: string;
-  /** The tenant named at login and its uid then ("" for a record written before tenants had uids); absent for a token valid in every tenant. */
-  tenant?: { name: string; uid: string };
-}
+const verifiedTokenSchema = objectOf(
+  {
+    userId: string,
+    roles: arrayOf(string),
+    issuedAt: Type.Integer({ minimum: 0, description: "ms since the epoch" }),
+    expiresAt: Type.Integer({ minimum: 0, description: "ms since the epoch" }),
+    tokenId: string,
+  },
+  {
+    optional: {
+      tenant: objectOf(
+        { name: string, uid: string },
+        { description: 'The tenant named at login and its uid then ("" for a record written before tenants had uids); absent for a token valid in every tenant.' },
+      ),
+    },
+  },
+);
+export type VerifiedToken = Static<typeof verifiedTokenSchema>;
 
 const define = endpointsOf("auth");
 
@@ -25,11 +32,6 @@ export const authEndpoints = {
   "auth.verify": define.internal({
     subject: subjects.auth.verify,
     request: bodyOf({ token: Type.String({ minLength: 1 }) }),
-    reply: typedSchema<VerifiedToken>(
-      objectOf(
-        { userId: string, roles: arrayOf(string), issuedAt: count, expiresAt: count, tokenId: string },
-        { optional: { tenant: objectOf({ name: string, uid: string }) } },
-      ),
-    ),
+    reply: verifiedTokenSchema,
   }),
 };

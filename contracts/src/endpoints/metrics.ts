@@ -1,26 +1,22 @@
 /** Endpoints the metrics service answers: queue metrics and node usage. */
-import { Type } from "@sinclair/typebox";
+import { Type, type Static } from "@sinclair/typebox";
 import { subjects } from "../subjects.js";
 import { bodyOf, nameField } from "../validation/fields.js";
 import { endpointsOf, route } from "./endpoint.js";
-import { arrayOf, count, integer, objectOf, recordOf, typedSchema } from "./json-schema.js";
-import type { PurgeResult } from "./plugins.js";
+import { arrayOf, count, integer, objectOf, recordOf } from "./json-schema.js";
+import { purgeResultSchema } from "./plugins.js";
 
 /** Tasks of one tenant: in progress (delivered, not acked), queued (not yet delivered), total. */
-export interface QueueCounts {
-  inProgress: number;
-  queued: number;
-  total: number;
-}
+const queueCountsSchema = objectOf({ inProgress: count, queued: count, total: count });
+export type QueueCounts = Static<typeof queueCountsSchema>;
 
 /** What `GET /metrics/nodes/usage` answers: node-seconds in the window. */
-export interface NodeUsageAnswer {
-  /** Unix seconds. */
-  start: number;
-  /** Unix seconds. */
-  end: number;
-  data: Array<{ time: number; value: number }>;
-}
+const nodeUsageSchema = objectOf({
+  start: Type.Integer({ description: "Unix seconds." }),
+  end: Type.Integer({ description: "Unix seconds." }),
+  data: arrayOf(objectOf({ time: integer, value: Type.Number({ minimum: 0 }) })),
+});
+export type NodeUsageAnswer = Static<typeof nodeUsageSchema>;
 
 const define = endpointsOf("metrics");
 const m = subjects.metrics;
@@ -38,16 +34,14 @@ export const metricEndpoints = {
     access: "admin",
     denialStatus: 403,
     body: "none",
-    reply: typedSchema<Record<string, QueueCounts>>(recordOf(objectOf({ inProgress: count, queued: count, total: count }))),
+    reply: recordOf(queueCountsSchema),
   }),
   // Who may see what is decided by the metrics service (its 403 and 405 cases: services/metrics/README.md).
   "metrics.nodeUsage": define.get(
     m.nodeUsage,
     "/metrics/nodes/usage",
     "user",
-    typedSchema<NodeUsageAnswer>(
-      objectOf({ start: integer, end: integer, data: arrayOf(objectOf({ time: integer, value: Type.Number({ minimum: 0 }) })) }),
-    ),
+    nodeUsageSchema,
     {
       query: Type.Object({
         start: text("Start of the window, whole Unix seconds; absent: the first node creation in scope."),
@@ -68,6 +62,6 @@ export const metricsInternalEndpoints = {
   "metrics.purgeTenant": define.internal({
     subject: m.purgeTenant,
     request: bodyOf({ tenant: nameField() }),
-    reply: typedSchema<PurgeResult>(objectOf({ removed: count })),
+    reply: purgeResultSchema,
   }),
 };

@@ -1,7 +1,7 @@
 /** Endpoints the plugins service answers: plugin types, resources and their versions, sync. */
-import { Type } from "@sinclair/typebox";
+import { Type, type Static } from "@sinclair/typebox";
 import { PluginKind, type PluginParameterSet } from "../entities.js";
-import { RESOURCE_STATUSES, type ResourceStatus } from "../resource-status.js";
+import { RESOURCE_STATUSES } from "../resource-status.js";
 import { subjects } from "../subjects.js";
 import { anyCaseValue, bodyOf, integerField, nameField, resourceNameField } from "../validation/fields.js";
 import { endpointsOf, route } from "./endpoint.js";
@@ -16,24 +16,20 @@ export interface PluginSpecView {
 }
 
 /** One version of a resource. */
-export interface ResourceMeta {
-  name: string;
-  version: number;
-  status: ResourceStatus;
-}
+const resourceMetaSchema = objectOf({ name: string, version: count, status: oneOfValues(RESOURCE_STATUSES) });
+export type ResourceMeta = Static<typeof resourceMetaSchema>;
 
 /** What `corral.plugins.copyTenant` answers. */
-export interface CopyTenantResult {
-  resources: number;
-  versions: number;
-  /** Versions whose bytes were copied (the rest were already there from an earlier, interrupted copy). */
-  copied: number;
-}
+const copyTenantResultSchema = objectOf({
+  resources: count,
+  versions: count,
+  copied: Type.Integer({ minimum: 0, description: "Versions whose bytes were copied (the rest were already there from an earlier, interrupted copy)." }),
+});
+export type CopyTenantResult = Static<typeof copyTenantResultSchema>;
 
 /** What a purge of a tenant's data answers: how many records went. */
-export interface PurgeResult {
-  removed: number;
-}
+export const purgeResultSchema = objectOf({ removed: count });
+export type PurgeResult = Static<typeof purgeResultSchema>;
 
 const fieldSchema = objectOf(
   { label: string, type: string },
@@ -48,8 +44,6 @@ const pluginSpecViewSchema = objectOf({
   parameters: objectOf({}, { optional: { admin: parameterSetSchema, user: parameterSetSchema } }),
 });
 
-const resourceMetaSchema = typedSchema<ResourceMeta>(objectOf({ name: string, version: count, status: oneOfValues(RESOURCE_STATUSES) }));
-const purgeResultSchema = typedSchema<PurgeResult>(objectOf({ removed: count }));
 const tenantRequest = bodyOf({ tenant: nameField() });
 
 /** `?status=`: only versions with this status. */
@@ -86,7 +80,7 @@ export const pluginEndpoints = {
     p.listResources,
     "/plugins/:type/:plugin/:resourceType",
     "admin",
-    typedSchema<Record<string, ResourceMeta[]>>(recordOf(arrayOf(resourceMetaSchema))),
+    recordOf(arrayOf(resourceMetaSchema)),
     { ...statusFilter, params: Type.Object(resourceTypePath) },
   ),
   "plugins.upload": define.rest({
@@ -97,7 +91,7 @@ export const pluginEndpoints = {
     request: { params: Type.Object(resourcePath), body: bytes },
     reply: resourceMetaSchema,
   }),
-  "plugins.listVersions": define.get(p.listVersions, resource, "admin", typedSchema<ResourceMeta[]>(arrayOf(resourceMetaSchema)), {
+  "plugins.listVersions": define.get(p.listVersions, resource, "admin", arrayOf(resourceMetaSchema), {
     ...statusFilter,
     params: Type.Object(resourcePath),
   }),
@@ -112,7 +106,7 @@ export const pluginsInternalEndpoints = {
   "plugins.copyTenant": define.internal({
     subject: p.copyTenant,
     request: bodyOf({ from: nameField(), to: nameField() }),
-    reply: typedSchema<CopyTenantResult>(objectOf({ resources: count, versions: count, copied: count })),
+    reply: copyTenantResultSchema,
   }),
   /** Tenant deletion: removes every plugin resource of the tenant (metadata and bytes). Idempotent. */
   "plugins.purgeTenant": define.internal({

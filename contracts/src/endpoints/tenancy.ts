@@ -21,22 +21,15 @@ import { arrayOf, count, objectOf, oneOfValues, string, typedSchema } from "./js
 export type TenantWriteBody = Static<typeof tenantWriteSchema>;
 
 /** One host of a hostpool provider as the REST API shows it. */
-export interface HostView {
-  host: string;
-  state: "free" | HostAllocation["state"];
-  clusterId?: string;
-  nodeId?: string;
-  since?: number;
-  reason?: string;
-}
+const hostViewSchema = objectOf(
+  { host: string, state: oneOfValues(["free", "allocated", "quarantined"] satisfies ReadonlyArray<"free" | HostAllocation["state"]>) },
+  { optional: { clusterId: string, nodeId: string, since: count, reason: string } },
+);
+export type HostView = Static<typeof hostViewSchema>;
 
 /** `GET /export`: a catalog snapshot whose lists the service may share with its caches (never changed by a caller). */
 export type CatalogExport = { readonly [K in CatalogKind]: readonly CatalogEntityByKind[K][] };
 
-const hostViewSchema = objectOf(
-  { host: string, state: oneOfValues(["free", "allocated", "quarantined"]) },
-  { optional: { clusterId: string, nodeId: string, since: count, reason: string } },
-);
 
 const define = endpointsOf("tenancy");
 const t = subjects.tenancy;
@@ -129,7 +122,7 @@ export function catalogEndpoints<K extends CatalogKind>(kind: K): CatalogEndpoin
 }
 
 export const hostPoolAndTransferEndpoints = {
-  "tenancy.hostpool.hosts": define.get(t.hostpool.hosts, "/providers/:name/hosts", "admin", typedSchema<HostView[]>(arrayOf(hostViewSchema)), entityName),
+  "tenancy.hostpool.hosts": define.get(t.hostpool.hosts, "/providers/:name/hosts", "admin", arrayOf(hostViewSchema), entityName),
   "tenancy.hostpool.release": define.command(t.hostpool.release, "DELETE", "/providers/:name/hosts/:host/quarantine", "admin", {
     params: Type.Object({ name: nameField(), host: string }),
   }),
