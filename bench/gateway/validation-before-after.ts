@@ -6,7 +6,10 @@
  * CPU time the gateway, the answering service and nats-server spent per request is recorded with each run, which
  * shared load does not change. Cases: a read (GET /v2/providers/bench, tenancy) and a create
  * (POST /v2/clusters?dryRun=true: the create's whole validation, checks, layout and plan, nothing stored, so every
- * request does the same work). Writes bench/results/gateway-validation.json.
+ * request does the same work). On a machine others load, the two arms' throughput drifts apart by far more than
+ * validation costs, so the run also times, in this process, what validating one request of each case takes (the
+ * validators serveEndpoints compiles from the rows), which load barely changes. Writes
+ * bench/results/gateway-validation.json.
  *
  * The earlier revision is a tree of its own, for example the commit before the declarations:
  *
@@ -28,6 +31,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
+import { endpoints, requestValidator, type EndpointName } from "@corral/contracts";
 import { IDENTITY } from "./bench-providers.js";
 import { cpuSeconds } from "./process-cpu.js";
 import { ensureWrk, runWrk, type LoadOptions, type LoadResult } from "./wrk.js";
@@ -145,6 +149,32 @@ async function checkAnswers(arm: Arm): Promise<void> {
   }
 }
 
+/** Microseconds one request's validation takes (serveEndpoints runs the same validator), over `n` requests. */
+function validationMicros(name: EndpointName, request: unknown, n: number): number {
+  const validate = requestValidator(endpoints[name]);
+  for (let i = 0; i < Math.min(n, 10_000); i++) validate(request); // warm-up
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) validate(request);
+  return round4(Number(process.hrtime.bigint() - started) / 1000 / n);
+}
+
+const identity = { userId: "admin", tenant: "bench-create", role: "admin" };
+const VALIDATIONS = SMOKE ? 10_000 : 500_000;
+const perRequestValidation = {
+  read: validationMicros("tenancy.catalog.providers.get", { identity, params: { name: "bench" }, query: {} }, VALIDATIONS),
+  create: validationMicros(
+    "clusters.create",
+    {
+      identity,
+      params: {},
+      query: { dryRun: "true" },
+      body: { name: "bench-c1", clusterTemplate: "t1", numMachines: "3", description: "validated", services: [] },
+    },
+    VALIDATIONS,
+  ),
+};
+console.log(`validation per request: read ${perRequestValidation.read} us, create ${perRequestValidation.create} us`);
+
 const arms: Arm[] = [];
 try {
   arms.push(await startArm("before", BEFORE), await startArm("after", HERE));
@@ -194,6 +224,8 @@ try {
     durationSeconds: DURATION_S,
     rounds: ROUNDS,
     target: TARGET,
+    /** Microseconds of validation per request, timed in this process (the services run the same validators). */
+    perRequestValidationMicros: perRequestValidation,
     cases,
     loadAverageAtEnd: loadavg().map(round2),
   };

@@ -5,6 +5,7 @@
  */
 import type { StaticDecode, TObject, TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { HasTransform, TransformDecode, TransformDecodeError } from "@sinclair/typebox/value";
 import { BadRequestError } from "../errors.js";
 import { describe, isObject, label } from "./primitives.js";
 import { FieldProblem, bodyPaths, parameterPaths, pathWithin, problemOf, type PathStyle } from "./problems.js";
@@ -28,15 +29,13 @@ function fieldOfPointer(pointer: string, paths: PathStyle): string {
   return path;
 }
 
-/** TypeBox's error when a decoder threw: where, and what it threw. */
-function decoderFailure(err: unknown): { path: string; error: unknown } | undefined {
-  if (typeof err !== "object" || err === null) return undefined;
-  const { path, error } = err as { path?: unknown; error?: unknown };
-  return typeof path === "string" && error instanceof Error ? { path, error } : undefined;
-}
-
+/**
+ * One check of the compiled schema per value; then, only for schemas with decoders (numeric strings, `null` as
+ * absent, ...), one walk that decodes.
+ */
 function compile<S extends TSchema>(schema: S, root: string, paths: PathStyle): Validator<StaticDecode<S>> {
   const compiled = TypeCompiler.Compile(schema);
+  const decodes = HasTransform(schema, []);
   return (value) => {
     if (!compiled.Check(value)) {
       const found = problemOf(schema, value, "", paths);
@@ -44,13 +43,13 @@ function compile<S extends TSchema>(schema: S, root: string, paths: PathStyle): 
       const first = compiled.Errors(value).First();
       throw refusal(first ? fieldOfPointer(first.path, paths) : "", `is not valid: ${first?.message ?? "refused"} (got ${describe(value)})`, root);
     }
+    if (!decodes) return value as StaticDecode<S>;
     try {
-      return compiled.Decode(value);
+      return TransformDecode(schema, [], value) as StaticDecode<S>;
     } catch (err) {
-      const failure = decoderFailure(err);
-      if (failure?.error instanceof FieldProblem) {
-        const { problem, within } = failure.error;
-        throw refusal(pathWithin(fieldOfPointer(failure.path, paths), within), problem, root);
+      if (err instanceof TransformDecodeError && err.error instanceof FieldProblem) {
+        const { problem, within } = err.error;
+        throw refusal(pathWithin(fieldOfPointer(err.path, paths), within), problem, root);
       }
       throw err;
     }
