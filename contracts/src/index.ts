@@ -84,6 +84,7 @@ export type { TenantWriteBody, HostView } from "./endpoints/tenancy.js";
 export type {
   CreateClusterBody,
   CreateClusterRequest,
+  AddNodesRequest,
   JobStarted,
   ProviderFieldsBody,
   ClusterProgress,
@@ -116,6 +117,10 @@ export type {
   AddServicesRequest,
   ChangedNode,
   AddServicesResult,
+  MachineTypeCatalog,
+  NewNodeNaming,
+  GrowRequest,
+  GrowResult,
   PlanNode,
   PlanOptions,
   PlanRequest,
@@ -127,6 +132,8 @@ export type {
   ExpandRequest,
 } from "./endpoints/solver-types.js";
 export { ResourceStatus, RESOURCE_STATUSES } from "./resource-status.js";
+export type { AuditEntry, AuditPage, ListedAuditEntry } from "./audit.js";
+export { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX } from "./endpoints/audit.js";
 export { keyToken, fromKeyToken, kvKey, pluginTypeKey } from "./kv-keys.js";
 export type { HostState, HostAllocation } from "./host-allocation.js";
 export {
@@ -141,6 +148,7 @@ export {
   objectStoreStream,
   objectChunksSubject,
   streams,
+  auditSubject,
   streamSubjects,
   taskSubject,
   resultSubject,

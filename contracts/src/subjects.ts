@@ -69,6 +69,7 @@ export const subjects = {
     putConfig: "corral.clusters.putConfig",
     getServices: "corral.clusters.getServices",
     addServices: "corral.clusters.addServices",
+    addNodes: "corral.clusters.addNodes",
     startServices: "corral.clusters.startServices",
     stopServices: "corral.clusters.stopServices",
     restartServices: "corral.clusters.restartServices",
@@ -107,6 +108,7 @@ export const subjects = {
   solver: {
     layout: "corral.solver.layout",
     addServices: "corral.solver.addServices",
+    grow: "corral.solver.grow",
     plan: "corral.solver.plan",
     expand: "corral.solver.expand",
   },
@@ -208,6 +210,8 @@ export const streams = {
   tasks: "CORRAL_TASKS",
   results: "CORRAL_RESULTS",
   events: "CORRAL_EVENTS",
+  /** Audit entries (audit.ts): who changed or was refused what, kept for `audit.maxAgeDays` and `audit.maxBytes`. */
+  audit: "CORRAL_AUDIT",
 } as const;
 export type StreamName = (typeof streams)[keyof typeof streams];
 
@@ -216,6 +220,7 @@ export const streamSubjects: Readonly<Record<StreamName, string>> = {
   [streams.tasks]: "corral.tasks.>",
   [streams.results]: "corral.results.>",
   [streams.events]: "corral.events.>",
+  [streams.audit]: "corral.audit.>",
 };
 
 /** A tenant's tasks, one work queue per tenant. */
@@ -265,11 +270,15 @@ export function healthReportTenantOf(subject: string): string | undefined {
 /** On-demand checks of a tenant's nodes (`HealthCheckRequest`), answered by the provisioner checking the tenant. */
 export const healthCheckSubject = (tenant: string) => `corral.health.check.${keyToken(tenant)}`;
 
-/** Subject filters of everything one tenant has in the three streams. */
+/** The audit entries of requests a tenant's users made (`_` for requests of no known tenant: a refused token). */
+export const auditSubject = (tenant: string | undefined) => `corral.audit.${tenant ? keyToken(tenant) : "_"}`;
+
+/** Subject filters of everything one tenant has in the streams (its audit entries go with it). */
 export const tenantStreamFilters = (tenant: string): Record<StreamName, string> => ({
   [streams.tasks]: taskSubject(tenant),
   [streams.results]: `corral.results.${keyToken(tenant)}.>`,
   [streams.events]: eventSubject(tenant, ">"),
+  [streams.audit]: auditSubject(tenant),
 });
 
 /** Durable consumers. */
@@ -278,6 +287,8 @@ export const consumers = {
   results: "clusters",
   /** On `streams.events`, node events: the metrics service's instances share it. */
   nodeEvents: "metrics-node-usage",
+  /** On `streams.events`, plans' ends: the metrics service's instances share it and record them in the audit stream. */
+  planEnds: "metrics-audit-plan-ends",
 } as const;
 /** On `streams.tasks`: the one a tenant's workers share. */
 export const taskConsumerName = (tenant: string) => `tasks-${keyToken(tenant)}`;

@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ensureStreams, migrateStoreReplicas, openBucket, openObjectStore, retryFor, type ReplicaChange } from "@corral/shared";
+import { applyAuditRetention, ensureStreams, migrateStoreReplicas, openBucket, openObjectStore, retryFor, type AuditRetention, type ReplicaChange } from "@corral/shared";
 import { createServiceStores } from "./service-stores.js";
 import { PROVISIONER_READS_BUCKETS, PROVISIONER_READS_OBJECT_STORES } from "./bus-permissions.js";
 
@@ -10,13 +10,19 @@ import { PROVISIONER_READS_BUCKETS, PROVISIONER_READS_OBJECT_STORES } from "./bu
  * existing Corral streams, buckets and object stores whose count differs are migrated to it (migrateStoreReplicas).
  * Resolves with those migrations.
  */
-export async function prepareBus(nc: NatsConnection, options: PlacementRetryOptions = {}): Promise<ReplicaChange[]> {
+export async function prepareBus(nc: NatsConnection, options: PrepareBusOptions = {}): Promise<ReplicaChange[]> {
   return retryingPlacement(async () => {
     await ensureStreams(nc);
+    if (options.auditRetention) await applyAuditRetention(nc, options.auditRetention);
     await createProvisionerStores(nc);
     await createServiceStores(nc);
     return migrateStoreReplicas(nc);
   }, options);
+}
+
+export interface PrepareBusOptions extends PlacementRetryOptions {
+  /** The audit log's retention (`audit.maxAgeDays`, `audit.maxBytes`); absent: the stream keeps what it has. */
+  auditRetention?: AuditRetention;
 }
 
 export interface PlacementRetryOptions {

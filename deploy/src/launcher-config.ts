@@ -22,6 +22,8 @@ export interface LauncherConfig {
   natsNodes: number;
   /** Replicas of streams, buckets and object stores; 0: from the server count (`nats.replicas`). @default 0 */
   natsReplicas: number;
+  /** The audit log's retention (`audit.maxAgeDays`, `audit.maxBytes`), applied when the bus is prepared. */
+  auditRetention: { maxAgeDays: number; maxBytes: number };
   /** Also run local provisioners (`provisioner.local.enabled`). @default true */
   localProvisioner: boolean;
   /** How many instances of each process to run (`instances.<process>`). @default 1 each */
@@ -55,6 +57,7 @@ export function loadLauncherConfig(env: NodeJS.ProcessEnv = process.env): Launch
     jetstreamSyncAlways: config.get("nats.syncAlways"),
     natsNodes: natsNodes(config.get("nats.embedded.nodes")),
     natsReplicas: config.get("nats.replicas"),
+    auditRetention: { maxAgeDays: config.get("audit.maxAgeDays"), maxBytes: config.get("audit.maxBytes") },
     localProvisioner: config.get("provisioner.local.enabled"),
     instances: instanceCounts(config),
   };

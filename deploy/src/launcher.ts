@@ -76,7 +76,7 @@ async function main(): Promise<void> {
   const nc = await connectNats({ url: natsUrl, name: "corral-launcher", replicas: config.natsReplicas });
   try {
     const onRetry = (err: Error) => notice(`the NATS cluster cannot place the streams yet (${err.message}); retrying`);
-    for (const change of await prepareBus(nc, { onRetry })) {
+    for (const change of await prepareBus(nc, { onRetry, auditRetention: config.auditRetention })) {
       notice(describeReplicaChange(change));
     }
   } finally {

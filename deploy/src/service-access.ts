@@ -49,8 +49,8 @@ export const SERVICE_ACCESS: Readonly<Record<CorralService, BusAccess>> = {
     // Tenant uids for bound tokens (tenant directory); the signing keys to check tokens without a round trip.
     kv: { read: [buckets.tenants, buckets.authKeys], write: [] },
     objects: { read: [], write: [objectStores.uploads] },
-    // Past events by direct get; live ones on the republished core subjects.
-    streams: { [streams.events]: ["read"] },
+    // Past events by direct get; live ones on the republished core subjects. Audit entries of requests, published.
+    streams: { [streams.events]: ["read"], [streams.audit]: ["publish"] },
     listens: [liveClusterEventsFilter],
   },
   tenancy: {
@@ -64,7 +64,7 @@ export const SERVICE_ACCESS: Readonly<Record<CorralService, BusAccess>> = {
     listens: [],
   },
   clusters: {
-    calls: ["tenancy.snapshot", "solver.layout", "solver.addServices", "solver.plan"],
+    calls: ["tenancy.snapshot", "solver.layout", "solver.addServices", "solver.grow", "solver.plan"],
     kv: {
       read: [buckets.tenants, buckets.pluginTypes],
       write: [
@@ -85,6 +85,8 @@ export const SERVICE_ACCESS: Readonly<Record<CorralService, BusAccess>> = {
       // Results are consumed durably; one that showed secrets is deleted once applied.
       [streams.results]: ["read", "consume", "purge", "deleteMessages"],
       [streams.events]: ["read", "publish", "purge"],
+      // Tenant deletion purges the tenant's audit entries with the rest.
+      [streams.audit]: ["info", "purge"],
     },
     listens: [],
   },
@@ -103,14 +105,21 @@ export const SERVICE_ACCESS: Readonly<Record<CorralService, BusAccess>> = {
     objects: none,
     // Node events through its durable consumer; queue depths from the task stream's consumers.
     // ensureStreams at start looks up all three streams.
-    streams: { [streams.events]: ["read", "consume"], [streams.tasks]: ["read", "inspect"], [streams.results]: ["info"] },
+    // GET /audit reads the audit stream by direct gets.
+    streams: {
+      [streams.events]: ["read", "consume"],
+      [streams.tasks]: ["read", "inspect"],
+      [streams.results]: ["info"],
+      [streams.audit]: ["read"],
+    },
     listens: [],
   },
   auth: {
     calls: [],
     kv: { read: [buckets.tenants], write: [buckets.authKeys] },
     objects: none,
-    streams: {},
+    // Audit entries of logins and revocations, published.
+    streams: { [streams.audit]: ["publish"] },
     listens: [],
   },
 };

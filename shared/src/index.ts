@@ -60,6 +60,8 @@ export {
 } from "./hostpool.js";
 export type { HostEntry } from "./hostpool.js";
 export { ensureStreams, ensureTaskConsumer, ensureResultsConsumer } from "./tasks.js";
+export { openAuditLog, type AuditLog, type AuditLogOptions } from "./audit-log.js";
+export { applyAuditRetention, type AuditRetention } from "./audit-stream.js";
 export { ownResults, planBatches, resultsMessage, resultsOf, storedResults } from "./result-messages.js";
 export { ensureLiveEventRepublish } from "./live-events.js";
 export { openClusterRecordReader } from "./cluster-records.js";

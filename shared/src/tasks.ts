@@ -20,11 +20,15 @@ import { storeReplicas } from "./replicas.js";
 
 const ns = (ms: number) => ms * 1_000_000;
 
-/** What each stream keeps: tasks until a worker acks them, results for a week, events for 30 days. */
-const STREAM_RETENTION: Record<StreamName, { retention: RetentionPolicy; max_age?: number }> = {
+/**
+ * What each stream keeps: tasks until a worker acks them, results for a week, events for 30 days, the audit log as
+ * long as `audit.*` says (these are its defaults; the launcher applies the configured ones: audit-stream.ts).
+ */
+const STREAM_RETENTION: Record<StreamName, { retention: RetentionPolicy; max_age?: number; max_bytes?: number }> = {
   [streams.tasks]: { retention: RetentionPolicy.Workqueue },
   [streams.results]: { retention: RetentionPolicy.Limits, max_age: ns(7 * 24 * 3600_000) },
   [streams.events]: { retention: RetentionPolicy.Limits, max_age: ns(30 * 24 * 3600_000) },
+  [streams.audit]: { retention: RetentionPolicy.Limits, max_age: ns(90 * 24 * 3600_000), max_bytes: 1024 * 1024 * 1024 },
 };
 
 /**

@@ -6,6 +6,7 @@
  * Order matters only for REST: routes are listed (and `Allow` headers name methods) in table order.
  */
 import { apiDocsEndpoints } from "./api-docs.js";
+import { auditEndpoints } from "./audit.js";
 import { authEndpoints } from "./auth.js";
 import { clusterEndpoints, clustersInternalEndpoints } from "./clusters.js";
 import type {
@@ -39,6 +40,7 @@ export const endpoints = {
   ...clusterEndpoints,
   ...pluginEndpoints,
   ...metricEndpoints,
+  ...auditEndpoints,
   ...tenancyInternalEndpoints,
   ...clustersInternalEndpoints,
   ...pluginsInternalEndpoints,

@@ -10,7 +10,8 @@ import { describeReplicaChange, prepareBus } from "../bus-setup.js";
 const config = loadConfig({ env: process.env });
 const nc = await connectNats({ url: config.get("nats.url"), name: "corral-bus-setup", replicas: config.get("nats.replicas") });
 try {
-  for (const change of await prepareBus(nc)) {
+  const auditRetention = { maxAgeDays: config.get("audit.maxAgeDays"), maxBytes: config.get("audit.maxBytes") };
+  for (const change of await prepareBus(nc, { auditRetention })) {
     console.log(`[bus-setup] ${describeReplicaChange(change)}`);
   }
   console.log("[bus-setup] streams, buckets and object stores are in place");

@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { openRedis, redisReady, REDIS_START_WAIT_MS, serveEndpoints, type CorralConfig, type Logger, type MetricsRegistry } from "@corral/shared";
+import { openAuditLog, openRedis, redisReady, REDIS_START_WAIT_MS, serveEndpoints, type CorralConfig, type Logger, type MetricsRegistry } from "@corral/shared";
 import { loginThrottle } from "./adapters/login-throttle.js";
 import { pendingLogins } from "./adapters/pending-logins.js";
 import { revocationStore } from "./adapters/revocations.js";
@@ -10,6 +10,7 @@ import { readAuthConfig } from "./config.js";
 import { oidcProvider } from "./oidc/provider.js";
 import { readOidcSettings } from "./oidc/settings.js";
 import { verifyHandlers } from "./handlers/verify.js";
+import { tokenAudit } from "./token-audit.js";
 import { startTokenServer } from "./token-server.js";
 import { openTokenVerifier } from "./verifier.js";
 
@@ -66,6 +67,8 @@ export async function startAuthService(deps: AuthServiceDeps): Promise<AuthServi
     cleanups.push(() => verifier.stop());
     const served = serveEndpoints({ nc, service: "auth", log, handlers: verifyHandlers(verifier), metrics: deps.metrics });
     cleanups.push(() => served.stop());
+    const auditLog = deps.config.get("audit.enabled") ? openAuditLog({ nc, log: log.child({ part: "audit" }), metrics: deps.metrics }) : undefined;
+    cleanups.push(() => auditLog?.stop());
     const server = await startTokenServer({
       config,
       handler,
@@ -76,6 +79,7 @@ export async function startAuthService(deps: AuthServiceDeps): Promise<AuthServi
       verifier,
       clock,
       log,
+      audit: tokenAudit(auditLog, clock),
       ...(oidc ? { oidc: { settings: oidc, provider: oidcProvider(oidc, log, clock), logins: pendingLogins(redis) } } : {}),
     });
     cleanups.push(() => server.stop());

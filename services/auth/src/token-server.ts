@@ -14,6 +14,7 @@ import { newTokenId, signToken } from "./domain/token.js";
 import { HttpError, send } from "./http-answers.js";
 import type { PendingLogins } from "./adapters/pending-logins.js";
 import { browserLogin, CALLBACK_PATH, LOGIN_PATH } from "./oidc/browser-login.js";
+import type { TokenAudit } from "./token-audit.js";
 import type { OidcProvider } from "./oidc/provider.js";
 import type { OidcSettings } from "./oidc/settings.js";
 import { listenOnSharedPort } from "./shared-port.js";
@@ -46,6 +47,8 @@ export interface TokenServerDeps {
   log: Logger;
   /** Single sign-on through an identity provider (`security.oidc.*`): `GET /oidc/login` and `/oidc/callback`. */
   oidc?: { settings: OidcSettings; provider: OidcProvider; logins: PendingLogins };
+  /** Records logins and revocations in the audit log (token-audit.ts). */
+  audit?: TokenAudit;
 }
 
 export interface TokenServer {
@@ -121,7 +124,9 @@ export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServ
       throw new HttpError(401, "unauthorized", "Basic credentials are required (Authorization: Basic base64(user:password))", basicChallenge);
     }
     const { user, password } = credentials;
+    deps.audit?.caller(req, { user });
     const tenantName = tenantOf(req);
+    if (tenantName !== undefined) deps.audit?.caller(req, { user, tenant: tenantName });
     const address = clientAddress(req);
     const waitSeconds = await redisCall(
       "no token is issued while failed logins cannot be counted",
@@ -170,6 +175,7 @@ export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServ
         "WWW-Authenticate": `Bearer realm="${config.realm}", error="invalid_token", error_description="${check.reason}"`,
       });
     }
+    deps.audit?.caller(req, { user: check.claims.userId, ...(check.claims.tenant ? { tenant: check.claims.tenant.name } : {}) });
     return check.claims;
   };
 
@@ -194,10 +200,12 @@ export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServ
     const path = new URL(req.url ?? "/", "http://token-server").pathname;
     const method = req.method ?? "GET";
     if (path === "/extendedtoken" || path === "/extendedtoken/") {
+      deps.audit?.observe(req, res, "auth.login", "/extendedtoken");
       if (method === "GET") return issue(req, res, config.extendedTokenLifetimeSeconds);
       throw new HttpError(405, "method_not_allowed", `${method} is not allowed on /extendedtoken`, { Allow: "GET" });
     }
     if (path === "/token" || path === "/token/") {
+      deps.audit?.observe(req, res, method === "DELETE" ? "auth.revokeToken" : "auth.login", "/token");
       if (method === "GET") return issue(req, res, config.tokenLifetimeSeconds);
       if (method === "DELETE") return revokeOne(req, res);
       throw new HttpError(405, "method_not_allowed", `${method} is not allowed on /token`, { Allow: "GET, DELETE" });
@@ -217,6 +225,7 @@ export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServ
       } catch {
         throw new HttpError(400, "bad_request", "the user name in the path is not valid percent-encoding");
       }
+      deps.audit?.observe(req, res, "auth.revokeUser", "/tokens/:user", user);
       return revokeUser(req, res, user);
     }
     throw new HttpError(404, "not_found", `no such path ${path}; tokens are issued at GET /token`);

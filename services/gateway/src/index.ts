@@ -28,6 +28,7 @@ await runServiceProcess({
       maxRequestBytes: config.get("server.maxRequestBytes"),
       requestTimeoutMs: config.get("server.requestTimeoutMs"),
       maxUploadBytes: config.get("server.maxUploadBytes"),
+      audit: config.get("audit.enabled"),
       events: {
         maxConnections: config.get("events.maxConnections"),
         maxBufferedBytes: config.get("events.maxBufferedBytes"),

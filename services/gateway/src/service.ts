@@ -2,7 +2,8 @@ import uWS from "uWebSockets.js";
 import type { HttpRequest, HttpResponse, us_listen_socket } from "uWebSockets.js";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { BadRequestError, CorralError, ForbiddenError, UnauthorizedError, UnavailableError } from "@corral/contracts";
-import { forwardRestCall, type Logger, type MetricsRegistry } from "@corral/shared";
+import { forwardRestCall, openAuditLog, type Logger, type MetricsRegistry } from "@corral/shared";
+import { requestAudit } from "./audit/request-audit.js";
 import { framingProblem } from "./framing.js";
 import { BodyTooLargeError, dropBody, readBody, type Exchange } from "./http.js";
 import { callerCheck, type CallerCheck } from "./caller.js";
@@ -36,6 +37,8 @@ export interface GatewayOptions {
   events?: EventStreamOptions;
   /** The guides served at `/docs`. @default the repository's docs/ folder */
   docsDir?: string;
+  /** Changes and refusals are recorded in the audit log (`audit.enabled`). @default true */
+  audit?: boolean;
 }
 
 export interface GatewayDeps extends GatewayOptions {
@@ -179,7 +182,9 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
   const uploads = await openUploadSink(nc);
   const routes = apiRoutes();
   const route = createRouter(routes);
-  const telemetry = createRequestTelemetry({ log, metrics: deps.metrics, routes, versionPrefix: `/${API_VERSION}` });
+  const auditLog = deps.audit === false ? undefined : openAuditLog({ nc, log: log.child({ part: "audit" }), metrics: deps.metrics });
+  const audit = auditLog ? { audit: requestAudit(auditLog) } : {};
+  const telemetry = createRequestTelemetry({ log, metrics: deps.metrics, routes, versionPrefix: `/${API_VERSION}`, ...audit });
   const gatewayAnswers = await openGatewayAnswers({ basePath: `/${API_VERSION}`, routes });
   const consoleRoutes = await openConsole();
   const guides = await openGuides(deps.docsDir ?? REPOSITORY_DOCS);
@@ -241,12 +246,13 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
       return;
     }
     const r = match.route;
-    ex.trace.routed(r);
+    ex.trace.routed(r, match.params);
     if (r.access === "public") {
       gatewayAnswers.answer(r.endpoint, match.params, ex);
       return;
     }
     const identity = await caller.identify(head, auth);
+    ex.trace.identified(identity);
     if (!isAllowed(identity.role, r.access)) {
       const need = r.access === "superadmin" ? "the superadmin" : "a tenant admin";
       const message = `${r.method} ${head.path} requires ${need}`;
@@ -312,6 +318,7 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
         uWS.us_listen_socket_close(socket);
         events.stop();
         directory.stop();
+        await auditLog?.stop();
       })();
       return stopping;
     },

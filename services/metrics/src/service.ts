@@ -1,8 +1,10 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { openRedis, redisReady, REDIS_START_WAIT_MS, serveEndpoints, type Logger, type MetricsRegistry } from "@corral/shared";
+import { auditReader } from "./adapters/audit-reader.js";
 import { startEventFeed } from "./adapters/event-feed.js";
 import { openQueueStateReader } from "./adapters/queue-state.js";
 import { createRedisUsageStore, type RedisClient } from "./adapters/usage-store.js";
+import { auditHandlers } from "./handlers/audit.js";
 import { nodeUsageHandlers } from "./handlers/node-usage.js";
 import { registerQueueDepthGauge } from "./handlers/queue-depth-gauge.js";
 import { queueHandlers } from "./handlers/queues.js";
@@ -67,7 +69,7 @@ export async function startMetricsService(deps: MetricsServiceDeps): Promise<Met
       service: "metrics",
       log,
       metrics: deps.metrics,
-      handlers: { ...queueHandlers(reader), ...nodeUsageHandlers(store, now, log), ...tenantPurgeHandlers(store, feed, log) },
+      handlers: { ...queueHandlers(reader), ...nodeUsageHandlers(store, now, log), ...tenantPurgeHandlers(store, feed, log), ...auditHandlers(auditReader(nc)) },
     });
     // The subscriptions are registered at the server once start resolves: a request right after finds them.
     await nc.flush();
