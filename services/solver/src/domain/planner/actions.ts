@@ -48,8 +48,21 @@ export interface OrderingRule {
 }
 
 /**
- * Dependency rules 3 and 4 as task orders (docs/catalog.md, Services and dependencies), REMOVE included though
- * no action plans it yet. CONFIGURE never gets cross-service edges.
+ * Task orders of the phases of the node actions (docs/catalog.md, Plans): new nodes are built as a create builds
+ * them; removed nodes have their services stopped and removed, then their machines deleted; a replaced node's
+ * machine is deleted; remaining nodes whose config changed are configured, and restarted when asked.
+ */
+export const NODE_CHANGE_TASK_ORDER = {
+  arrive: ACTION_TASK_ORDER.CLUSTER_CREATE,
+  remove: [T.Stop, T.Remove, T.Delete],
+  replaced: [T.Delete],
+  reconfigure: [T.Configure],
+  reconfigureWithRestart: [T.Stop, T.Configure, T.Start],
+} as const satisfies Record<string, readonly TaskName[]>;
+
+/**
+ * Dependency rules 3 and 4 as task orders (docs/catalog.md, Services and dependencies). CONFIGURE never gets
+ * cross-service edges.
  */
 export const ORDERING_RULES: readonly OrderingRule[] = [
   { from: T.Install, to: T.Install, kind: "install", reversed: false },

@@ -1,21 +1,16 @@
 /**
- * The edges between task groups: the per-node chains in the action's task order (`node` scope) and the
- * cross-service ordering rules (`cluster` scope), reduced to direct dependencies.
+ * The edges between one segment's task groups: the per-node chains in the segment's task order (`node` scope)
+ * and the cross-service ordering rules (`cluster` scope), reduced to direct dependencies.
  */
-import { ACTION_TASK_ORDER, NODE_TASKS, ORDERING_RULES, type ClusterWideAction } from "./actions.js";
-import type { ClusterDependencies } from "./dependencies.js";
+import { NODE_TASKS, ORDERING_RULES } from "./actions.js";
 import type { GroupEdge } from "./graph.js";
+import type { PlanSegment } from "./segment.js";
 import type { TaskGroupDrafts } from "./task-groups.js";
 
-/** Edges in the order they are found, each pair of groups once. */
-export function groupEdges(
-  action: ClusterWideAction,
-  groups: TaskGroupDrafts,
-  plannedServices: ReadonlySet<string>,
-  deps: ClusterDependencies,
-): GroupEdge[] {
+/** The edges of one segment's groups, in the order they are found, each pair of groups once. */
+export function groupEdges(segment: PlanSegment, groups: TaskGroupDrafts): GroupEdge[] {
   const { drafts, find } = groups;
-  const order = ACTION_TASK_ORDER[action];
+  const { order, deps } = segment;
   const edges: GroupEdge[] = [];
   const edgeKeys = new Set<string>();
   const addEdge = (from: number, to: number, scope: GroupEdge["scope"]): void => {
@@ -24,8 +19,8 @@ export function groupEdges(
     edgeKeys.add(k);
     edges.push({ from, to, scope });
   };
-  // Per-node chains: node-level tasks, then each planned service's defined tasks, in the action's order.
-  // (Every action's order lists node-level tasks before service tasks, so chain groups share their level.)
+  // Per-node chains: node-level tasks, then each planned service's defined tasks, in the segment's order. A
+  // node-level task after service tasks (DELETE of a leaving node) follows every service's chain.
   let previousNodeTask: number | undefined;
   for (const task of order) {
     const g = NODE_TASKS.has(task) ? find(task, "") : undefined;
@@ -33,7 +28,7 @@ export function groupEdges(
     if (previousNodeTask !== undefined) addEdge(previousNodeTask, g, "node");
     previousNodeTask = g;
   }
-  for (const name of [...plannedServices].sort()) {
+  for (const name of [...segment.serviceNodes.keys()].sort()) {
     let previous: number | undefined;
     for (const task of order) {
       const g = find(task, NODE_TASKS.has(task) ? "" : name);

@@ -3,11 +3,11 @@
  * definitions, the nodes and which nodes hold each service.
  */
 import { type PlanRequest, type Service, BadRequestError, describeValue } from "@corral/contracts";
-import { PlanAction, isNodeChangeAction, parsePlanAction, type ClusterWideAction } from "./actions.js";
+import { PlanAction, isNodeChangeAction, parsePlanAction } from "./actions.js";
 
 /** The cluster a plan request describes. */
 export interface PlanCluster {
-  readonly action: ClusterWideAction;
+  readonly action: PlanAction;
   /** {@link PlanOptions.startUnplannedDependencies} with its default applied. */
   readonly startUnplannedDependencies: boolean;
   readonly definitions: ReadonlyMap<string, Service>;
@@ -23,9 +23,10 @@ export interface PlanCluster {
 export function readPlanRequest(request: PlanRequest): PlanCluster {
   const action = typeof request.action === "string" ? parsePlanAction(request.action) : undefined;
   if (action === undefined) throw new BadRequestError(`unknown action ${describeValue(request.action)}`);
-  if (isNodeChangeAction(action)) throw new BadRequestError(`${action} is not planned yet`);
-  // Restart touches the service and its dependents only: its dependencies were never stopped.
-  const startUnplannedDependencies = request.options?.startUnplannedDependencies ?? action !== PlanAction.RestartServices;
+  // Restart touches the service and its dependents only, and the node actions the nodes they change: the
+  // dependencies were never stopped.
+  const startUnplannedDependencies =
+    request.options?.startUnplannedDependencies ?? (action !== PlanAction.RestartServices && !isNodeChangeAction(action));
 
   if (!Array.isArray(request.nodes)) throw new BadRequestError("nodes must be an array");
   if (!Array.isArray(request.services)) throw new BadRequestError("services must be an array");

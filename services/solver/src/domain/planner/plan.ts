@@ -15,7 +15,13 @@ export function planGraph(request: PlanRequest): PlanGraph {
   const { action, groups, edges } = buildIndexedPlanGraph(request);
   return {
     action,
-    groups: groups.map(({ taskName, service, nodeIds, level }) => ({ taskName, service, nodeIds, level })),
+    groups: groups.map(({ taskName, service, nodeIds, level, batch }) => ({
+      taskName,
+      service,
+      nodeIds,
+      level,
+      ...(batch === undefined ? {} : { batch }),
+    })),
     edges,
   };
 }

@@ -1,13 +1,11 @@
 /**
- * The groups of the task DAG: one per (task name, service), holding the planned nodes it runs on. Node-level
- * tasks on every planned node, each planned service's tasks that it defines, and, when asked, START of the
+ * The groups of a segment's task DAG: one per (task name, service), holding the nodes it runs on. Node-level
+ * tasks on the segment's nodes, each planned service's tasks that it defines, and, when asked, START of the
  * running runtime dependencies that are not planned themselves.
  */
 import type { Service } from "@corral/contracts";
-import { ACTION_TASK_ORDER, NODE_TASKS, TaskName, serviceActionOf } from "./actions.js";
-import type { ClusterDependencies } from "./dependencies.js";
-import type { PlanCluster } from "./plan-request.js";
-import type { PlannedScope } from "./planned-scope.js";
+import { NODE_TASKS, TaskName, serviceActionOf } from "./actions.js";
+import type { PlanSegment } from "./segment.js";
 
 /** A group before it has a level and its final place. */
 export interface TaskGroupDraft {
@@ -24,14 +22,14 @@ export interface TaskGroupDrafts {
   find(task: TaskName, service: string): number | undefined;
 }
 
-function defines(def: Service, task: TaskName): boolean {
+/** Whether the service definition has the action a service task runs. */
+export function defines(def: Service, task: TaskName): boolean {
   const key = serviceActionOf(task);
   return key !== undefined && def.provisioner?.actions?.[key] !== undefined;
 }
 
-export function draftTaskGroups(cluster: PlanCluster, scope: PlannedScope, deps: ClusterDependencies): TaskGroupDrafts {
-  const { definitions, serviceNodes } = cluster;
-  const order = ACTION_TASK_ORDER[cluster.action];
+export function draftTaskGroups(segment: PlanSegment, definitions: ReadonlyMap<string, Service>): TaskGroupDrafts {
+  const { order, serviceNodes, deps } = segment;
   const drafts: TaskGroupDraft[] = [];
   const indexByKey = new Map<string, number>();
   const key = (task: TaskName, service: string): string => `${task}\u0000${service}`;
@@ -42,21 +40,21 @@ export function draftTaskGroups(cluster: PlanCluster, scope: PlannedScope, deps:
     drafts.push({ taskName: task, service, nodeIndexes: nodes });
   };
 
-  for (const task of order) if (NODE_TASKS.has(task)) add(task, "", scope.nodes);
-  const plannedSorted = [...scope.services].sort();
+  for (const task of order) if (NODE_TASKS.has(task)) add(task, "", segment.nodes);
+  const plannedSorted = [...serviceNodes.keys()].sort();
   for (const name of plannedSorted) {
     const def = definitions.get(name);
-    const hosts = serviceNodes.get(name) ?? [];
     if (!def) continue;
-    for (const task of order) if (!NODE_TASKS.has(task) && defines(def, task)) add(task, name, hosts);
+    const nodes = serviceNodes.get(name) ?? [];
+    for (const task of order) if (!NODE_TASKS.has(task) && defines(def, task)) add(task, name, nodes);
   }
-  if (cluster.startUnplannedDependencies && order.includes(TaskName.Start)) {
+  if (segment.startUnplannedDependencies && order.includes(TaskName.Start)) {
     for (const name of plannedSorted) {
       if (find(TaskName.Start, name) === undefined && find(TaskName.Initialize, name) === undefined) continue;
       for (const dep of [...deps.closure("runtime", name)].sort()) {
         const def = definitions.get(dep);
-        if (!scope.services.has(dep) && def && defines(def, TaskName.Start)) {
-          add(TaskName.Start, dep, serviceNodes.get(dep) ?? []);
+        if (!serviceNodes.has(dep) && def && defines(def, TaskName.Start)) {
+          add(TaskName.Start, dep, segment.hosts.get(dep) ?? []);
         }
       }
     }
