@@ -1,6 +1,7 @@
 /** Plans of the node actions (add_nodes, remove_nodes, replace_node) on the test catalog (docs/catalog.md, Plans). */
 import test from "ava";
-import { isCorralError, type Plan, type PlanNode, type PlanRequest } from "@corral/contracts";
+import fc from "fast-check";
+import { isCorralError, type Plan, type PlanNode, type PlanRequest, type Service } from "@corral/contracts";
 import { planAction } from "@corral/solver";
 import { fixtureServices } from "../../../test/helpers/fixture-catalog.js";
 
@@ -239,4 +240,174 @@ test("node actions - malformed node lists are 400s", (t) => {
   badRequest(t, { ...base, action: "add_nodes", addedNodes: ["web3"], addedServices: ["nginx"] }, /does not take added services/);
   badRequest(t, { ...base, action: "cluster_configure", changedNodes: ["web1"] }, /CLUSTER_CONFIGURE does not take changedNodes/);
   badRequest(t, { ...base, action: "restart_services", restart: true }, /RESTART_SERVICES does not take restart/);
+});
+
+// ---- properties ----
+
+const SERVICE_ACTIONS = ["install", "configure", "initialize", "start", "stop", "remove"] as const;
+type Kind = "install" | "runtime";
+
+interface NodeActionWorld {
+  request: PlanRequest & { nodes: PlanNode[]; services: Service[] };
+  added: string[];
+  removed: string[];
+  unreachable: string[];
+  changed: string[];
+  restart: boolean;
+}
+
+/** Random acyclic services (a service depends only on earlier ones), random nodes, and a node action on them. */
+const nodeActionWorld: fc.Arbitrary<NodeActionWorld> = fc
+  .record({
+    serviceCount: fc.integer({ min: 1, max: 6 }),
+    actions: fc.array(fc.subarray([...SERVICE_ACTIONS]), { minLength: 6, maxLength: 6 }),
+    deps: fc.array(fc.array(fc.array(fc.nat(7), { maxLength: 2 }), { minLength: 4, maxLength: 4 }), { minLength: 6, maxLength: 6 }),
+    placements: fc.array(fc.array(fc.nat(5), { maxLength: 4 }), { minLength: 2, maxLength: 8 }),
+    action: fc.constantFrom("add_nodes", "remove_nodes", "replace_node"),
+    roles: fc.array(fc.constantFrom("keep", "change", "remove", "unreachable"), { minLength: 8, maxLength: 8 }),
+    newCount: fc.integer({ min: 1, max: 3 }),
+    restart: fc.boolean(),
+  })
+  .map((r) => {
+    const names = Array.from({ length: r.serviceCount }, (_, i) => `s${i}`);
+    const services: Service[] = names.map((name, i) => {
+      const earlier = (xs: number[] | undefined): string[] => [...new Set((xs ?? []).filter((x) => x < i).map((x) => names[x]!))];
+      const [ir, iu, rr, ru] = r.deps[i]!;
+      return {
+        name,
+        dependencies: {
+          provides: [],
+          conflicts: [],
+          install: { requires: earlier(ir), uses: earlier(iu) },
+          runtime: { requires: earlier(rr), uses: earlier(ru) },
+        },
+        provisioner: { actions: Object.fromEntries(r.actions[i]!.map((k) => [k, { type: "shell", fields: {} }])) },
+      };
+    });
+    const nodes: PlanNode[] = r.placements.map((p, k) => ({
+      id: `n${k}`,
+      services: [...new Set(p.filter((x) => x < r.serviceCount).map((x) => names[x]!))],
+    }));
+    const newCount = r.action === "replace_node" ? 1 : r.action === "add_nodes" ? Math.min(r.newCount, nodes.length - 1) : 0;
+    const old = nodes.slice(0, nodes.length - newCount);
+    const added = nodes.slice(nodes.length - newCount).map((n) => n.id);
+    const role = (k: number): string => {
+      const given = r.roles[k]!;
+      if (r.action === "add_nodes" && (given === "remove" || given === "unreachable")) return "keep";
+      return given;
+    };
+    let removed = old.filter((_n, k) => role(k) === "remove" || role(k) === "unreachable").map((n) => n.id);
+    let unreachable = old.filter((_n, k) => role(k) === "unreachable").map((n) => n.id);
+    if (r.action === "replace_node") {
+      removed = removed.slice(0, 1);
+      unreachable = unreachable.filter((id) => removed.includes(id));
+    }
+    if (r.action !== "add_nodes" && removed.length === 0) removed = [old[0]!.id];
+    const changed = old.filter((n, k) => role(k) === "change" && !removed.includes(n.id)).map((n) => n.id);
+    const request: NodeActionWorld["request"] = {
+      action: r.action,
+      nodes,
+      services,
+      ...(added.length > 0 ? { addedNodes: added } : {}),
+      ...(removed.length > 0 ? { removedNodes: removed } : {}),
+      ...(unreachable.length > 0 ? { unreachableNodes: unreachable } : {}),
+      changedNodes: changed,
+      restart: r.restart,
+    };
+    return { request, added, removed, unreachable, changed, restart: r.restart };
+  });
+
+/** Per kind, every service each service on `nodes` depends on (requires and uses), through services on `nodes` only. */
+function closures(services: Service[], nodes: PlanNode[]): Record<Kind, Map<string, Set<string>>> {
+  const present = new Set(nodes.flatMap((n) => n.services));
+  const out = { install: new Map<string, Set<string>>(), runtime: new Map<string, Set<string>>() };
+  for (const kind of ["install", "runtime"] as const) {
+    const visit = (s: string): Set<string> => {
+      const known = out[kind].get(s);
+      if (known) return known;
+      const deps = services.find((d) => d.name === s)!.dependencies[kind];
+      const set = new Set<string>();
+      for (const d of [...deps.requires, ...deps.uses]) {
+        if (!present.has(d)) continue;
+        set.add(d);
+        for (const x of visit(d)) set.add(x);
+      }
+      out[kind].set(s, set);
+      return set;
+    };
+    for (const s of present) visit(s);
+  }
+  return out;
+}
+
+interface Expected {
+  /** task key -> phase (0 arrive, 1 leave, 2 reconfigure) */
+  phase: Map<string, number>;
+  /** pairs that must be in this order */
+  edges: [string, string][];
+}
+
+function expected(w: NodeActionWorld): Expected {
+  const { request } = w;
+  const defines = (s: string, task: string): boolean => task.toLowerCase() in request.services.find((d) => d.name === s)!.provisioner.actions;
+  const after = closures(request.services, request.nodes.filter((n) => !w.removed.includes(n.id)));
+  const before = closures(request.services, request.nodes.filter((n) => !w.added.includes(n.id)));
+  const phase = new Map<string, number>();
+  const edges: [string, string][] = [];
+  const k = (task: string, node: string, service = ""): string => `${task}|${node}|${service}`;
+  const nodeOf = (id: string): PlanNode => request.nodes.find((n) => n.id === id)!;
+  const chain = (p: number, node: string, order: readonly string[], nodeTasks: readonly string[]): void => {
+    const hw = order.filter((t) => nodeTasks.includes(t));
+    for (const t of hw) phase.set(k(t, node), p);
+    for (const s of nodeOf(node).services) {
+      const tasks = order.filter((t) => nodeTasks.includes(t) || defines(s, t)).map((t) => (nodeTasks.includes(t) ? k(t, node) : k(t, node, s)));
+      for (const t of tasks) phase.set(t, p);
+      for (let i = 1; i < tasks.length; i++) edges.push([tasks[i - 1]!, tasks[i]!]);
+    }
+  };
+  for (const id of w.added) chain(0, id, ["CREATE", "CONFIRM", "BOOTSTRAP", "INSTALL", "CONFIGURE", "INITIALIZE", "START"], ["CREATE", "CONFIRM", "BOOTSTRAP"]);
+  for (const id of w.removed.filter((x) => !w.unreachable.includes(x))) {
+    chain(1, id, request.action === "remove_nodes" ? ["STOP", "REMOVE", "DELETE"] : ["DELETE"], ["DELETE"]);
+  }
+  for (const id of w.changed) chain(2, id, w.restart ? ["STOP", "CONFIGURE", "START"] : ["CONFIGURE"], []);
+  // cross-service rules within each phase: [from, to, kind, reversed, phase, closures]
+  const rules = [
+    ["INSTALL", "INSTALL", "install", false, 0, after],
+    ["START", "START", "runtime", false, 0, after],
+    ["START", "INITIALIZE", "runtime", false, 0, after],
+    ["STOP", "STOP", "runtime", true, 1, before],
+    ["REMOVE", "REMOVE", "install", true, 1, before],
+    ["STOP", "STOP", "runtime", true, 2, after],
+    ["START", "START", "runtime", false, 2, after],
+  ] as const;
+  const tasks = [...phase.keys()].map((key) => key.split("|") as [string, string, string]);
+  for (const [from, to, kind, reversed, p, closure] of rules) {
+    for (const [tx, nx, x] of tasks) {
+      if (tx !== to || phase.get(k(tx, nx, x)) !== p) continue;
+      for (const [ty, ny, y] of tasks) {
+        if (ty !== from || phase.get(k(ty, ny, y)) !== p || !closure[kind].get(x)?.has(y)) continue;
+        edges.push(reversed ? [k(tx, nx, x), k(ty, ny, y)] : [k(ty, ny, y), k(tx, nx, x)]);
+      }
+    }
+  }
+  return { phase, edges };
+}
+
+test("node action properties - exactly the expected tasks, phases in order, every chain and dependency rule", (t) => {
+  fc.assert(
+    fc.property(nodeActionWorld, (w) => {
+      const plan = planAction(w.request);
+      const { phase, edges } = expected(w);
+      const stage = new Map<string, number>();
+      plan.stages.forEach((s, i) => s.forEach((x) => stage.set(`${x.taskName}|${x.nodeId}|${x.service}`, i)));
+      const planned = plan.stages.flat().length;
+      if (planned !== stage.size || stage.size !== phase.size || ![...phase.keys()].every((key) => stage.has(key))) return false;
+      if (!plan.stages.every((s) => s.length > 0 && new Set(s.map((x) => x.nodeId)).size === s.length)) return false;
+      // every task of a phase before every task of a later one
+      for (const [a, pa] of phase) for (const [b, pb] of phase) if (pa < pb && stage.get(a)! >= stage.get(b)!) return false;
+      return edges.every(([a, b]) => stage.get(a)! < stage.get(b)!);
+    }),
+    { numRuns: 400 },
+  );
+  t.pass();
 });
