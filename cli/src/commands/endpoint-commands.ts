@@ -29,6 +29,7 @@ const JOB_ENDPOINTS: ReadonlySet<EndpointName> = new Set<EndpointName>([
   "clusters.delete",
   "clusters.putConfig",
   "clusters.addServices",
+  "clusters.addNodes",
   "clusters.startServices",
   "clusters.stopServices",
   "clusters.restartServices",

@@ -66,6 +66,21 @@ const configBody = bodyOf(
 /** `POST /clusters/{id}/services`: services to add (repeats dropped). */
 const addServicesBody = bodyOf({ services: distinct(arrayOf(nameField(), { minItems: 1 })) }, providerFields);
 
+/** `POST /clusters/{id}/nodes`: nodes to add (docs/catalog.md, Growing and shrinking). */
+const addNodesBody = bodyOf(
+  { numMachines: integerField({ minimum: 1, maximum: MAX_CLUSTER_SIZE, description: "An integer, or its digits as a string." }) },
+  {
+    /** Absent or empty: the solver chooses each new node's services. */
+    services: distinct(arrayOf(nameField())),
+    hardwaretype: nameField(),
+    imagetype: nameField(),
+    restart: booleanField({ description: "Also restart the services whose config the new nodes change. @default false" }),
+    ...providerFields,
+  },
+);
+/** `POST /clusters/{id}/nodes` as the clusters service gets it, validated and decoded. */
+export type AddNodesRequest = StaticDecode<typeof addNodesBody>;
+
 /** `POST /getNodeProperties`. */
 const nodePropertiesBody = bodyOf(
   { clusterId: Type.String({ minLength: 1 }) },
@@ -298,6 +313,16 @@ export const clusterEndpoints = {
     access: "user",
     body: "json",
     request: { body: addServicesBody, query: Type.Object(dryRunQuery) },
+    reply: jobStartedSchema,
+    dryRunReply: dryRunResultSchema,
+  }),
+  "clusters.addNodes": define.rest({
+    subject: c.addNodes,
+    routes: [route("POST", "/clusters/:id/nodes")],
+    access: "user",
+    body: "json",
+    request: { body: addNodesBody, query: Type.Object(dryRunQuery) },
+    errors: { 409: "The tenant's maxNodes quota, a running action, or a cluster state that does not allow adding nodes." },
     reply: jobStartedSchema,
     dryRunReply: dryRunResultSchema,
   }),

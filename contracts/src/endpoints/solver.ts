@@ -11,6 +11,8 @@ import type {
   AddServicesRequest,
   AddServicesResult,
   ExpandRequest,
+  GrowRequest,
+  GrowResult,
   LayoutRequest,
   LayoutSolution,
   Plan,
@@ -19,6 +21,16 @@ import type {
 
 const names = arrayOf(string);
 const stats = objectOf({ steps: count, candidateLayouts: count });
+const solvedNode = objectOf({
+  id: string,
+  clusterId: string,
+  nodenum: count,
+  services: names,
+  hardwaretype: string,
+  imagetype: string,
+  properties: recordOf(anyJson),
+});
+const nodeLayouts = arrayOf(objectOf({ services: names, hardwaretype: string, imagetype: string, count }));
 const open = (required: Record<string, TSchema>) => objectOf(required, { additionalProperties: true });
 
 const define = endpointsOf("solver");
@@ -33,18 +45,8 @@ export const solverEndpoints = {
     reply: typedSchema<LayoutSolution>(objectOf({
       services: names,
       dnsSuffix: string,
-      nodes: arrayOf(
-        objectOf({
-          id: string,
-          clusterId: string,
-          nodenum: count,
-          services: names,
-          hardwaretype: string,
-          imagetype: string,
-          properties: recordOf(anyJson),
-        }),
-      ),
-      layout: arrayOf(objectOf({ services: names, hardwaretype: string, imagetype: string, count })),
+      nodes: arrayOf(solvedNode),
+      layout: nodeLayouts,
       stats,
     })),
   }),
@@ -59,6 +61,13 @@ export const solverEndpoints = {
         stats,
       }),
     ),
+  }),
+  "solver.grow": define.internal({
+    subject: s.grow,
+    request: typedSchema<GrowRequest>(
+      open({ template: anyObject, provider: anyObject, catalog: anyObject, nodes: arrayOf(anyObject), numMachines: count, clusterId: string, clusterName: string }),
+    ),
+    reply: typedSchema<GrowResult>(objectOf({ nodes: arrayOf(solvedNode), layout: nodeLayouts, stats })),
   }),
   "solver.plan": define.internal({
     subject: s.plan,

@@ -10,6 +10,7 @@ import { clusterHandlers } from "./handlers/clusters.js";
 import { configHandlers } from "./handlers/config.js";
 import { planHandlers } from "./handlers/plans.js";
 import { rpcHandlers } from "./handlers/rpc.js";
+import { nodeHandlers } from "./handlers/nodes.js";
 import { serviceHandlers } from "./handlers/services.js";
 import { tenantPurgeHandlers } from "./handlers/tenant-purge.js";
 import { createClusterOperations } from "./operations/index.js";
@@ -55,6 +56,7 @@ export async function startClustersService(options: ClustersServiceDeps): Promis
       ...planHandlers(h),
       ...configHandlers(h),
       ...serviceHandlers(h),
+      ...nodeHandlers(h),
       ...rpcHandlers(h),
       ...tenantPurgeHandlers(h),
     },

@@ -5,7 +5,7 @@ import { openClusterBuckets } from "./adapters/buckets.js";
 import { createNodeStore } from "./adapters/node-store.js";
 import { createPlanStore } from "./adapters/plan-store.js";
 import { jobCounterName } from "./adapters/counters.js";
-import { formatTaskId, nodeIdsOf } from "./domain/ids.js";
+import { formatTaskId, clusterNodeIds } from "./domain/ids.js";
 import { type ClusterNode, type ClusterRecord, type PlanRecord, type StoredTask } from "./domain/records.js";
 
 /** A planned task with its id. */
@@ -61,7 +61,7 @@ export async function openStoredClusterState(nc: NatsConnection): Promise<Stored
       }
       return out;
     },
-    nodes: (cluster) => nodeStore.getMany(cluster.id, nodeIdsOf(cluster.id, cluster.numNodes)),
+    nodes: (cluster) => nodeStore.getMany(cluster.id, clusterNodeIds(cluster)),
     async clusterHistory(id) {
       const out: Array<{ value: ClusterRecord; revision: number }> = [];
       for await (const e of await clusters.history({ key: kvKey(id) })) {

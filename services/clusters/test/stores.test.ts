@@ -234,3 +234,29 @@ test("plan store - a small plan keeps its tasks in its record (no pages), a larg
     t.is(await reader.stageTask(plan, 1, 99), undefined);
   }
 });
+
+test("node store - putAdded joins a small cluster's group, replaces a node of the same id, and moves a full group apart", async (t) => {
+  const kv = await openBucket(t.context.nc, "nodes_added_test");
+  const mine = createNodeStore(kv);
+  await mine.putNew("c6", [node("c6", "c6-1000", "a"), node("c6", "c6-1001", "b")]);
+  await mine.putAdded("c6", [node("c6", "c6-1002", "c"), node("c6", "c6-1003", "d")]);
+  t.deepEqual(await listKeys(kv, "c6.>"), ["c6.nodes"], "still one key");
+  // A retried job writes the same new ids again: they replace the first copies.
+  await mine.putAdded("c6", [node("c6", "c6-1003", "d2")]);
+  const ids = ["c6-1000", "c6-1001", "c6-1002", "c6-1003"];
+  t.deepEqual(hostnames(await createNodeStore(kv).getMany("c6", ids)), ["a", "b", "c", "d2"]);
+  t.is((await readValue<{ nodes: ClusterNode[] }>(kv, "c6.nodes"))?.value.nodes.length, 4, "no node twice");
+
+  // Past GROUPED_NODES the group moves apart, the new nodes with it.
+  const more = Array.from({ length: GROUPED_NODES }, (_, i) => node("c6", `c6-${1004 + i}`, `m${i}`));
+  await createNodeStore(kv).putAdded("c6", more);
+  t.deepEqual((await readValue(kv, "c6.nodes"))?.value, { moved: true });
+  const all = [...ids, ...more.map((n) => n.id)];
+  t.is((await listKeys(kv, "c6.>")).length, all.length + 1, "a key per node, and the group's mark");
+  t.deepEqual(hostnames(await createNodeStore(kv).getMany("c6", all)), ["a", "b", "c", "d2", ...more.map((n) => n.properties["hostname"])]);
+
+  // A cluster already apart: a key per new node.
+  await mine.putAdded("c6", [node("c6", "c6-2000", "z")]);
+  t.like(await readValue(kv, "c6.c6-2000"), { value: { properties: { hostname: "z" } } });
+  t.like(await createNodeStore(kv).get("c6", "c6-2000"), { properties: { hostname: "z" } });
+});

@@ -1,6 +1,7 @@
-import { type MacroNode, NODE_TASKS, type Json, type JsonObject, type Service, type TaskMessage } from "@corral/contracts";
+import { NODE_TASKS, type Json, type JsonObject, type Service, type TaskMessage } from "@corral/contracts";
 import { createMacroContext, compileConfig, expandConfig } from "@corral/solver";
-import { formatTaskId, nodeIdsOf } from "../domain/ids.js";
+import { formatTaskId, clusterNodeIds } from "../domain/ids.js";
+import { macroNode } from "../domain/node-config.js";
 import type { Dispatch, PlanEvent } from "../domain/plan-machine.js";
 import { stageStartOf, taskPositionOf } from "../domain/plan-steps.js";
 import type { ClusterNode, ClusterRecord, PlanRecord, StoredTask } from "../domain/records.js";
@@ -37,10 +38,6 @@ export interface Dispatcher {
   ): Promise<PlanEvent[]>;
 }
 
-function macroNode(node: ClusterNode): MacroNode {
-  return { id: node.id, nodenum: node.nodenum, services: node.services, properties: node.properties };
-}
-
 export function createDispatcher(deps: EngineDeps, memory: DispatchMemory): Dispatcher {
   /** Applies an add_services plan's node changes before its first stage (idempotent). */
   const applyNodeServices = async (plan: PlanRecord, nodes: Map<string, ClusterNode>) => {
@@ -63,7 +60,7 @@ export function createDispatcher(deps: EngineDeps, memory: DispatchMemory): Disp
       const cluster: ClusterRecord | undefined =
         known?.cluster ?? memo?.cluster ?? (await deps.clusters.get(plan.clusterId))?.value;
       if (!cluster) throw new Error(`cluster ${plan.clusterId} of plan ${plan.id} is missing`);
-      const nodeIds = nodeIdsOf(cluster.id, cluster.numNodes);
+      const nodeIds = clusterNodeIds(cluster);
       const applied = plan.resultsApplied ?? 0;
       const [nodeList, credentials] = await Promise.all([
         known?.nodes ??

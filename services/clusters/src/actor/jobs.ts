@@ -6,7 +6,7 @@ import type { Decision } from "../domain/actors.js";
 import { isActionAllowed } from "../domain/cluster-machine.js";
 import { newClusterRecord, type NewCluster } from "../domain/cluster-record.js";
 import { jobRefusal, statusOf } from "../domain/cluster-status.js";
-import { formatPlanId, nodeIdsOf } from "../domain/ids.js";
+import { formatPlanId, clusterNodeIds } from "../domain/ids.js";
 import type { JobRequest, PreparedJob } from "../domain/jobs.js";
 import { newPlan, type NewPlan } from "../domain/plan-record.js";
 import type { PlanActorAction } from "../domain/plan-steps.js";
@@ -90,12 +90,16 @@ export function createJobs(deps: EngineDeps, { clusters, plans, effects }: JobsP
 
     async prepare(solver, cluster, request) {
       if (!isActionAllowed(statusOf(cluster), request.action)) throw jobRefusal(cluster, request.action);
-      const nodes = await deps.nodes.getMany(cluster.id, nodeIdsOf(cluster.id, cluster.numNodes));
+      const nodes = await deps.nodes.getMany(cluster.id, clusterNodeIds(cluster));
+      const added = request.addedNodes ?? [];
       const plan = await planJob(solver, request.action, {
-        nodes: nodes.map((n) => ({ id: n.id, services: request.nodeServices?.[n.id] ?? n.services })),
+        nodes: [...nodes, ...added].map((n) => ({ id: n.id, services: request.nodeServices?.[n.id] ?? n.services })),
         services: request.changes?.serviceDefs ?? cluster.serviceDefs,
         ...(request.service !== undefined ? { service: request.service } : {}),
         ...(request.addedServices !== undefined ? { addedServices: request.addedServices } : {}),
+        ...(added.length > 0 ? { addedNodes: added.map((n) => n.id) } : {}),
+        ...(request.changedNodes !== undefined ? { changedNodes: request.changedNodes } : {}),
+        ...(request.restart !== undefined ? { restart: request.restart } : {}),
         // Services already running keep running: neither adding a service nor restarting one starts its
         // dependencies again, since none of them was stopped (docs/decisions.md, Adding or restarting a service
         // leaves its dependencies alone).
@@ -118,6 +122,9 @@ export function createJobs(deps: EngineDeps, { clusters, plans, effects }: JobsP
       // Before the write that makes the plan reachable, so its tasks find them; a plan never started leaves them
       // to the reconciler's sweep when the removal below does not happen.
       await deps.credentials.put(cluster.id, planId, request.providerFields ?? {}, deps.now());
+      // New nodes are no node of the cluster until the write below counts them: a job refused there leaves them
+      // unread, and the next attempt writes the same ids again.
+      if (request.addedNodes) await deps.nodes.putAdded(cluster.id, request.addedNodes);
       try {
         // Another operation may have started since the caller read the cluster: the actor refuses it then (409).
         const started = await effects.deliverToCluster(cluster.id, [

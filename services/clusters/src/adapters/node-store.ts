@@ -37,6 +37,11 @@ export interface NodeStore {
   /** Stores the nodes of a new cluster (before the cluster record is written: nothing reads them yet). */
   putNew(clusterId: string, nodes: readonly ClusterNode[]): Promise<void>;
   /**
+   * Stores nodes a live cluster gains (before the cluster record counts them: nothing reads them yet), replacing
+   * any stored node of the same id.
+   */
+  putAdded(clusterId: string, nodes: readonly ClusterNode[]): Promise<void>;
+  /**
    * Read-modify-write of some of a cluster's nodes, in one write where they are grouped; a change may run more than
    * once (compare-and-set), so it must be pure. Missing nodes are skipped. Answers the nodes changed, as written.
    */
@@ -146,6 +151,28 @@ export function createNodeStore(kv: KV): NodeStore {
       await putApart(clusterId, nodes);
       await putValue<NodeGroup>(kv, groupKey(clusterId), { moved: true }, cache);
       apart.set(clusterId, "moved");
+    },
+    async putAdded(clusterId, nodes) {
+      if (nodes.length === 0) return;
+      const ids = new Set(nodes.map((n) => n.id));
+      let grouped = false;
+      if (!apart.has(clusterId)) {
+        const { value: group } = await modifyValue<NodeGroup>(
+          kv,
+          groupKey(clusterId),
+          (current) => {
+            if (!current || !("nodes" in current.value)) return { keep: true };
+            const kept = current.value.nodes.filter((n) => !ids.has(n.id));
+            if (kept.length + nodes.length > GROUPED_NODES) return { keep: true };
+            return { put: { nodes: [...kept, ...nodes] } };
+          },
+          { cache },
+        );
+        grouped = group !== undefined && "nodes" in group && nodes.every((n) => group.nodes.some((g) => g.id === n.id));
+        if (grouped && (cache.bytesOf(groupKey(clusterId)) ?? 0) > GROUP_MAX_BYTES) await moveApart(clusterId);
+        if (!grouped && group && "nodes" in group) await moveApart(clusterId);
+      }
+      if (!grouped) await putApart(clusterId, nodes);
     },
     async modifyMany(clusterId, changes) {
       if (changes.size === 0) return new Map();

@@ -2,12 +2,13 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { ReplyOf, RequestOf } from "@corral/contracts";
 import { callEndpoint } from "@corral/shared";
 
-type Solve<N extends "solver.layout" | "solver.addServices" | "solver.plan"> = (request: RequestOf<N>) => Promise<ReplyOf<N>>;
+type Solve<N extends "solver.layout" | "solver.addServices" | "solver.grow" | "solver.plan"> = (request: RequestOf<N>) => Promise<ReplyOf<N>>;
 
-/** The solvers an operation prepares with: the layout of a new cluster, the placement of added services, the plan. */
+/** The solvers an operation prepares with: the layout of a new cluster, the placement of added services, new nodes, the plan. */
 export interface Solver {
   layout: Solve<"solver.layout">;
   addServices: Solve<"solver.addServices">;
+  grow: Solve<"solver.grow">;
   plan: Solve<"solver.plan">;
 }
 
@@ -20,6 +21,7 @@ export function solverService(nc: NatsConnection): Solver {
   return {
     layout: (request) => callEndpoint(nc, "solver.layout", request),
     addServices: (request) => callEndpoint(nc, "solver.addServices", request),
+    grow: (request) => callEndpoint(nc, "solver.grow", request),
     plan: (request) => callEndpoint(nc, "solver.plan", request),
   };
 }

@@ -14,6 +14,12 @@ export interface UsageStore {
   check(tenant: Tenant, nodes: number): Promise<void>;
   /** Takes a cluster of `nodes` nodes back out. */
   release(tenant: string, nodes: number): Promise<void>;
+  /** Adds `nodes` nodes of a live cluster, or 409 when the tenant's maxNodes would be exceeded. */
+  reserveNodes(tenant: Tenant, nodes: number): Promise<void>;
+  /** The 409 {@link reserveNodes} would answer now (a dry run's quota check). */
+  checkNodes(tenant: Tenant, nodes: number): Promise<void>;
+  /** Takes `nodes` nodes of a live cluster back out. */
+  releaseNodes(tenant: string, nodes: number): Promise<void>;
   /** Sets the usage to a recount (repairs a reservation a crash left behind). */
   set(tenant: string, usage: TenantUsage): Promise<void>;
   get(tenant: string): Promise<TenantUsage>;
@@ -64,26 +70,32 @@ export async function openUsageStore(nc: NatsConnection): Promise<UsageStore> {
     }
   };
 
+  const reserve = (tenant: Tenant, nodes: number, clusters: 0 | 1) =>
+    new Promise<void>((resolve, reject) => {
+      const list = waiting.get(tenant.name) ?? [];
+      list.push({ tenant, nodes, clusters, resolve, reject });
+      waiting.set(tenant.name, list);
+      void flush(tenant.name);
+    });
+  const check = async (tenant: Tenant, nodes: number, clusters: 0 | 1) => {
+    const refusal = quotaRefusal(tenant, await readUsage(kv, tenant.name), nodes, clusters);
+    if (refusal) throw refusal;
+  };
+  const release = async (tenant: string, nodes: number, clusters: 0 | 1) => {
+    await modifyValue<TenantUsage>(kv, kvKey(tenant), (current) => {
+      // Nothing to take back from a usage already forgotten (its tenant was deleted meanwhile).
+      if (!current) return { keep: true };
+      return { put: withoutCluster(current.value, nodes, clusters) };
+    }, { cache });
+  };
+
   return {
-    reserve(tenant, nodes) {
-      return new Promise<void>((resolve, reject) => {
-        const list = waiting.get(tenant.name) ?? [];
-        list.push({ tenant, nodes, resolve, reject });
-        waiting.set(tenant.name, list);
-        void flush(tenant.name);
-      });
-    },
-    async check(tenant, nodes) {
-      const refusal = quotaRefusal(tenant, await readUsage(kv, tenant.name), nodes);
-      if (refusal) throw refusal;
-    },
-    async release(tenant, nodes) {
-      await modifyValue<TenantUsage>(kv, kvKey(tenant), (current) => {
-        // Nothing to take back from a usage already forgotten (its tenant was deleted meanwhile).
-        if (!current) return { keep: true };
-        return { put: withoutCluster(current.value, nodes) };
-      }, { cache });
-    },
+    reserve: (tenant, nodes) => reserve(tenant, nodes, 1),
+    check: (tenant, nodes) => check(tenant, nodes, 1),
+    release: (tenant, nodes) => release(tenant, nodes, 1),
+    reserveNodes: (tenant, nodes) => reserve(tenant, nodes, 0),
+    checkNodes: (tenant, nodes) => check(tenant, nodes, 0),
+    releaseNodes: (tenant, nodes) => release(tenant, nodes, 0),
     async set(tenant, usage) {
       await modifyValue<TenantUsage>(kv, kvKey(tenant), (current) =>
         current && current.value.clusters === usage.clusters && current.value.nodes === usage.nodes

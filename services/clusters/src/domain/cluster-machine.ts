@@ -28,6 +28,10 @@ export interface JobChanges {
   config?: JsonObject;
   services?: string[];
   serviceDefs?: Service[];
+  /** A job that adds or removes nodes: the cluster's node count and numbering after it (domain/ids.ts). */
+  numNodes?: number;
+  nextNodenum?: number;
+  removedNodenums?: number[];
 }
 
 /** Total and completed tasks of a plan. */
@@ -49,7 +53,16 @@ export type ClusterEvent =
 
 /** Which actions each settled state accepts (Coopr's rules; docs/architecture.md, Durable actors). */
 const ALLOWED: Record<string, readonly ClusterAction[]> = {
-  active: ["cluster_delete", "cluster_configure", "cluster_configure_with_restart", "add_services", "start_services", "stop_services", "restart_services"],
+  active: [
+    "cluster_delete",
+    "cluster_configure",
+    "cluster_configure_with_restart",
+    "add_services",
+    "add_nodes",
+    "start_services",
+    "stop_services",
+    "restart_services",
+  ],
   inconsistent: ["cluster_delete", "cluster_configure", "cluster_configure_with_restart"],
   incomplete: ["cluster_delete"],
 };

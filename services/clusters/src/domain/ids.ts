@@ -17,3 +17,27 @@ export function taskIndexOf(planId: string, taskId: string): number | undefined 
 export function nodeIdsOf(clusterId: string, numNodes: number): string[] {
   return Array.from({ length: numNodes }, (_, i) => nodeIdFor(clusterId, FIRST_NODENUM + i));
 }
+
+/**
+ * How a cluster record numbers its nodes: from FIRST_NODENUM up to (not including) its next nodenum, less the
+ * removed ones. A record that never grew or shrank has neither field: its nodes are the first `numNodes`.
+ */
+export interface NodeNumbering {
+  id: string;
+  numNodes: number;
+  /** The nodenum the next new node gets; a removed node's nodenum is never given again. */
+  nextNodenum?: number;
+  /** Nodenums below `nextNodenum` whose nodes are gone. */
+  removedNodenums?: readonly number[];
+}
+
+export const nextNodenumOf = (cluster: NodeNumbering): number => cluster.nextNodenum ?? FIRST_NODENUM + cluster.numNodes;
+
+/** The ids of a cluster's nodes, in nodenum order. */
+export function clusterNodeIds(cluster: NodeNumbering): string[] {
+  if (cluster.nextNodenum === undefined) return nodeIdsOf(cluster.id, cluster.numNodes);
+  const removed = new Set(cluster.removedNodenums);
+  const ids: string[] = [];
+  for (let n = FIRST_NODENUM; n < cluster.nextNodenum; n++) if (!removed.has(n)) ids.push(nodeIdFor(cluster.id, n));
+  return ids;
+}

@@ -10,6 +10,13 @@ export interface JobRequest {
   /** For add_services: the services added and the nodes' services after the change. */
   addedServices?: string[];
   nodeServices?: Record<string, string[]>;
+  /**
+   * For add_nodes: the new nodes, stored before the write that starts the job (which makes them the cluster's), and
+   * the remaining nodes whose expanded config they change (CONFIGURE, and with `restart` a restart).
+   */
+  addedNodes?: ClusterNode[];
+  changedNodes?: string[];
+  restart?: boolean;
   /** Changes made to the cluster record in the same write that starts the job (config, services). */
   changes?: JobChanges;
   /**
@@ -23,7 +30,10 @@ export interface JobRequest {
 export interface PreparedJob {
   cluster: ClusterRecord;
   request: JobRequest;
-  /** The cluster's nodes as stored (before the job; `request.nodeServices` has their services after it). */
+  /**
+   * The cluster's nodes as stored (before the job; `request.nodeServices` has their services after it, and
+   * `request.addedNodes` the nodes it adds).
+   */
   nodes: ClusterNode[];
   plan: Plan;
 }

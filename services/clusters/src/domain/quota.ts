@@ -8,9 +8,12 @@ export interface TenantUsage {
 
 export const NO_USAGE: TenantUsage = Object.freeze({ clusters: 0, nodes: 0 });
 
-/** The 409 a reservation gets when one more cluster of `nodes` nodes would exceed the tenant's quotas. */
-export function quotaRefusal(tenant: Tenant, used: TenantUsage, nodes: number): ConflictError | undefined {
-  if (tenant.maxClusters !== undefined && used.clusters + 1 > tenant.maxClusters) {
+/**
+ * The 409 a reservation gets when `clusters` more clusters (one for a create, none for nodes a live cluster gains)
+ * with `nodes` nodes would exceed the tenant's quotas.
+ */
+export function quotaRefusal(tenant: Tenant, used: TenantUsage, nodes: number, clusters: 0 | 1 = 1): ConflictError | undefined {
+  if (tenant.maxClusters !== undefined && used.clusters + clusters > tenant.maxClusters) {
     return new ConflictError(
       `tenant ${tenant.name} has ${used.clusters} of its ${tenant.maxClusters} clusters (maxClusters)`,
       { quota: "maxClusters" },
@@ -31,6 +34,8 @@ export function quotaRefusal(tenant: Tenant, used: TenantUsage, nodes: number): 
 export interface ReservationRequest {
   tenant: Tenant;
   nodes: number;
+  /** 0: nodes a live cluster gains. @default 1 */
+  clusters?: 0 | 1;
 }
 
 /**
@@ -44,15 +49,16 @@ export function admitReservations<R extends ReservationRequest>(
   const refused = new Map<R, ConflictError>();
   let next = used;
   for (const r of requests) {
-    const refusal = quotaRefusal(r.tenant, next, r.nodes);
+    const clusters = r.clusters ?? 1;
+    const refusal = quotaRefusal(r.tenant, next, r.nodes, clusters);
     if (refusal) refused.set(r, refusal);
-    else next = { clusters: next.clusters + 1, nodes: next.nodes + r.nodes };
+    else next = { clusters: next.clusters + clusters, nodes: next.nodes + r.nodes };
   }
   return { used: next, refused };
 }
 
-/** The usage once a cluster of `nodes` nodes is gone (never below zero). */
-export const withoutCluster = (used: TenantUsage, nodes: number): TenantUsage => ({
-  clusters: Math.max(0, used.clusters - 1),
+/** The usage once `clusters` clusters (one, or none for nodes a live cluster loses) of `nodes` nodes are gone (never below zero). */
+export const withoutCluster = (used: TenantUsage, nodes: number, clusters: 0 | 1 = 1): TenantUsage => ({
+  clusters: Math.max(0, used.clusters - clusters),
   nodes: Math.max(0, used.nodes - nodes),
 });

@@ -1,6 +1,6 @@
 import { BadRequestError, type Identity, type JsonObject, type Service } from "@corral/contracts";
 import type { Solver } from "../adapters/solver.js";
-import { nodeIdsOf } from "../domain/ids.js";
+import { clusterNodeIds } from "../domain/ids.js";
 import { nodeTypesOf } from "../domain/node-types.js";
 import type { ClusterRecord } from "../domain/records.js";
 import { findVisibleCluster } from "../queries/visible-cluster.js";
@@ -48,7 +48,7 @@ export async function prepareAddServices(
     const def = catalog.services.find((d) => d.name === name);
     if (def) defs.set(name, def);
   }
-  const nodes = await deps.nodes.getMany(cluster.id, nodeIdsOf(cluster.id, cluster.numNodes));
+  const nodes = await deps.nodes.getMany(cluster.id, clusterNodeIds(cluster));
   const result = await solver.addServices({
     template: cluster.clusterTemplate,
     catalog: { services: [...defs.values()] },

@@ -1,6 +1,7 @@
 import type { DryRunResult, Identity, JobStarted, JsonObject } from "@corral/contracts";
 import type { Solver } from "../adapters/solver.js";
 import type { CreateClusterRequest } from "../domain/requests.js";
+import { prepareAddNodes, startWithNodes, type AddNodesRequest } from "./add-nodes.js";
 import { prepareAddServices, type AddServicesRequest } from "./add-services.js";
 import { prepareConfigure, type ConfigureRequest } from "./configure-cluster.js";
 import type { OperationContext } from "./context.js";
@@ -20,6 +21,7 @@ export interface JobOperations<Result> {
   delete(identity: Identity, id: string, providerFields: JsonObject): Promise<Result>;
   configure(identity: Identity, id: string, req: ConfigureRequest): Promise<Result>;
   addServices(identity: Identity, id: string, req: AddServicesRequest): Promise<Result>;
+  addNodes(identity: Identity, id: string, req: AddNodesRequest): Promise<Result>;
   runServices(identity: Identity, id: string, action: ServicesAction, service: string | undefined, providerFields: JsonObject): Promise<Result>;
 }
 
@@ -42,6 +44,7 @@ function jobOperations<Result>(ctx: OperationContext, solver: Solver, finish: (j
     delete: async (identity, id, providerFields) => finish(await prepareDelete(ctx, solver, identity, id, providerFields)),
     configure: async (identity, id, req) => finish(await prepareConfigure(ctx, solver, identity, id, req)),
     addServices: async (identity, id, req) => finish(await prepareAddServices(ctx, solver, identity, id, req)),
+    addNodes: async (identity, id, req) => finish(await prepareAddNodes(ctx, solver, identity, id, req)),
     runServices: async (identity, id, action, service, providerFields) =>
       finish(await prepareRunServices(ctx, solver, identity, id, action, service, providerFields)),
   };
@@ -51,7 +54,7 @@ export function createClusterOperations(ctx: OperationContext): ClusterOperation
   return {
     ...jobOperations(ctx, ctx.deps.solver, async (job) => ({
       clusterId: job.cluster.id,
-      planId: await ctx.actors.jobs.start(job),
+      planId: await startWithNodes(ctx, job),
     })),
     create: (identity, req) => createCluster(ctx, identity, req),
     extendLease: (identity, id, expireTime) => extendLease(ctx, identity, id, expireTime),
@@ -63,4 +66,4 @@ export function createClusterOperations(ctx: OperationContext): ClusterOperation
   };
 }
 
-export type { AddServicesRequest, ConfigureRequest, OperationContext, PurgeProgress, ServicesAction };
+export type { AddNodesRequest, AddServicesRequest, ConfigureRequest, OperationContext, PurgeProgress, ServicesAction };

@@ -1,6 +1,6 @@
 import { seesSecrets, type ClusterDetails, type ClusterStatus, type ClusterStatusView, type ClusterSummary, type Identity } from "@corral/contracts";
 import { currentPlanOf, isVisibleTo, statusOf } from "../domain/cluster-status.js";
-import { nodeIdsOf } from "../domain/ids.js";
+import { clusterNodeIds } from "../domain/ids.js";
 import type { ClusterRecord } from "../domain/records.js";
 import { withoutProviderSecrets } from "../domain/secrets.js";
 import { clusterDetails, clusterStatus, clusterSummary, progressOf, type Progress } from "../domain/views.js";
@@ -23,7 +23,7 @@ export async function listClusters(deps: ReadingDeps, identity: Identity, status
 /** `GET /clusters/{id}`: with its nodes; provider secrets only for a caller who sees secrets. */
 export async function clusterDetailsOf(deps: ReadingDeps, identity: Identity, id: string): Promise<ClusterDetails> {
   const cluster = await findVisibleCluster(deps, identity, id);
-  const nodes = await deps.nodes.getMany(cluster.id, nodeIdsOf(cluster.id, cluster.numNodes));
+  const nodes = await deps.nodes.getMany(cluster.id, clusterNodeIds(cluster));
   const shown = seesSecrets(identity)
     ? { cluster, nodes }
     : withoutProviderSecrets(cluster, nodes, await deps.tenancy.providerType(cluster.provider.providertype));

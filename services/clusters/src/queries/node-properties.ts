@@ -1,5 +1,5 @@
 import type { Identity, Json } from "@corral/contracts";
-import { nodeIdsOf } from "../domain/ids.js";
+import { clusterNodeIds } from "../domain/ids.js";
 import type { ReadingDeps } from "../adapters/deps.js";
 import { findVisibleCluster } from "./visible-cluster.js";
 
@@ -14,7 +14,7 @@ export interface NodePropertiesQuery {
 /** `POST /getNodeProperties`: node id -> properties, filtered. */
 export async function nodeProperties(deps: ReadingDeps, identity: Identity, query: NodePropertiesQuery): Promise<Record<string, Record<string, Json>>> {
   const cluster = await findVisibleCluster(deps, identity, query.clusterId);
-  const nodes = await deps.nodes.getMany(cluster.id, nodeIdsOf(cluster.id, cluster.numNodes));
+  const nodes = await deps.nodes.getMany(cluster.id, clusterNodeIds(cluster));
   const out: Record<string, Record<string, Json>> = {};
   for (const node of nodes) {
     if (!query.services.every((s) => node.services.includes(s))) continue;

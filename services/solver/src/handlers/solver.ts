@@ -1,5 +1,5 @@
 import type { EndpointHandlers } from "@corral/shared";
-import { addServices, solveLayout } from "../domain/layout/index.js";
+import { addServices, growCluster, solveLayout } from "../domain/layout/index.js";
 import { planAction } from "../domain/planner/index.js";
 import { compileConfig, createMacroContext, expandConfig } from "../domain/macros/index.js";
 
@@ -8,6 +8,7 @@ export function solverHandlers() {
   return {
     "solver.layout": (req) => solveLayout(req),
     "solver.addServices": (req) => addServices(req),
+    "solver.grow": (req) => growCluster(req),
     "solver.plan": (req) => planAction(req),
     "solver.expand": (req) => {
       const context = createMacroContext(req);

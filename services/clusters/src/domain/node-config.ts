@@ -1,0 +1,46 @@
+/** Node records and config as the macros read them: what new nodes are stored as, and whose config they change. */
+import type { Json, MacroNode, SolvedNode } from "@corral/contracts";
+import { compileConfig, createMacroContext, expandConfig } from "@corral/solver";
+import type { ClusterNode } from "./records.js";
+
+export function macroNode(node: ClusterNode): MacroNode {
+  return { id: node.id, nodenum: node.nodenum, services: node.services, properties: node.properties };
+}
+
+/** The stored form of a node the solver laid out: no results or actions yet. */
+export function nodeRecordOf(clusterId: string, node: SolvedNode): ClusterNode {
+  return {
+    id: node.id,
+    clusterId,
+    nodenum: node.nodenum,
+    services: node.services,
+    properties: { ...node.properties },
+    results: {},
+    actions: [],
+    applied: [],
+  };
+}
+
+/**
+ * The ids of `nodes` whose config, with macros expanded for the node, differs once `added` join the cluster (a
+ * `%join(host.service.x,',')%` list grows, say). A config whose macros cannot be expanded changes nothing here:
+ * its tasks fail at dispatch as they would without the new nodes.
+ */
+export function nodesWithChangedConfig(
+  config: Json,
+  owner: string,
+  nodes: readonly ClusterNode[],
+  added: readonly ClusterNode[],
+): string[] {
+  const compiled = compileConfig(config);
+  const before = createMacroContext({ nodes: nodes.map(macroNode), owner });
+  const after = createMacroContext({ nodes: [...nodes, ...added].map(macroNode), owner });
+  const expanded = (context: typeof before, id: string): string | undefined => {
+    try {
+      return JSON.stringify(expandConfig(compiled, context, id));
+    } catch {
+      return undefined;
+    }
+  };
+  return nodes.filter((n) => expanded(before, n.id) !== expanded(after, n.id)).map((n) => n.id);
+}
