@@ -22,13 +22,14 @@ const ns = (ms: number) => ms * 1_000_000;
 
 /**
  * What each stream keeps: tasks until a worker acks them, results for a week, events for 30 days, the audit log as
- * long as `audit.*` says (these are its defaults; the launcher applies the configured ones: audit-stream.ts).
+ * long as `audit.*` says (these are its defaults; the launcher applies the configured ones: audit-stream.ts). The
+ * audit log is read by direct gets (`GET /audit`), so it allows them from the start.
  */
-const STREAM_RETENTION: Record<StreamName, { retention: RetentionPolicy; max_age?: number; max_bytes?: number }> = {
+const STREAM_RETENTION: Record<StreamName, { retention: RetentionPolicy; max_age?: number; max_bytes?: number; allow_direct?: boolean }> = {
   [streams.tasks]: { retention: RetentionPolicy.Workqueue },
   [streams.results]: { retention: RetentionPolicy.Limits, max_age: ns(7 * 24 * 3600_000) },
   [streams.events]: { retention: RetentionPolicy.Limits, max_age: ns(30 * 24 * 3600_000) },
-  [streams.audit]: { retention: RetentionPolicy.Limits, max_age: ns(90 * 24 * 3600_000), max_bytes: 1024 * 1024 * 1024 },
+  [streams.audit]: { retention: RetentionPolicy.Limits, max_age: ns(90 * 24 * 3600_000), max_bytes: 1024 * 1024 * 1024, allow_direct: true },
 };
 
 /**

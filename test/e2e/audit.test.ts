@@ -1,0 +1,186 @@
+import anyTest, { type TestFn } from "ava";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AuditPage, ListedAuditEntry } from "@corral/contracts";
+import { api, type ApiResponse, type RequestOptions } from "../helpers/api.js";
+import { eventually } from "../helpers/eventually.js";
+import { startSystem, type TestSystem } from "../helpers/system.js";
+import { bearer, requestToken, revoke, tokenFor } from "../helpers/tokens.js";
+
+/**
+ * The audit log against real servers with security on: the gateway and the token server record changes and
+ * refusals, `GET /audit` answers them newest first and paged, each tenant admin only its tenant's.
+ */
+interface Session {
+  token: string;
+  call(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<any>>;
+}
+const test = anyTest as TestFn<{ sys: TestSystem; dir: string; session(user: string, password: string, tenant: string): Promise<Session> }>;
+
+/** A value in a request body that no entry may hold. */
+const BODY_MARKER = "body-marker-5f1c";
+
+test.before(async (t) => {
+  t.context.dir = await mkdtemp(join(tmpdir(), "corral-e2e-audit-"));
+  const realmfile = join(t.context.dir, "realm.properties");
+  await writeFile(
+    realmfile,
+    ["root: rootpw,superadmin", "opsa: opsapw,admin:acme", "opsb: opsbpw,admin:beta", "alice: alicepw", "bob: bobpw"].join("\n"),
+  );
+  const sys = await startSystem({ metrics: 1, security: { config: { "security.authentication.basic.realmfile": realmfile } } });
+  t.context.sys = sys;
+  t.context.session = async (user, password, tenant) => {
+    const token = await tokenFor(sys.tokenUrl!, user, password, tenant);
+    return {
+      token,
+      call: (method, path, options = {}) =>
+        api(sys.baseUrl, method, path, { user, tenant, ...options, headers: { ...bearer(token), ...options.headers } }),
+    };
+  };
+});
+test.after.always(async (t) => {
+  await t.context.sys?.stop();
+  if (t.context.dir) await rm(t.context.dir, { recursive: true, force: true });
+});
+
+/** Every entry `reader` may read that `query` selects, all pages followed. */
+async function allEntries(reader: Session, query = ""): Promise<ListedAuditEntry[]> {
+  const entries: ListedAuditEntry[] = [];
+  let after = "";
+  for (;;) {
+    const r = await reader.call("GET", `/audit?limit=1000${query}${after ? `&after=${after}` : ""}`);
+    if (r.status !== 200) throw new Error(`GET /audit: ${r.status} ${r.text}`);
+    const page = r.body as AuditPage;
+    entries.push(...page.entries);
+    if (!page.next) return entries;
+    after = page.next;
+  }
+}
+
+/** Waits until `reader` sees an entry like `like`, and answers it. */
+async function entryLike(reader: Session, like: Partial<ListedAuditEntry>): Promise<ListedAuditEntry> {
+  let found: ListedAuditEntry | undefined;
+  await eventually(
+    async () => {
+      const entries = await allEntries(reader);
+      found = entries.find((e) => Object.entries(like).every(([k, v]) => e[k as keyof ListedAuditEntry] === v));
+      return found !== undefined;
+    },
+    { what: `an audit entry like ${JSON.stringify(like)}`, timeoutMs: 10_000 },
+  );
+  return found!;
+}
+
+test.serial("changes, refusals and logins are recorded once, without bodies or secrets", async (t) => {
+  const { session } = t.context;
+  const root = await session("root", "rootpw", "superadmin");
+  t.is((await root.call("POST", "/tenants", { body: { tenant: { name: "acme", workers: 0 } } })).status, 200);
+  t.is((await root.call("POST", "/tenants", { body: { tenant: { name: "beta", workers: 0 } } })).status, 200);
+  const opsa = await session("opsa", "opsapw", "acme");
+  const opsb = await session("opsb", "opsbpw", "beta");
+  const alice = await session("alice", "alicepw", "acme");
+
+  const created = await opsa.call("POST", "/services", {
+    body: { name: "svc-a", description: BODY_MARKER, provisioner: { actions: {} } },
+  });
+  t.is(created.status, 200, created.text);
+  const deleted = await opsa.call("DELETE", "/services/svc-a");
+  t.is(deleted.status, 200, deleted.text);
+  t.is((await alice.call("POST", "/services", { body: { name: "x", provisioner: { actions: {} } } })).status, 401);
+  t.is((await alice.call("GET", "/metrics/queues")).status, 403);
+  const conflict = await root.call("POST", "/tenants", { body: { tenant: { name: "acme", workers: 0 } } });
+  t.is(conflict.status, 409, conflict.text);
+  const reads = await opsa.call("GET", "/services");
+  t.is(reads.status, 200);
+
+  const create = await entryLike(opsa, { action: "tenancy.catalog.services.create", method: "POST", status: 200 });
+  t.like(create, { tenant: "acme", user: "opsa", role: "admin", route: "/services", target: "svc-a", source: "127.0.0.1" });
+  t.regex(create.requestId, /.+/);
+  t.true(Date.now() - Date.parse(create.time) < 60_000);
+  const remove = await entryLike(opsa, { method: "DELETE", status: 200 });
+  t.like(remove, { tenant: "acme", user: "opsa", route: "/services/:name", target: "svc-a" });
+  t.like(await entryLike(opsa, { user: "alice", status: 401 }), { tenant: "acme", role: "user", method: "POST", route: "/services" });
+  t.like(await entryLike(opsa, { status: 403 }), { user: "alice", role: "user", method: "GET", route: "/metrics/queues", action: "metrics.queues" });
+  t.like(await entryLike(root, { status: 409 }), { tenant: "superadmin", user: "root", role: "superadmin", route: "/tenants" });
+  t.like(await entryLike(opsa, { action: "auth.login", user: "alice" }), { tenant: "acme", route: "/token", method: "GET", status: 200 });
+
+  const acme = await allEntries(opsa);
+  t.is(acme.filter((e) => e.requestId === create.requestId).length, 1, "recorded once");
+  t.false(acme.some((e) => e.method === "GET" && e.status === 200 && e.action !== "auth.login"), "a read that succeeded is not recorded");
+  const text = JSON.stringify(await allEntries(root));
+  for (const secret of [BODY_MARKER, "alicepw", "opsapw", "rootpw", alice.token, opsa.token]) t.false(text.includes(secret), secret);
+  const schemaKeys = ["id", "time", "tenant", "user", "role", "method", "route", "action", "target", "status", "requestId", "source", "failedTask"];
+  t.true(acme.every((e) => Object.keys(e).every((k) => schemaKeys.includes(k))), "no field beyond the entry's");
+
+  // A refused token and a failed login are recorded too.
+  const badToken = await api(t.context.sys.baseUrl, "GET", "/services", { user: "bob", tenant: "beta", headers: bearer("not-a-token") });
+  t.is(badToken.status, 401);
+  t.is((await requestToken(t.context.sys.tokenUrl!, "bob", "wrong", "beta")).status, 401);
+  t.like(await entryLike(root, { requestId: badToken.headers.get("x-request-id")! }), { tenant: "", user: "", status: 401, method: "GET" });
+  t.like(await entryLike(opsb, { action: "auth.login", user: "bob", status: 401 }), { tenant: "beta" });
+  t.is((await revoke(t.context.sys.tokenUrl!, alice.token)).status, 200);
+  t.like(await entryLike(opsa, { action: "auth.revokeToken", user: "alice" }), { method: "DELETE", status: 200, route: "/token" });
+});
+
+test.serial("a tenant admin reads only its tenant's entries; a user is refused", async (t) => {
+  const { session } = t.context;
+  const opsa = await session("opsa", "opsapw", "acme");
+  const opsb = await session("opsb", "opsbpw", "beta");
+  const bob = await session("bob", "bobpw", "beta");
+  t.is((await opsb.call("POST", "/services", { body: { name: "svc-b", provisioner: { actions: {} } } })).status, 200);
+  await entryLike(opsb, { action: "tenancy.catalog.services.create", target: "svc-b" });
+  const root = await session("root", "rootpw", "superadmin");
+  await entryLike(root, { action: "tenancy.catalog.services.create", target: "svc-b" });
+  const acme = await allEntries(opsa);
+  t.true(acme.length > 0);
+  t.true(acme.every((e) => e.tenant === "acme"), "acme's admin reads acme's entries only");
+  t.false(acme.some((e) => e.user === "bob" || e.user === "opsb" || e.target === "svc-b"));
+  t.true((await allEntries(opsb)).every((e) => e.tenant === "beta"));
+  const refused = await bob.call("GET", "/audit");
+  t.is(refused.status, 401, refused.text);
+  t.false(JSON.stringify(refused.body ?? {}).includes("entries"));
+});
+
+test.serial("pages go newest first, follow on with next, and filter", async (t) => {
+  const { session } = t.context;
+  const opsa = await session("opsa", "opsapw", "acme");
+  for (let i = 0; i < 5; i++) {
+    t.is((await opsa.call("POST", "/services", { body: { name: `page-${i}`, provisioner: { actions: {} } } })).status, 200);
+  }
+  await entryLike(opsa, { target: "page-4" });
+  const query = "&action=tenancy.catalog.services.create&user=opsa";
+  const everything = (await allEntries(opsa, query)).filter((e) => e.target.startsWith("page-"));
+  t.deepEqual(
+    everything.map((e) => e.target),
+    ["page-4", "page-3", "page-2", "page-1", "page-0"],
+  );
+  const seen: string[] = [];
+  let after = "";
+  let pages = 0;
+  do {
+    const r = await opsa.call("GET", `/audit?limit=2${query}${after ? `&after=${after}` : ""}`);
+    t.is(r.status, 200, r.text);
+    const page = r.body as AuditPage;
+    t.true(page.entries.length <= 2);
+    seen.push(...page.entries.map((e) => e.id));
+    after = page.next ?? "";
+    pages++;
+  } while (after && pages < 50);
+  const ids = (await allEntries(opsa, query)).map((e) => e.id);
+  t.deepEqual(seen, ids, "pages of 2 hold the same entries, in the same order, as one page");
+  t.true(pages >= 3);
+  const numeric = ids.map(Number);
+  t.deepEqual([...numeric].sort((a, b) => b - a), numeric, "newest first");
+
+  const byTarget = await allEntries(opsa, "&target=page-2");
+  t.deepEqual(byTarget.map((e) => e.target), ["page-2"]);
+  const prefix = await allEntries(opsa, "&action=tenancy.");
+  t.true(prefix.length >= 5 && prefix.every((e) => e.action.startsWith("tenancy.")));
+  const future = await allEntries(opsa, `&since=${Date.now() + 60_000}`);
+  t.deepEqual(future, []);
+  const past = await allEntries(opsa, "&until=2000-01-01T00:00:00Z");
+  t.deepEqual(past, []);
+  t.is((await opsa.call("GET", "/audit?since=yesterday")).status, 400);
+  t.is((await opsa.call("GET", "/audit?after=abc")).status, 400);
+});
