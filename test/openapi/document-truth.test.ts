@@ -169,6 +169,7 @@ test("a sim cluster through every operation, dry runs and refusals included", as
     for (const [method, path, body] of [
       ["PUT", `/clusters/${id}/config`, { config: { a: 1 }, restart: false }],
       ["POST", `/clusters/${id}/services`, { services: ["redis"] }],
+      ["POST", `/clusters/${id}/nodes`, { numMachines: "1" }],
       ["POST", `/clusters/${id}/services/stop`, undefined],
       ["POST", `/clusters/${id}/services/start`, undefined],
       ["POST", `/clusters/${id}/services/restart`, undefined],
@@ -229,7 +230,7 @@ test("plugin types and resources, with their refusals", async (t) => {
   });
 });
 
-test("metrics: queues and node usage, with their refusals", async (t) => {
+test("metrics: queues, node usage and the audit log, with their refusals", async (t) => {
   const { admin, user } = tenant;
   await walkThrough(t, async (walk) => {
     await walk.call(admin, "GET", "/metrics/queues");
@@ -243,6 +244,12 @@ test("metrics: queues and node usage, with their refusals", async (t) => {
     // The window's bounds are read by the metrics service after the caller's rights (405 and 403 come first), so
     // the declaration takes any text there and the document cannot refuse this one itself.
     await walk.call(admin, "GET", "/metrics/nodes/usage?start=soon", { status: 400 });
+
+    await walk.call(admin, "GET", "/audit");
+    await walk.call(SUPERADMIN, "GET", "/audit?action=clusters.&limit=2");
+    await walk.call(user, "GET", "/audit", { status: 401 });
+    await walk.call(admin, "GET", "/audit?limit=0", { status: 400, documentRefuses: true });
+    await walk.call(admin, "GET", "/audit?since=soon", { status: 400 });
   });
 });
 
