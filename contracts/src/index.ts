@@ -165,6 +165,7 @@ export {
   healthReportFilter,
   healthReportTenantOf,
   healthCheckSubject,
+  healthCheckFilter,
   tenantStreamFilters,
   consumers,
   taskConsumerName,

@@ -269,6 +269,8 @@ export function healthReportTenantOf(subject: string): string | undefined {
 }
 /** On-demand checks of a tenant's nodes (`HealthCheckRequest`), answered by the provisioner checking the tenant. */
 export const healthCheckSubject = (tenant: string) => `corral.health.check.${keyToken(tenant)}`;
+/** On-demand checks of every tenant (what a provisioner may listen to). */
+export const healthCheckFilter = "corral.health.check.*";
 
 /** The audit entries of requests a tenant's users made (`_` for requests of no known tenant: a refused token). */
 export const auditSubject = (tenant: string | undefined) => `corral.audit.${tenant ? keyToken(tenant) : "_"}`;

@@ -1,6 +1,8 @@
 import {
   buckets,
   endpointList,
+  healthCheckFilter,
+  healthReportFilter,
   endpoints,
   inboxPrefixOf,
   kvStream,
@@ -24,7 +26,9 @@ import type { NatsUser } from "./servers.js";
  * (`CORRAL_TASKS`, one durable consumer per tenant), publishes results (`corral.results.>`) and checks for a
  * published one (`CORRAL_RESULTS`), keeps generated cluster keys (`corral_cluster_keys`), hostpool allocations
  * (`corral_hostpool`) and the installation id (`corral_installation`), and reads cluster records for the docker
- * reconciler (`corral_clusters`). It sends no request to any service subject.
+ * reconciler (`corral_clusters`). It keeps node health targets (`corral_health_targets`), publishes node health
+ * reports (`corral.health.reports.<tenant>`) and answers on-demand checks (`corral.health.check.<tenant>`). It
+ * sends no request to any service subject.
  *
  * Everything else is refused by the server: the auth signing keys (`corral_auth_keys`), every other bucket and
  * stream, every `corral.*` service subject (so it can neither ask as the gateway nor answer as a service), and
@@ -46,6 +50,7 @@ export const PROVISIONER_WRITES_BUCKETS = [
   buckets.clusterKeys,
   buckets.hostPool,
   buckets.installation,
+  buckets.healthTargets,
 ] as const;
 export const PROVISIONER_READS_BUCKETS = [...PROVISIONER_WRITES_BUCKETS, buckets.assignments, buckets.pluginActive, buckets.clusters] as const;
 /** Object stores the provisioner reads. */
@@ -108,13 +113,17 @@ export function provisionerPermissions(): NatsPermissions {
         streamSubjects[streams.results],
         // flow control answers of ordered push consumers
         "$JS.FC.>",
+        // node health reports of the tenants it checks
+        healthReportFilter,
       ],
       deny: authKeysSubjects(),
     },
     subscribe: {
-      allow: [`${PROVISIONER_INBOX_PREFIX}.>`],
+      // its replies, and on-demand health checks of the tenants it checks (answered: allow_responses)
+      allow: [`${PROVISIONER_INBOX_PREFIX}.>`, healthCheckFilter],
       deny: authKeysSubjects(),
     },
+    allow_responses: true,
   };
 }
 

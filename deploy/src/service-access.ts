@@ -1,4 +1,4 @@
-import { buckets, liveClusterEventsFilter, objectStores, streams, type EndpointName, type ServiceName, type StreamName } from "@corral/contracts";
+import { buckets, healthReportFilter, liveClusterEventsFilter, objectStores, streams, type EndpointName, type ServiceName, type StreamName } from "@corral/contracts";
 
 /** The seven services, each of which logs in to NATS as a user of its own (bus-permissions.ts). */
 export const CORRAL_SERVICES = ["gateway", "tenancy", "clusters", "solver", "plugins", "metrics", "auth"] as const satisfies readonly ServiceName[];
@@ -88,7 +88,8 @@ export const SERVICE_ACCESS: Readonly<Record<CorralService, BusAccess>> = {
       // Tenant deletion purges the tenant's audit entries with the rest.
       [streams.audit]: ["info", "purge"],
     },
-    listens: [],
+    // Provisioners' node health reports (queue group of the service).
+    listens: [healthReportFilter],
   },
   solver: { calls: [], kv: none, objects: none, streams: {}, listens: [] },
   plugins: {

@@ -8,7 +8,12 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { AckPolicy, DeliverPolicy } from "@nats-io/jetstream";
 import {
   buckets,
+  decode,
   encode,
+  healthCheckSubject,
+  healthReportFilter,
+  healthReportSubject,
+  kvKey,
   kvStream,
   kvSubjectPrefix,
   PROVISIONER_INBOX_PREFIX,
@@ -124,6 +129,38 @@ test("bus permissions - a push consumer of the provisioner user aimed at a servi
   t.is((await api(t.context.sys.baseUrl, "GET", `/tenants/${tenant}`, SUPERADMIN)).status, 404, "no tenant was created");
   const listing = await t.throwsAsync(jsm.consumers.list(kvStream(buckets.provisioners)).next());
   t.regex(listing?.message ?? "", PERMISSION, "other users' consumers (and their inboxes) are not listed");
+});
+
+test("bus permissions - the provisioner user keeps health targets, publishes health reports and answers health checks", async (t) => {
+  const nc = await asProvisioner(t);
+  const tenant = `t-health-${Date.now()}`;
+  const targets = await openBucket(nc, buckets.healthTargets);
+  await targets.put(kvKey(tenant, "c1", "c1-1000"), encode({ tenant }));
+  t.is((await targets.get(kvKey(tenant, "c1", "c1-1000")))?.operation, "PUT");
+
+  // The services' side hears the report (the clusters service listens there).
+  const heard: unknown[] = [];
+  const listening = t.context.sys.nc.subscribe(healthReportFilter, {
+    callback: (_err, msg) => {
+      heard.push(decode(msg.data));
+    },
+  });
+  t.teardown(() => listening.unsubscribe());
+  await t.context.sys.nc.flush();
+  nc.publish(healthReportSubject(tenant), encode({ tenant, provisionerId: "p", full: false, nodes: [] }));
+  await eventually(() => heard.length === 1, { what: "the report heard" });
+
+  // An on-demand check from a service reaches the provisioner, whose answer comes back.
+  const checks = nc.subscribe(healthCheckSubject(tenant), {
+    callback: (_err, msg) => {
+      msg.respond(encode({ provisionerId: "p", nodes: [] }));
+    },
+  });
+  t.teardown(() => checks.unsubscribe());
+  await nc.flush();
+  const reply = await t.context.sys.nc.request(healthCheckSubject(tenant), encode({}), { timeout: 5_000 });
+  t.deepEqual(decode(reply.data), { provisionerId: "p", nodes: [] });
+  t.regex(await subscriptionOutcome(nc, healthReportFilter), PERMISSION, "reading other provisioners' reports");
 });
 
 test("bus permissions - a provisioner logged in as the provisioner user takes a cluster to active and terminated", async (t) => {
