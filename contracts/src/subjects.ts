@@ -98,6 +98,8 @@ export const subjects = {
   metrics: {
     queues: "corral.metrics.queues",
     nodeUsage: "corral.metrics.nodeUsage",
+    /** `GET /audit`: audit entries of the caller's tenant (all for the superadmin), newest first. */
+    audit: "corral.metrics.audit",
     /** Internal (tenant deletion): `{tenant}` removes the tenant's node-usage records. Idempotent. */
     purgeTenant: "corral.metrics.purgeTenant",
   },
