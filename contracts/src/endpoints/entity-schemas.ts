@@ -3,9 +3,9 @@
  * validation produces. Request bodies are looser (numeric strings, `null` for absent, durations such as "10s"); the
  * write schemas at the end declare them.
  */
-import type { TSchema } from "@sinclair/typebox";
+import { Type, type TSchema } from "@sinclair/typebox";
 import { CATALOG_KINDS, type CatalogKind, type JsonObject } from "../entities.js";
-import { bodyOf, booleanField, integerField, jsonCopy, nameField } from "../validation/fields.js";
+import { bodyOf, booleanField, integerField, jsonCopy, jsonObjectField, mapOf, nameField, nameKeyedMap, stringValue } from "../validation/fields.js";
 import { isObject } from "../validation/primitives.js";
 import { withProblem } from "../validation/problems.js";
 import {
@@ -128,6 +128,27 @@ export const catalogImportSchema = typedSchema<Partial<Record<CatalogKind, reado
       TSchema
     >,
   ),
+);
+
+/**
+ * A hardware type or image type as a write gives it: `name`, optional `description`, and `providermap`, provider
+ * name -> settings (`flavor` for hardware, `image` for images), whose numbers and booleans are stored as text.
+ */
+export const machineTypeWriteSchema = bodyOf(
+  { name: nameField(), providermap: nameKeyedMap(mapOf(stringValue())) },
+  { description: string },
+  { order: ["name", "description", "providermap"] },
+);
+
+/**
+ * A provider as a write gives it: `name`, optional `description`, `providertype` (a provider plugin type some
+ * provisioner announced: checked by the tenancy service, which knows them) and `provisioner`, the provider type's
+ * settings (any JSON object; absent: none).
+ */
+export const providerWriteSchema = bodyOf(
+  { name: nameField(), providertype: Type.String({ minLength: 1 }) },
+  { description: string, provisioner: jsonObjectField({ copy: true }) },
+  { order: ["name", "description", "providertype", "provisioner"] },
 );
 
 /**

@@ -1,5 +1,5 @@
 /** Endpoints the tenancy service answers: tenants, provisioners, the catalog, export and import, hostpool hosts. */
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import type { CatalogEntity, CatalogEntityByKind, CatalogKind, CatalogSnapshot, Provisioner, Tenant } from "../entities.js";
 import type { HostAllocation } from "../host-allocation.js";
 import { subjects } from "../subjects.js";
@@ -11,6 +11,8 @@ import {
   catalogImportSchema,
   catalogSnapshotSchema,
   catalogUpdateSchema,
+  machineTypeWriteSchema,
+  providerWriteSchema,
   provisionerSchema,
   tenantSchema,
   tenantWriteSchema,
@@ -76,7 +78,7 @@ export const tenantEndpoints = {
 /** The five operations on one catalog kind. Replies are the kind's entity (typed as any catalog entity). */
 interface CatalogKindEndpoints {
   list: CatalogEndpoint<{}, "none", readonly CatalogEntity[]>;
-  create: CatalogEndpoint<{ body: typeof catalogCreateSchema }, "json", CatalogEntity>;
+  create: CatalogEndpoint<{ body: TSchema }, "json", CatalogEntity>;
   get: CatalogEndpoint<typeof entityName, "none", CatalogEntity>;
   update: CatalogEndpoint<typeof entityName & { body: typeof catalogUpdateSchema }, "json", CatalogEntity>;
   delete: CatalogEndpoint<typeof entityName, "none", void>;
@@ -85,6 +87,19 @@ type CatalogEndpoint<R extends RequestSchemas, K extends "json" | "none", Reply>
 
 export type CatalogEndpoints<K extends CatalogKind> = {
   [Op in keyof CatalogKindEndpoints as `tenancy.catalog.${K}.${Op}`]: CatalogKindEndpoints[Op];
+};
+
+/**
+ * What a create of each kind takes. Providers and machine types are declared whole (the provider type's being
+ * known is checked by the service); services and templates, whose rules reach across the catalog and the plugin
+ * types, are objects naming the entity, checked whole by contracts/src/validation.
+ */
+const createSchemas: Readonly<Record<CatalogKind, TSchema>> = {
+  providers: providerWriteSchema,
+  hardwaretypes: machineTypeWriteSchema,
+  imagetypes: machineTypeWriteSchema,
+  services: catalogCreateSchema,
+  clustertemplates: catalogCreateSchema,
 };
 
 /**
@@ -103,7 +118,7 @@ export function catalogEndpoints<K extends CatalogKind>(kind: K): CatalogEndpoin
       routes: [route("POST", `/${kind}`)],
       access: "admin",
       body: "json",
-      request: { body: catalogCreateSchema },
+      request: { body: createSchemas[kind] },
       reply: entity,
     }),
     get: define.get(s.get, one, "user", entity, entityName),

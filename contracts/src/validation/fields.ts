@@ -8,8 +8,11 @@ import {
   Type,
   type Static,
   type StaticDecode,
+  type TBoolean,
   type TNull,
+  type TNumber,
   type TOptional,
+  type TRecord,
   type TSchema,
   type TString,
   type TTransform,
@@ -165,6 +168,8 @@ export type TBody<R extends Readonly<Record<string, TSchema>>, O extends Readonl
 
 export interface BodyOptions {
   description?: string;
+  /** The decoded body's key order (a stored entity's canonical order). @default required fields, then optional ones */
+  order?: readonly string[];
   /**
    * What any other key holds; such keys are kept (an own `__proto__` is refused: decoders rename it). Absent: other
    * keys are allowed and ignored, as they always were (a client may send what an older or newer API takes).
@@ -183,9 +188,9 @@ export function bodyOf<R extends Readonly<Record<string, TSchema>>, O extends Re
 ): TBody<R, O> {
   const optionals = Object.fromEntries(Object.entries(optional).map(([key, schema]) => [key, optionalField(schema)]));
   const properties: Record<string, TSchema> = { ...required, ...optionals };
-  const { others, ...rest } = options;
+  const { others, order, ...rest } = options;
   const wire = Type.Object(properties, { ...rest, additionalProperties: others ?? true });
-  const declared = Object.keys(properties);
+  const declared = order ?? Object.keys(properties);
   const decode = (given: Record<string, unknown>) => {
     if (others !== undefined && Object.hasOwn(given, "__proto__")) {
       throw new FieldProblem("is a reserved key and cannot be used as an object key", "__proto__");
@@ -234,8 +239,28 @@ export const jsonCopy = Type.Transform(Type.Unknown())
   .Decode((value) => structuredClone(checkedJson(value)))
   .Encode((value) => value);
 
-/** A JSON object of any members (configs, provider fields): JSON throughout, as a store keeps it. */
-export const jsonObjectField = (options: { description?: string } = {}): TTransform<TUnsafe<JsonObject>, JsonObject> =>
-  Type.Transform(Type.Unsafe<JsonObject>(Type.Object({}, { ...options, additionalProperties: true })))
-    .Decode((value) => checkedJson(value))
+/**
+ * A JSON object of any members (configs, provider fields, provider settings): JSON throughout, as a store keeps it;
+ * `copy`: decoded as a copy, so what a request gives is never shared with what is kept.
+ */
+export const jsonObjectField = (options: { description?: string; copy?: boolean } = {}): TTransform<TUnsafe<JsonObject>, JsonObject> => {
+  const { copy, ...schemaOptions } = options;
+  return Type.Transform(Type.Unsafe<JsonObject>(Type.Object({}, { ...schemaOptions, additionalProperties: true })))
+    .Decode((value) => (copy ? structuredClone(checkedJson(value)) : checkedJson(value)))
     .Encode((value) => value);
+};
+
+/** Text, also given as a number or a boolean (stored as its text: `3` -> `"3"`). */
+export const stringValue = (): TTransform<TUnion<[TString, TNumber, TBoolean]>, string> =>
+  Type.Transform(Type.Union([Type.String(), textForm(Type.Number()), textForm(Type.Boolean())]))
+    .Decode((value) => String(value))
+    .Encode((value) => value);
+
+/** An object used as a map whose keys follow the NAME rule (provider names), each holding `values`. */
+export function nameKeyedMap<V extends TSchema>(values: V, options: { description?: string } = {}): TRecord<TString, V> {
+  return Type.Record(Type.String({ pattern: NAME_PATTERN }), values, { ...options, additionalProperties: false });
+}
+
+/** An object used as a map of any keys, each holding `values`. */
+export const mapOf = <V extends TSchema>(values: V, options: { description?: string } = {}): TRecord<TString, V> =>
+  Type.Record(Type.String(), values, options);

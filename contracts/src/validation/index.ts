@@ -27,10 +27,13 @@ export {
   integerField,
   jsonCopy,
   jsonObjectField,
+  mapOf,
+  nameKeyedMap,
   nameField,
   optionalField,
   primaryForm,
   resourceNameField,
+  stringValue,
   textField,
 } from "./fields.js";
 export { FieldProblem, withProblem } from "./problems.js";

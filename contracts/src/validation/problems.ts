@@ -90,6 +90,8 @@ function visit(schema: Schema, value: unknown, path: string, paths: PathStyle): 
   switch (kindOf(schema)) {
     case "Object":
       return objectProblem(schema, value, path, paths);
+    case "Record":
+      return recordProblem(schema, value, path, paths);
     case "Array": {
       if (!Array.isArray(value)) return at(`must be ${expectation(schema)} (got ${describe(value)})`);
       const minItems = schema["minItems"] as number | undefined;
@@ -151,6 +153,24 @@ function objectProblem(schema: Schema, value: unknown, path: string, paths: Path
   return undefined;
 }
 
+/** A map: an object whose keys match one pattern (refused with what the pattern's rule says) and hold one schema. */
+function recordProblem(schema: Schema, value: unknown, path: string, paths: PathStyle): Problem | undefined {
+  if (!isObject(value)) return { path, problem: `must be an object (got ${describe(value)})` };
+  const [pattern = "", values] = Object.entries((schema["patternProperties"] ?? {}) as Record<string, Schema>)[0] ?? [];
+  const keys = new RegExp(pattern, "u");
+  const rule = patterns.get(pattern);
+  for (const [key, member] of Object.entries(value)) {
+    if (!keys.test(key)) {
+      if (schema["additionalProperties"] !== false) continue;
+      const why = rule?.problem?.(key)?.replace(/ \(got ".*"\)$/, "") ?? `must match ${pattern}`;
+      return { path, problem: `key ${describe(key)} ${why}` };
+    }
+    const found = values && member !== undefined ? visit(values, member, paths.child(path, key), paths) : undefined;
+    if (found) return found;
+  }
+  return undefined;
+}
+
 function stringProblem(schema: Schema, value: string, path: string): Problem | undefined {
   const at = (problem: string): Problem => ({ path, problem });
   const pattern = schema["pattern"] as string | undefined;
@@ -198,6 +218,7 @@ function unionProblem(schema: Schema, value: unknown, path: string, paths: PathS
 function takesTypeOf(schema: Schema, value: unknown): boolean {
   switch (kindOf(schema)) {
     case "Object":
+    case "Record":
       return isObject(value);
     case "Array":
       return Array.isArray(value);
@@ -224,6 +245,7 @@ function takesTypeOf(schema: Schema, value: unknown): boolean {
 function expectation(schema: Schema): string {
   switch (kindOf(schema)) {
     case "Object":
+    case "Record":
       return "an object";
     case "Array": {
       const items = schema["items"] as Schema;

@@ -1,16 +1,10 @@
 /** Providers (docs/catalog.md, The entities; docs/providers.md). */
+import { providerWriteSchema } from "../endpoints/entity-schemas.js";
 import type { Provider } from "../entities.js";
-import {
-  child,
-  fail,
-  getOwn,
-  isAbsent,
-  optionalString,
-  parseJsonObject,
-  parseName,
-  requireNonEmptyString,
-  requireObject,
-} from "./primitives.js";
+import { bodyValidator } from "./check.js";
+import { fail, getOwn, isAbsent, requireObject } from "./primitives.js";
+
+const validate = bodyValidator(providerWriteSchema);
 
 /** What provider validation needs to know about the tenant's plugins. */
 export interface ProviderValidationContext {
@@ -24,13 +18,8 @@ export interface ProviderValidationContext {
  * @throws BadRequestError naming the offending field.
  */
 export function parseProvider(body: unknown, ctx: ProviderValidationContext): Provider {
-  const obj = requireObject(body, "");
-  const name = parseName(getOwn(obj, "name"), "name");
-  const description = optionalString(getOwn(obj, "description"), "description");
-  const providertype = requireNonEmptyString(getOwn(obj, "providertype"), "providertype");
+  const { name, description, providertype, provisioner = {} } = validate(body);
   if (!ctx.isProviderType(providertype)) fail("providertype", `${providertype} is not a known provider plugin type`);
-  const rawProvisioner = getOwn(obj, "provisioner");
-  const provisioner = isAbsent(rawProvisioner) ? {} : parseJsonObject(rawProvisioner, "provisioner");
   return { name, ...(description === undefined ? {} : { description }), providertype, provisioner };
 }
 

@@ -16,8 +16,10 @@ test("validation index - exports exactly the intended API", async (t) => {
     "isValidName",
     "jsonCopy",
     "jsonObjectField",
+    "mapOf",
     "mergeProviderUpdate",
     "nameField",
+    "nameKeyedMap",
     "optionalField",
     "paramsValidator",
     "parseCatalogSnapshot",
@@ -30,6 +32,7 @@ test("validation index - exports exactly the intended API", async (t) => {
     "queryValidator",
     "requestValidator",
     "resourceNameField",
+    "stringValue",
     "textField",
     "withProblem",
   ]);
