@@ -64,6 +64,8 @@ export interface SystemOptions {
   provisioners?: number;
   /** The provisioners also carry provider type `sim-secured` (a required password field). @default false */
   simSecured?: boolean;
+  /** Between two rounds of the provisioners' node health checks (ms). @default 30000, as configured */
+  healthIntervalMs?: number;
   /** Reconcile interval of the clusters service (ms). */
   reconcileIntervalMs?: number;
   /** Instances of the plugins service (tenant bootstrap calls it, so it is on by default). @default 1 */
@@ -251,6 +253,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
         capacity: 20,
         workDir,
         simSecured: options.simSecured ?? false,
+        ...(options.healthIntervalMs !== undefined ? { healthIntervalMs: options.healthIntervalMs } : {}),
       }),
     );
   }
