@@ -3,7 +3,7 @@
  * that loads both. The gateway calls this once when it starts and serves the result under `/ui/`.
  */
 import { readFile } from "node:fs/promises";
-import { build } from "esbuild";
+import { build, stop } from "esbuild";
 
 export interface ConsoleFile {
   bytes: Buffer;
@@ -35,7 +35,20 @@ function indexPage(): Buffer {
 `);
 }
 
+/** Builds under way in this process: esbuild's helper process is stopped when the last one ends. */
+let building = 0;
+
 export async function buildConsole(): Promise<ConsoleFiles> {
+  building++;
+  try {
+    return await bundleConsole();
+  } finally {
+    // The gateway builds once, at its start: esbuild's helper process (about 40 MB) need not stay for its lifetime.
+    if (--building === 0) await stop();
+  }
+}
+
+async function bundleConsole(): Promise<ConsoleFiles> {
   const bundle = await build({
     entryPoints: [source("./src/main.ts")],
     bundle: true,

@@ -40,7 +40,16 @@ export function compiledEntryOf(entry: string): string {
   return posix.join(entry.slice(0, at), compiledPathOf(entry.slice(at + 1)));
 }
 
-/** The node arguments that run `entry` (a source path relative to the repository root) under `runtime`. */
+/**
+ * What a compiled process loads before its entry, relative to the repository root (the working directory of every
+ * Corral process): a garbage collection once it goes idle (idle-gc.ts), for which node needs --expose-gc.
+ */
+export const COMPILED_PRELOAD = ["--expose-gc", "--import=./deploy/dist/preload-idle-gc.js"] as const;
+
+/**
+ * The node arguments that run `entry` (a source path relative to the repository root, which must be the working
+ * directory) under `runtime`: compiled with {@link COMPILED_PRELOAD}, or the sources through tsx.
+ */
 export function nodeArgsOf(entry: string, runtime: Runtime = currentRuntime): string[] {
-  return runtime === "compiled" ? [`--conditions=${COMPILED_CONDITION}`, compiledEntryOf(entry)] : ["--import=tsx", entry];
+  return runtime === "compiled" ? [`--conditions=${COMPILED_CONDITION}`, ...COMPILED_PRELOAD, compiledEntryOf(entry)] : ["--import=tsx", entry];
 }

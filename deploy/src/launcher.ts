@@ -12,6 +12,7 @@ import { describeReplicaChange, prepareBus } from "./bus-setup.js";
 import { isCorralService, mapServices } from "./service-access.js";
 import { writeConnectionFiles } from "./connection-files.js";
 import { currentRuntime, nodeArgsOf } from "./compiled.js";
+import { collectWhenIdle } from "./idle-gc.js";
 import { isDockerAvailable } from "./docker.js";
 import type { EmbeddedServers } from "./embedded-servers.js";
 import { startEmbeddedServers } from "./embedded-servers.js";
@@ -58,6 +59,8 @@ async function main(): Promise<void> {
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     process.on(signal, () => shutdown(0, `received ${signal}; stopping services, then redis and nats`));
   }
+  // npm start runs node with --expose-gc: the launcher too gives memory back once it idles.
+  collectWhenIdle();
   const config = loadLauncherConfig();
   notice(`data dir ${config.dataDir}; running ${currentRuntime === "compiled" ? "the compiled JavaScript (dist/)" : "the TypeScript sources through tsx"}`);
   servers = startEmbeddedServers(config, notice);

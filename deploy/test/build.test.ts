@@ -45,7 +45,12 @@ test("compiled - a source path maps into dist/ at the same depth, src/ dropped; 
   t.throws(() => compiledPathOf("./src/types.d.ts"));
   t.is(compiledEntryOf("services/gateway/src/index.ts"), "services/gateway/dist/index.js");
   t.is(compiledEntryOf("deploy/src/commands/bus-setup.ts"), "deploy/dist/commands/bus-setup.js");
-  t.deepEqual(nodeArgsOf("provisioner/src/index.ts", "compiled"), [`--conditions=${COMPILED_CONDITION}`, "provisioner/dist/index.js"]);
+  t.deepEqual(nodeArgsOf("provisioner/src/index.ts", "compiled"), [
+    `--conditions=${COMPILED_CONDITION}`,
+    "--expose-gc",
+    "--import=./deploy/dist/preload-idle-gc.js",
+    "provisioner/dist/index.js",
+  ]);
   t.deepEqual(nodeArgsOf("provisioner/src/index.ts", "tsx"), ["--import=tsx", "provisioner/src/index.ts"]);
 });
 

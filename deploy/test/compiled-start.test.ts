@@ -63,7 +63,7 @@ test.serial("npm start runs the launcher, every service and the provisioner as c
     nodeChildren.map((c) => /(?:services\/(\w+)|(provisioner))\/dist\/index\.js/.exec(c)?.slice(1).find(Boolean)).sort(),
     ["auth", "clusters", "gateway", "metrics", "plugins", "provisioner", "solver", "tenancy"],
   );
-  for (const command of nodeChildren) t.regex(command, /--conditions=corral-compiled/);
+  for (const command of nodeChildren) t.regex(command, /--conditions=corral-compiled --expose-gc --import=\.\/deploy\/dist\/preload-idle-gc\.js /);
   t.deepEqual(
     commands.filter((c) => /tsx|\.ts\b/.test(c)),
     [],
