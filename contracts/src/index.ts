@@ -85,6 +85,7 @@ export type {
   CreateClusterBody,
   CreateClusterRequest,
   AddNodesRequest,
+  RemoveNodesRequest,
   JobStarted,
   ProviderFieldsBody,
   ClusterProgress,

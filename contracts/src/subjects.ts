@@ -70,6 +70,8 @@ export const subjects = {
     getServices: "corral.clusters.getServices",
     addServices: "corral.clusters.addServices",
     addNodes: "corral.clusters.addNodes",
+    removeNode: "corral.clusters.removeNode",
+    removeNodes: "corral.clusters.removeNodes",
     startServices: "corral.clusters.startServices",
     stopServices: "corral.clusters.stopServices",
     restartServices: "corral.clusters.restartServices",

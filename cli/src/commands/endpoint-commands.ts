@@ -30,6 +30,8 @@ const JOB_ENDPOINTS: ReadonlySet<EndpointName> = new Set<EndpointName>([
   "clusters.putConfig",
   "clusters.addServices",
   "clusters.addNodes",
+  "clusters.removeNode",
+  "clusters.removeNodes",
   "clusters.startServices",
   "clusters.stopServices",
   "clusters.restartServices",

@@ -81,6 +81,18 @@ const addNodesBody = bodyOf(
 /** `POST /clusters/{id}/nodes` as the clusters service gets it, validated and decoded. */
 export type AddNodesRequest = StaticDecode<typeof addNodesBody>;
 
+/** What removing nodes takes besides the nodes: the restart of the services whose config changes, provider fields. */
+const removeNodesOptions = {
+  restart: booleanField({ description: "Also restart the services whose config the removal changes. @default false" }),
+  ...providerFields,
+};
+/** `DELETE /clusters/{id}/nodes/{nodeId}` (docs/catalog.md, Growing and shrinking). */
+const removeNodeBody = bodyOf({}, removeNodesOptions);
+/** `POST /clusters/{id}/nodes/remove`: several nodes in one plan. */
+const removeNodesBody = bodyOf({ nodes: distinct(arrayOf(Type.String({ minLength: 1 }), { minItems: 1 })) }, removeNodesOptions);
+/** Removing nodes as the clusters service gets it, validated and decoded (the node of the path as `nodes`). */
+export type RemoveNodesRequest = StaticDecode<typeof removeNodesBody>;
+
 /** `POST /getNodeProperties`. */
 const nodePropertiesBody = bodyOf(
   { clusterId: Type.String({ minLength: 1 }) },
@@ -323,6 +335,32 @@ export const clusterEndpoints = {
     body: "json",
     request: { body: addNodesBody, query: Type.Object(dryRunQuery) },
     errors: { 409: "The tenant's maxNodes quota, a running action, or a cluster state that does not allow adding nodes." },
+    reply: jobStartedSchema,
+    dryRunReply: dryRunResultSchema,
+  }),
+  "clusters.removeNode": define.rest({
+    subject: c.removeNode,
+    routes: [route("DELETE", "/clusters/:id/nodes/:nodeId")],
+    access: "user",
+    body: "optional",
+    request: { body: removeNodeBody, query: Type.Object(dryRunQuery) },
+    errors: {
+      404: "No cluster of that id that the caller may see, or no node of that id in it.",
+      409: "A removal that would break size.min, a quantities.min or a requires (named), a running action, or a cluster state that does not allow it.",
+    },
+    reply: jobStartedSchema,
+    dryRunReply: dryRunResultSchema,
+  }),
+  "clusters.removeNodes": define.rest({
+    subject: c.removeNodes,
+    routes: [route("POST", "/clusters/:id/nodes/remove")],
+    access: "user",
+    body: "json",
+    request: { body: removeNodesBody, query: Type.Object(dryRunQuery) },
+    errors: {
+      404: "No cluster of that id that the caller may see, or no node of one of the ids in it.",
+      409: "A removal that would break size.min, a quantities.min or a requires (named), a running action, or a cluster state that does not allow it.",
+    },
     reply: jobStartedSchema,
     dryRunReply: dryRunResultSchema,
   }),

@@ -85,6 +85,9 @@ export function createEffects(deps: EngineDeps, { clusters, plans, dispatcher, m
 
     async ofCluster(cluster, actions, previous) {
       deps.publisher.publishClusterEvents(clusterChangeEvents(previous, cluster, deps.now()));
+      // Nodes a live cluster lost leave the tenant's usage (after the write, as below).
+      const lost = previous && !cluster.released ? previous.numNodes - cluster.numNodes : 0;
+      if (lost > 0) await deps.usage.releaseNodes(cluster.tenant, lost);
       for (const a of actions) {
         if (a.type !== "clusterTerminated") continue;
         // After the write, so a crash can at worst leak a reservation, which the usage recount repairs.

@@ -98,6 +98,7 @@ export function createJobs(deps: EngineDeps, { clusters, plans, effects }: JobsP
         ...(request.service !== undefined ? { service: request.service } : {}),
         ...(request.addedServices !== undefined ? { addedServices: request.addedServices } : {}),
         ...(added.length > 0 ? { addedNodes: added.map((n) => n.id) } : {}),
+        ...(request.removedNodes !== undefined ? { removedNodes: request.removedNodes.map((n) => n.id) } : {}),
         ...(request.changedNodes !== undefined ? { changedNodes: request.changedNodes } : {}),
         ...(request.restart !== undefined ? { restart: request.restart } : {}),
         // Services already running keep running: neither adding a service nor restarting one starts its
@@ -128,7 +129,13 @@ export function createJobs(deps: EngineDeps, { clusters, plans, effects }: JobsP
       try {
         // Another operation may have started since the caller read the cluster: the actor refuses it then (409).
         const started = await effects.deliverToCluster(cluster.id, [
-          { type: "job.started", action: request.action, planId, ...(request.changes ? { changes: request.changes } : {}) },
+          {
+            type: "job.started",
+            action: request.action,
+            planId,
+            ...(request.changes ? { changes: request.changes } : {}),
+            ...(request.removedNodes ? { leavingNodenums: request.removedNodes.map((n) => n.nodenum) } : {}),
+          },
         ]);
         if (!started) throw new NotFoundError("cluster", cluster.id);
       } catch (err) {

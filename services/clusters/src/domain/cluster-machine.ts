@@ -45,7 +45,8 @@ export interface JobSteps {
  * whether the event is taken.
  */
 export type ClusterEvent =
-  | { type: "job.started"; action: ClusterAction; planId: string; changes?: JobChanges }
+  /** `leavingNodenums`: the nodes the job takes off the cluster when its plan succeeds (remove_nodes). */
+  | { type: "job.started"; action: ClusterAction; planId: string; changes?: JobChanges; leavingNodenums?: number[] }
   | { type: "job.succeeded"; planId: string; steps?: JobSteps }
   | { type: "job.failed"; planId: string; steps?: JobSteps }
   /** `at`: the time of the request (ms), which the new end must lie after. */
@@ -59,6 +60,7 @@ const ALLOWED: Record<string, readonly ClusterAction[]> = {
     "cluster_configure_with_restart",
     "add_services",
     "add_nodes",
+    "remove_nodes",
     "start_services",
     "stop_services",
     "restart_services",

@@ -3,6 +3,7 @@ import { accepts, applyEvents, typedActions, type ActorAction, type Decision, ty
 import type { ClusterContext, ClusterEvent } from "./cluster-machine.js";
 import { hasCurrentHead, withHead } from "./cluster-record.js";
 import { jobRefusal, leaseRefusal } from "./cluster-status.js";
+import { numberingWithout } from "./ids.js";
 import { checkLeaseExtension } from "./lease.js";
 import type { ClusterRecord } from "./records.js";
 
@@ -27,12 +28,22 @@ const refusalOf = (record: ClusterRecord, event: RequestEvent) =>
 /** The record after an event the machine took, with the snapshot it moved to. */
 function recordAfter(record: ClusterRecord, event: ClusterEvent, actor: PersistedActor<ClusterContext>): ClusterRecord {
   switch (event.type) {
-    case "job.started":
-      return { ...record, ...event.changes, actor, jobs: [...record.jobs, event.planId] };
+    case "job.started": {
+      const next: ClusterRecord = { ...record, ...event.changes, actor, jobs: [...record.jobs, event.planId] };
+      delete next.leavingNodes;
+      if (event.leavingNodenums) next.leavingNodes = { planId: event.planId, nodenums: event.leavingNodenums };
+      return next;
+    }
     case "job.succeeded":
     case "job.failed": {
       const next: ClusterRecord = { ...record, actor, ...(event.steps ? { progress: event.steps } : {}) };
       if (actor.value === "terminated") next.released = true;
+      const leaving = record.leavingNodes;
+      if (leaving?.planId === event.planId) {
+        delete next.leavingNodes;
+        // A failed removal keeps its nodes: the cluster is inconsistent and says so.
+        if (event.type === "job.succeeded") Object.assign(next, numberingWithout(record, leaving.nodenums));
+      }
       return next;
     }
     case "lease.extend":

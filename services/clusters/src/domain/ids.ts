@@ -41,3 +41,14 @@ export function clusterNodeIds(cluster: NodeNumbering): string[] {
   for (let n = FIRST_NODENUM; n < cluster.nextNodenum; n++) if (!removed.has(n)) ids.push(nodeIdFor(cluster.id, n));
   return ids;
 }
+
+/** The numbering of a cluster once the nodes of `nodenums` are gone; their ids are never given again. */
+export function numberingWithout(cluster: NodeNumbering, nodenums: readonly number[]): Omit<NodeNumbering, "id"> {
+  const current = new Set(clusterNodeIds(cluster));
+  const gone = [...new Set(nodenums)].filter((n) => current.has(nodeIdFor(cluster.id, n)));
+  return {
+    numNodes: cluster.numNodes - gone.length,
+    nextNodenum: nextNodenumOf(cluster),
+    removedNodenums: [...(cluster.removedNodenums ?? []), ...gone].sort((a, b) => a - b),
+  };
+}

@@ -15,6 +15,8 @@ export interface JobRequest {
    * the remaining nodes whose expanded config they change (CONFIGURE, and with `restart` a restart).
    */
   addedNodes?: ClusterNode[];
+  /** For remove_nodes: the nodes that leave the cluster when the plan succeeds. */
+  removedNodes?: ClusterNode[];
   changedNodes?: string[];
   restart?: boolean;
   /** Changes made to the cluster record in the same write that starts the job (config, services). */

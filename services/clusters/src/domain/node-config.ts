@@ -32,9 +32,26 @@ export function nodesWithChangedConfig(
   nodes: readonly ClusterNode[],
   added: readonly ClusterNode[],
 ): string[] {
+  return changedConfigOf(config, owner, nodes, [...nodes, ...added]);
+}
+
+/** The ids of the nodes that remain once `removed` leave, whose expanded config differs then (as above). */
+export function remainingWithChangedConfig(
+  config: Json,
+  owner: string,
+  nodes: readonly ClusterNode[],
+  removed: ReadonlySet<string>,
+): string[] {
+  return changedConfigOf(config, owner, nodes, nodes.filter((n) => !removed.has(n.id)));
+}
+
+/** The ids of the nodes in both lists whose config expands differently among `afterNodes` than among `beforeNodes`. */
+function changedConfigOf(config: Json, owner: string, beforeNodes: readonly ClusterNode[], afterNodes: readonly ClusterNode[]): string[] {
   const compiled = compileConfig(config);
-  const before = createMacroContext({ nodes: nodes.map(macroNode), owner });
-  const after = createMacroContext({ nodes: [...nodes, ...added].map(macroNode), owner });
+  const before = createMacroContext({ nodes: beforeNodes.map(macroNode), owner });
+  const after = createMacroContext({ nodes: afterNodes.map(macroNode), owner });
+  const beforeIds = new Set(beforeNodes.map((n) => n.id));
+  const nodes = afterNodes.filter((n) => beforeIds.has(n.id));
   const expanded = (context: typeof before, id: string): string | undefined => {
     try {
       return JSON.stringify(expandConfig(compiled, context, id));

@@ -55,6 +55,8 @@ export interface ClusterRecord extends ClusterRecordHead {
   nextNodenum?: number;
   /** Nodenums below `nextNodenum` whose nodes left the cluster. */
   removedNodenums?: number[];
+  /** The nodes a running remove_nodes plan takes off the cluster when it succeeds. */
+  leavingNodes?: { planId: string; nodenums: number[] };
   config: JsonObject;
   dnsSuffix: string;
   /** Plan ids, oldest first. */

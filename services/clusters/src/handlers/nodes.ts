@@ -5,5 +5,8 @@ import { clusterIdOf, jobOperationsFor, type HandlerDeps } from "./context.js";
 export function nodeHandlers(h: HandlerDeps) {
   return {
     "clusters.addNodes": async (req) => jobOperationsFor(h, req).addNodes(req.identity, clusterIdOf(req), req.body),
+    "clusters.removeNode": async (req) =>
+      jobOperationsFor(h, req).removeNodes(req.identity, clusterIdOf(req), { ...req.body, nodes: [req.params.nodeId ?? ""] }),
+    "clusters.removeNodes": async (req) => jobOperationsFor(h, req).removeNodes(req.identity, clusterIdOf(req), req.body),
   } satisfies EndpointHandlers<"clusters">;
 }

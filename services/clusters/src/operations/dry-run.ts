@@ -17,7 +17,8 @@ export function dryRunResult(clusterId: string, services: string[], nodes: DryRu
 
 /** What a prepared job would do: the cluster's nodes with their services after it, and its plan. */
 export function jobDryRun({ cluster, request, nodes, plan }: PreparedJob): DryRunResult {
-  const shown = [...nodes, ...(request.addedNodes ?? [])].map(
+  const leaving = new Set(request.removedNodes?.map((n) => n.id));
+  const shown = [...nodes.filter((n) => !leaving.has(n.id)), ...(request.addedNodes ?? [])].map(
     (n): DryRunNode => ({
       id: n.id,
       hostname: typeof n.properties["hostname"] === "string" ? n.properties["hostname"] : "",

@@ -2,6 +2,7 @@ import type { DryRunResult, Identity, JobStarted, JsonObject } from "@corral/con
 import type { Solver } from "../adapters/solver.js";
 import type { CreateClusterRequest } from "../domain/requests.js";
 import { prepareAddNodes, startWithNodes, type AddNodesRequest } from "./add-nodes.js";
+import { prepareRemoveNodes, type RemoveNodesRequest } from "./remove-nodes.js";
 import { prepareAddServices, type AddServicesRequest } from "./add-services.js";
 import { prepareConfigure, type ConfigureRequest } from "./configure-cluster.js";
 import type { OperationContext } from "./context.js";
@@ -22,6 +23,7 @@ export interface JobOperations<Result> {
   configure(identity: Identity, id: string, req: ConfigureRequest): Promise<Result>;
   addServices(identity: Identity, id: string, req: AddServicesRequest): Promise<Result>;
   addNodes(identity: Identity, id: string, req: AddNodesRequest): Promise<Result>;
+  removeNodes(identity: Identity, id: string, req: RemoveNodesRequest): Promise<Result>;
   runServices(identity: Identity, id: string, action: ServicesAction, service: string | undefined, providerFields: JsonObject): Promise<Result>;
 }
 
@@ -45,6 +47,7 @@ function jobOperations<Result>(ctx: OperationContext, solver: Solver, finish: (j
     configure: async (identity, id, req) => finish(await prepareConfigure(ctx, solver, identity, id, req)),
     addServices: async (identity, id, req) => finish(await prepareAddServices(ctx, solver, identity, id, req)),
     addNodes: async (identity, id, req) => finish(await prepareAddNodes(ctx, solver, identity, id, req)),
+    removeNodes: async (identity, id, req) => finish(await prepareRemoveNodes(ctx, solver, identity, id, req)),
     runServices: async (identity, id, action, service, providerFields) =>
       finish(await prepareRunServices(ctx, solver, identity, id, action, service, providerFields)),
   };
@@ -66,4 +69,4 @@ export function createClusterOperations(ctx: OperationContext): ClusterOperation
   };
 }
 
-export type { AddNodesRequest, AddServicesRequest, ConfigureRequest, OperationContext, PurgeProgress, ServicesAction };
+export type { AddNodesRequest, AddServicesRequest, RemoveNodesRequest, ConfigureRequest, OperationContext, PurgeProgress, ServicesAction };
