@@ -1,6 +1,7 @@
 /** Every command: those derived from the endpoint table, and the hand-written ones (which win on equal words). */
 import { followJob } from "../progress/follow-job.js";
 import { dryRunView } from "../output/cluster-views.js";
+import { auditCommand } from "./audit-command.js";
 import { applyCommand, exportCommand } from "./catalog-commands.js";
 import { nodesCommand, planCommand, statusCommand, watchCommand } from "./cluster-commands.js";
 import type { Command } from "./command.js";
@@ -20,6 +21,7 @@ const handWritten: readonly Command[] = [
   planCommand,
   watchCommand,
   nodesCommand,
+  auditCommand,
   applyCommand,
   exportCommand,
   loginCommand,
