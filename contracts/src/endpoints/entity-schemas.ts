@@ -4,7 +4,7 @@
  * write schemas at the end declare them.
  */
 import { Type, type TSchema } from "@sinclair/typebox";
-import { CATALOG_KINDS, type CatalogKind, type JsonObject } from "../entities.js";
+import { CATALOG_KINDS, SERVICE_ACTION_NAMES, type CatalogKind, type JsonObject, type ServiceActionName } from "../entities.js";
 import { bodyOf, booleanField, integerField, jsonCopy, jsonObjectField, mapOf, nameField, nameKeyedMap, stringValue } from "../validation/fields.js";
 import { isObject } from "../validation/primitives.js";
 import { withProblem } from "../validation/problems.js";
@@ -149,6 +149,42 @@ export const providerWriteSchema = bodyOf(
   { name: nameField(), providertype: Type.String({ minLength: 1 }) },
   { description: string, provisioner: jsonObjectField({ copy: true }) },
   { order: ["name", "description", "providertype", "provisioner"] },
+);
+
+const nameList = () => arrayOf(nameField());
+const noDependencies = { requires: [], uses: [] };
+/** `install` or `runtime` ordering of a service write: absent lists are empty. */
+const orderingWrite = () => bodyOf({}, { requires: nameList(), uses: nameList() }, { defaults: noDependencies });
+/** A service action as a write gives it: an automator type and its fields (numbers and booleans as text). */
+const serviceActionWrite = () => bodyOf({ type: Type.String({ minLength: 1 }) }, { fields: mapOf(stringValue()) }, { defaults: { fields: {} } });
+
+/**
+ * A service as a write gives it: `name`, optional `description`, `dependencies` (absent lists empty) and
+ * `provisioner.actions`, action name (install, configure, initialize, start, stop, remove) -> automator type and
+ * fields. That the type is one a provisioner announced and the fields satisfy its admin parameters is checked by
+ * the tenancy service, which knows the plugin types (contracts/src/validation/service.ts).
+ */
+export const serviceWriteSchema = bodyOf(
+  {
+    name: nameField(),
+    provisioner: bodyOf({
+      actions: bodyOf({}, Object.fromEntries(SERVICE_ACTION_NAMES.map((action) => [action, serviceActionWrite()])) as Record<ServiceActionName, ReturnType<typeof serviceActionWrite>>, {
+        unknownKey: `is not an allowed action (allowed: ${SERVICE_ACTION_NAMES.join(", ")})`,
+      }),
+    }),
+  },
+  {
+    description: string,
+    dependencies: bodyOf(
+      {},
+      { provides: nameList(), conflicts: nameList(), install: orderingWrite(), runtime: orderingWrite() },
+      { defaults: { provides: [], conflicts: [], install: noDependencies, runtime: noDependencies } },
+    ),
+  },
+  {
+    order: ["name", "description", "dependencies", "provisioner"],
+    defaults: { dependencies: { provides: [], conflicts: [], install: noDependencies, runtime: noDependencies } },
+  },
 );
 
 /**

@@ -69,7 +69,7 @@ export function typedSchema<T>(schema: { [Kind]: string }): TUnsafe<T> {
   return schema as unknown as TUnsafe<T>;
 }
 
-export const arrayOf = <T extends TSchema>(items: T, options: { minItems?: number; description?: string } = {}): TArray<T> =>
+export const arrayOf = <T extends TSchema>(items: T, options: { minItems?: number; maxItems?: number; description?: string } = {}): TArray<T> =>
   Type.Array(items, options);
 
 /** A string that is one of `values` (any other string is refused). */

@@ -14,6 +14,7 @@ import {
   machineTypeWriteSchema,
   providerWriteSchema,
   provisionerSchema,
+  serviceWriteSchema,
   tenantSchema,
   tenantWriteSchema,
 } from "./entity-schemas.js";
@@ -90,15 +91,16 @@ export type CatalogEndpoints<K extends CatalogKind> = {
 };
 
 /**
- * What a create of each kind takes. Providers and machine types are declared whole (the provider type's being
- * known is checked by the service); services and templates, whose rules reach across the catalog and the plugin
- * types, are objects naming the entity, checked whole by contracts/src/validation.
+ * What a create of each kind takes. Providers, machine types and services are declared whole (that a provider or
+ * automator type is one a provisioner announced, and an action's fields its admin parameters, the tenancy service
+ * checks: it knows the plugin types); templates, whose rules reach across their own sections, are objects naming
+ * the entity, checked whole by contracts/src/validation/cluster-template.ts.
  */
 const createSchemas: Readonly<Record<CatalogKind, TSchema>> = {
   providers: providerWriteSchema,
   hardwaretypes: machineTypeWriteSchema,
   imagetypes: machineTypeWriteSchema,
-  services: catalogCreateSchema,
+  services: serviceWriteSchema,
   clustertemplates: catalogCreateSchema,
 };
 

@@ -22,7 +22,7 @@ import {
 import type { JsonSchema } from "../endpoints/json-schema.js";
 import type { JsonObject } from "../entities.js";
 import { MAX_JSON_DEPTH, MAX_NAME_LENGTH, describe, isObject, nameProblem } from "./primitives.js";
-import { FieldProblem, TEXT_FORM, aboveMaximum, registerPattern } from "./problems.js";
+import { FieldProblem, TEXT_FORM, UNKNOWN_KEY, aboveMaximum, registerPattern } from "./problems.js";
 
 /** The NAME rule (docs/api.md, Validation): letters, digits, `.`, `_`, `-`; never `__proto__`, which decoders rename. */
 export const NAME_PATTERN = "^(?!__proto__$)[A-Za-z0-9._-]+$";
@@ -170,6 +170,10 @@ export interface BodyOptions {
   description?: string;
   /** The decoded body's key order (a stored entity's canonical order). @default required fields, then optional ones */
   order?: readonly string[];
+  /** What an optional field not given decodes to (copied for each request). @default left out */
+  defaults?: Readonly<Record<string, unknown>>;
+  /** Refuse keys it does not declare, saying this of them (`is not an allowed action (...)`). @default allowed, ignored */
+  unknownKey?: string;
   /**
    * What any other key holds; such keys are kept (an own `__proto__` is refused: decoders rename it). Absent: other
    * keys are allowed and ignored, as they always were (a client may send what an older or newer API takes).
@@ -188,8 +192,9 @@ export function bodyOf<R extends Readonly<Record<string, TSchema>>, O extends Re
 ): TBody<R, O> {
   const optionals = Object.fromEntries(Object.entries(optional).map(([key, schema]) => [key, optionalField(schema)]));
   const properties: Record<string, TSchema> = { ...required, ...optionals };
-  const { others, order, ...rest } = options;
-  const wire = Type.Object(properties, { ...rest, additionalProperties: others ?? true });
+  const { others, order, defaults = {}, unknownKey, ...rest } = options;
+  const wire = Type.Object(properties, { ...rest, additionalProperties: unknownKey !== undefined ? false : (others ?? true) });
+  if (unknownKey !== undefined) Object.assign(wire, { [UNKNOWN_KEY]: unknownKey });
   const declared = order ?? Object.keys(properties);
   const decode = (given: Record<string, unknown>) => {
     if (others !== undefined && Object.hasOwn(given, "__proto__")) {
@@ -197,7 +202,10 @@ export function bodyOf<R extends Readonly<Record<string, TSchema>>, O extends Re
     }
     // Declared fields first, in declaration order; what was not given is left out, as are undeclared keys unless kept.
     const decoded: Record<string, unknown> = {};
-    for (const key of declared) if (Object.hasOwn(given, key) && given[key] !== undefined) decoded[key] = given[key];
+    for (const key of declared) {
+      if (Object.hasOwn(given, key) && given[key] !== undefined) decoded[key] = given[key];
+      else if (Object.hasOwn(defaults, key)) decoded[key] = structuredClone(defaults[key]);
+    }
     if (others !== undefined) for (const key of Object.keys(given)) if (!Object.hasOwn(properties, key)) decoded[key] = given[key];
     return decoded;
   };

@@ -27,6 +27,9 @@ export function pathWithin(path: string, within: string | undefined): string {
   return within.startsWith("[") ? `${path}${within}` : `${path}.${within}`;
 }
 
+/** On an object schema that refuses undeclared keys: what messages say of one (default `is not a known field`). */
+export const UNKNOWN_KEY = Symbol("corral.unknownKey");
+
 /** Overrides what messages say of a refused value (absent included) for one schema. */
 export const PROBLEM = Symbol("corral.problem");
 
@@ -98,6 +101,8 @@ function visit(schema: Schema, value: unknown, path: string, paths: PathStyle): 
       if (minItems !== undefined && value.length < minItems) {
         return at(minItems === 1 ? "must not be empty" : `must have at least ${minItems} entries (got ${value.length})`);
       }
+      const maxItems = schema["maxItems"] as number | undefined;
+      if (maxItems !== undefined && value.length > maxItems) return at(`must have at most ${maxItems} entries (got ${value.length})`);
       for (let i = 0; i < value.length; i++) {
         const found = visit(schema["items"] as Schema, value[i], paths.item(path, i), paths);
         if (found) return found;
@@ -145,7 +150,7 @@ function objectProblem(schema: Schema, value: unknown, path: string, paths: Path
   if (others === false || (typeof others === "object" && others !== null)) {
     for (const [key, given] of Object.entries(value)) {
       if (Object.hasOwn(properties, key)) continue;
-      if (others === false) return { path: paths.child(path, key), problem: "is not a known field" };
+      if (others === false) return { path: paths.child(path, key), problem: (schema[UNKNOWN_KEY] as string | undefined) ?? "is not a known field" };
       const found = visit(others as Schema, given, paths.child(path, key), paths);
       if (found) return found;
     }

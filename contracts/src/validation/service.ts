@@ -1,27 +1,8 @@
 /** Services (docs/catalog.md, Services and dependencies): dependencies and per-action automator settings. */
-import {
-  SERVICE_ACTION_NAMES,
-  type DependencyOrdering,
-  type PluginSpec,
-  type Service,
-  type ServiceAction,
-  type ServiceActionName,
-  type ServiceDependencies,
-} from "../entities.js";
-import {
-  child,
-  fail,
-  failAbout,
-  getOwn,
-  isAbsent,
-  optionalNameList,
-  optionalObject,
-  optionalString,
-  parseName,
-  parseStringMap,
-  requireNonEmptyString,
-  requireObject,
-} from "./primitives.js";
+import { serviceWriteSchema } from "../endpoints/entity-schemas.js";
+import type { PluginSpec, Service, ServiceAction } from "../entities.js";
+import { bodyValidator } from "./check.js";
+import { child, fail, failAbout } from "./primitives.js";
 
 /** What service validation needs to know about the tenant's plugins. */
 export interface ServiceValidationContext {
@@ -29,72 +10,28 @@ export interface ServiceValidationContext {
   automatorType(name: string): PluginSpec | undefined;
 }
 
+const validate = bodyValidator(serviceWriteSchema);
+
 /**
  * Validates a service: `name` (NAME rule), optional `description`, optional `dependencies` (always returned
  * complete, missing lists empty) and `provisioner.actions`: action name (`install`,
  * `configure`, `initialize`, `start`, `stop`, `remove`) -> `{type, fields}`, where `type` is a known automator
- * type and `fields` satisfy its admin parameters (declared fields only; one `required` set fully present).
+ * type and `fields` satisfy its admin parameters (declared fields only; one `required` set fully present). The
+ * shape is the declaration's (serviceWriteSchema); the automator rules, which need the plugin types, are here.
  * @throws BadRequestError naming the offending field.
  */
 export function parseService(body: unknown, ctx: ServiceValidationContext): Service {
-  const obj = requireObject(body, "");
-  const name = parseName(getOwn(obj, "name"), "name");
-  const description = optionalString(getOwn(obj, "description"), "description");
-  const dependencies = parseDependencies(getOwn(obj, "dependencies"), "dependencies");
-  const provisioner = requireObject(getOwn(obj, "provisioner"), "provisioner");
-  const actions = parseActions(getOwn(provisioner, "actions"), "provisioner.actions", ctx);
-  return { name, ...(description === undefined ? {} : { description }), dependencies, provisioner: { actions } };
-}
-
-function parseDependencies(value: unknown, path: string): ServiceDependencies {
-  const obj = optionalObject(value, path) ?? {};
-  return {
-    provides: optionalNameList(getOwn(obj, "provides"), child(path, "provides")) ?? [],
-    conflicts: optionalNameList(getOwn(obj, "conflicts"), child(path, "conflicts")) ?? [],
-    install: parseOrdering(getOwn(obj, "install"), child(path, "install")),
-    runtime: parseOrdering(getOwn(obj, "runtime"), child(path, "runtime")),
-  };
-}
-
-function parseOrdering(value: unknown, path: string): DependencyOrdering {
-  const obj = optionalObject(value, path) ?? {};
-  return {
-    requires: optionalNameList(getOwn(obj, "requires"), child(path, "requires")) ?? [],
-    uses: optionalNameList(getOwn(obj, "uses"), child(path, "uses")) ?? [],
-  };
-}
-
-function isActionName(key: string): key is ServiceActionName {
-  return (SERVICE_ACTION_NAMES as readonly string[]).includes(key);
-}
-
-/** Checks actions in the order given; returns them in the canonical action order. */
-function parseActions(value: unknown, path: string, ctx: ServiceValidationContext): Service["provisioner"]["actions"] {
-  const given = new Map<ServiceActionName, ServiceAction>();
-  for (const [key, action] of Object.entries(requireObject(value, path))) {
-    if (action === undefined) continue;
-    if (!isActionName(key)) {
-      fail(child(path, key), `is not an allowed action (allowed: ${SERVICE_ACTION_NAMES.join(", ")})`);
-    }
-    given.set(key, parseAction(action, child(path, key), ctx));
+  const service = validate(body) as Service;
+  for (const [name, action] of Object.entries(service.provisioner.actions)) {
+    checkAutomator(action, `provisioner.actions.${name}`, ctx);
   }
-  const out: Service["provisioner"]["actions"] = {};
-  for (const name of SERVICE_ACTION_NAMES) {
-    const action = given.get(name);
-    if (action !== undefined) out[name] = action;
-  }
-  return out;
+  return service;
 }
 
-function parseAction(value: unknown, path: string, ctx: ServiceValidationContext): ServiceAction {
-  const obj = requireObject(value, path);
-  const type = requireNonEmptyString(getOwn(obj, "type"), child(path, "type"));
-  const rawFields = getOwn(obj, "fields");
-  const fields = isAbsent(rawFields) ? {} : parseStringMap(rawFields, child(path, "fields"));
-  const spec = ctx.automatorType(type);
-  if (spec === undefined) failAbout(child(path, "type"), `automator type ${type} is not a known automator plugin type`);
-  checkAdminFields(spec, fields, child(path, "fields"));
-  return { type, fields };
+function checkAutomator(action: ServiceAction, path: string, ctx: ServiceValidationContext): void {
+  const spec = ctx.automatorType(action.type);
+  if (spec === undefined) failAbout(child(path, "type"), `automator type ${action.type} is not a known automator plugin type`);
+  checkAdminFields(spec, action.fields, child(path, "fields"));
 }
 
 /**
