@@ -2,11 +2,15 @@
  * End to end through REST on `sim`: adding nodes to a live cluster (`POST /clusters/{id}/nodes`, docs/api.md). The
  * dry run answers the grown layout and the plan and changes nothing; the real request lays out the new nodes with
  * the solver service, numbers them after the existing ones, brings them up, and sends CONFIGURE to the existing
- * nodes whose expanded config lists them; refusals answer 400 naming the constraint, 404 and 409.
+ * nodes whose expanded config lists them; refusals answer 400 naming the constraint, 404 and 409. Removing nodes
+ * (`DELETE /clusters/{id}/nodes/{nodeId}`, `POST /clusters/{id}/nodes/remove`) is the mirror image: the removed
+ * nodes are deleted and leave the cluster, the peers are reconfigured, and a removal that would break size.min, a
+ * quantities.min or a requires answers 409 naming it.
  */
 import { api, type ApiResponse, type Caller } from "../helpers/api.js";
 import { assertError, assertOk } from "../helpers/assertions.js";
 import { createActiveCluster, getOk, latestPlan, tenantWithSimCatalog, waitForStatus, type E2eTenant } from "../helpers/clusters.js";
+import { fixtureTemplate } from "../helpers/fixture-catalog.js";
 import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
 
 const test = testWithSystem({ clusters: 1, provisioners: 1, reconcileIntervalMs: 500 });
@@ -123,4 +127,134 @@ test("add nodes: refusals", async (t) => {
   await waitForStatus(t.context.sys.baseUrl, tenant.user, id, "active");
   assertError(t, await add({ numMachines: 2 }), 409, "4 + 2 nodes over maxNodes 5");
   t.is((await get(t, tenant.user, `/clusters/${id}`)).nodes.length, 4);
+});
+
+const webappTemplate = fixtureTemplate("webapp");
+/** webapp that needs at least 3 nodes. */
+const minSizeWebapp = {
+  ...webappTemplate,
+  name: "webapp-min3",
+  constraints: { ...webappTemplate.constraints, size: { min: 3 } },
+};
+/** webapp whose `base` (on every node) must be on at least 4 nodes. */
+const minBaseWebapp = {
+  ...webappTemplate,
+  name: "webapp-base4",
+  constraints: { ...webappTemplate.constraints, services: { ...webappTemplate.constraints?.services, base: { quantities: { min: 4 } } } },
+};
+
+const withoutPostgres = (nodes: NodeBody[]) => nodes.filter((n) => !n.services.includes("postgresql"));
+
+test("remove nodes: one of 5 is deleted and leaves the cluster, its peers are reconfigured, its id is never given again", async (t) => {
+  const tenant = await tenantWithSimCatalog(t.context.sys, "shrink", { workers: 4 });
+  const id = await createActiveCluster(t.context.sys.baseUrl, tenant.user, {
+    name: "shrink1",
+    clusterTemplate: "webapp",
+    numMachines: 5,
+    config: PEERS_CONFIG,
+  });
+  const before = await get(t, tenant.user, `/clusters/${id}`);
+  const nodes: NodeBody[] = before.nodes;
+  t.is(nodes.length, 5);
+  const leaving = withoutPostgres(nodes).at(-1)!;
+
+  const dry = await send(t, tenant.user, "DELETE", `/clusters/${id}/nodes/${leaving.id}?dryRun=true`);
+  assertOk(t, dry, "dry run of removing a node");
+  t.like(dry.body, { dryRun: true, clusterId: id, plan: { action: "REMOVE_NODES" } });
+  t.deepEqual(
+    dry.body.layout.nodes.map((n: { id: string }) => n.id),
+    nodes.filter((n) => n.id !== leaving.id).map((n) => n.id),
+    "the layout without the node",
+  );
+  t.deepEqual(await get(t, tenant.user, `/clusters/${id}`), before, "a dry run changes nothing");
+
+  const res = await send(t, tenant.user, "DELETE", `/clusters/${id}/nodes/${leaving.id}`, { restart: false });
+  assertOk(t, res, "removing a node");
+  const planId: string = res.body.planId;
+  t.is((await get(t, tenant.user, `/clusters/${id}/status`)).action, "remove_nodes");
+  await waitForStatus(t.context.sys.baseUrl, tenant.user, id, "active");
+  t.like(await get(t, tenant.user, `/clusters/${id}/status`), { status: "active", action: "remove_nodes", actionstatus: "complete" });
+
+  const after = await get(t, tenant.user, `/clusters/${id}`);
+  const remaining: NodeBody[] = after.nodes;
+  t.deepEqual(remaining.map((n) => n.id), nodes.filter((n) => n.id !== leaving.id).map((n) => n.id), "4 nodes remain");
+  const plan = await latestPlan(t.context.sys.baseUrl, tenant.user, id);
+  t.is(plan.id, planId);
+  t.is(plan.action, "REMOVE_NODES");
+  const tasksOf = (nodeId: string) => plan.stages.flat().filter((task) => task.nodeId === nodeId);
+  const leavingTasks: string[] = tasksOf(leaving.id).map((task) => task.taskName);
+  for (const name of ["STOP", "REMOVE", "DELETE"]) t.true(leavingTasks.includes(name), `the removed node got ${name}`);
+  for (const node of remaining) {
+    const actions = node.actions.filter((a) => a.taskId.startsWith(`${planId}-`));
+    t.true(actions.length > 0 && actions.every((a) => a.action === "CONFIGURE" && a.status === "complete"), `${node.id} is only reconfigured`);
+  }
+
+  assertError(t, await send(t, tenant.user, "DELETE", `/clusters/${id}/nodes/${leaving.id}`), 404, "a node already removed");
+  const grown = await send(t, tenant.user, "POST", `/clusters/${id}/nodes?dryRun=true`, { numMachines: 1 });
+  assertOk(t, grown, "dry run of adding a node after the removal");
+  const ids: string[] = grown.body.layout.nodes.map((n: { id: string }) => n.id);
+  t.false(ids.includes(leaving.id), "the removed node's id is not given again");
+  t.is(ids.at(-1), `${id}-1005`);
+});
+
+test("remove nodes: the list form removes several nodes in one plan", async (t) => {
+  const tenant = await tenantWithSimCatalog(t.context.sys, "shrinkl", { workers: 4 });
+  const id = await createActiveCluster(t.context.sys.baseUrl, tenant.user, { name: "shrink2", clusterTemplate: "webapp", numMachines: 5 });
+  const nodes: NodeBody[] = (await get(t, tenant.user, `/clusters/${id}`)).nodes;
+  const leaving = withoutPostgres(nodes).slice(-2).map((n) => n.id);
+  const res = await send(t, tenant.user, "POST", `/clusters/${id}/nodes/remove`, { nodes: leaving });
+  assertOk(t, res, "removing two nodes");
+  await waitForStatus(t.context.sys.baseUrl, tenant.user, id, "active");
+  const remaining: NodeBody[] = (await get(t, tenant.user, `/clusters/${id}`)).nodes;
+  t.deepEqual(remaining.map((n) => n.id), nodes.map((n) => n.id).filter((n) => !leaving.includes(n)));
+  const plan = await latestPlan(t.context.sys.baseUrl, tenant.user, id);
+  t.is(plan.id, res.body.planId);
+  for (const nodeId of leaving) {
+    t.true(plan.stages.flat().some((task) => task.nodeId === nodeId && task.taskName === "DELETE"), `${nodeId} deleted`);
+  }
+});
+
+test("remove nodes: refusals name the constraint; unknown clusters and nodes are 404; bad bodies 400", async (t) => {
+  const tenant = await tenantWithSimCatalog(t.context.sys, "shrinkno", { workers: 4, catalog: { extraTemplates: [minSizeWebapp, minBaseWebapp] } });
+  const { baseUrl } = t.context.sys;
+  const small = await createActiveCluster(baseUrl, tenant.user, { name: "min3", clusterTemplate: "webapp-min3", numMachines: 3 });
+  const base4 = await createActiveCluster(baseUrl, tenant.user, { name: "base4", clusterTemplate: "webapp-base4", numMachines: 4 });
+  const nodesOf = async (id: string): Promise<NodeBody[]> => (await get(t, tenant.user, `/clusters/${id}`)).nodes;
+  const removeOne = (id: string, nodeId: string, query = "") => send(t, tenant.user, "DELETE", `/clusters/${id}/nodes/${nodeId}${query}`);
+
+  const smallNodes = await nodesOf(small);
+  const size = await removeOne(small, withoutPostgres(smallNodes)[0]!.id);
+  assertError(t, size, 409, "3 -> 2 nodes under size.min 3");
+  t.is(size.body?.details?.constraint, "size");
+  assertError(t, await removeOne(small, withoutPostgres(smallNodes)[0]!.id, "?dryRun=true"), 409, "dry run: size.min");
+
+  const baseNodes = await nodesOf(base4);
+  const quantities = await removeOne(base4, withoutPostgres(baseNodes)[0]!.id);
+  assertError(t, quantities, 409, "base on 3 nodes under its quantities.min 4");
+  t.is(quantities.body?.details?.constraint, "quantities");
+  t.regex(quantities.body?.message ?? "", /base/);
+
+  const plain = await createActiveCluster(baseUrl, tenant.user, { name: "plain3", clusterTemplate: "webapp", numMachines: 3 });
+  const plainNodes = await nodesOf(plain);
+  const database = plainNodes.find((n) => n.services.includes("postgresql"))!;
+  if (database.services.includes("node-app")) {
+    t.log("postgresql shares a node with node-app: the requires case cannot be shown by removing its node");
+  } else {
+    const requires = await removeOne(plain, database.id);
+    assertError(t, requires, 409, "node-app left without sql-database");
+    t.is(requires.body?.details?.constraint, "requires");
+  }
+
+  assertError(t, await send(t, tenant.user, "DELETE", `/clusters/99999999/nodes/99999999-1000`), 404, "unknown cluster");
+  assertError(t, await removeOne(plain, `${plain}-1999`), 404, "unknown node");
+  assertError(t, await send(t, tenant.user, "POST", `/clusters/${plain}/nodes/remove`, { nodes: [plainNodes[1]!.id, `${plain}-1999`] }), 404, "one unknown node");
+  assertError(t, await send(t, tenant.user, "POST", `/clusters/${plain}/nodes/remove`, { nodes: [] }), 400, "no nodes");
+  assertError(t, await send(t, tenant.user, "POST", `/clusters/${plain}/nodes/remove`, {}), 400, "no nodes field");
+  assertError(t, await removeOne(plain, plainNodes[1]!.id, "?dryRun=maybe"), 400, "dryRun not a boolean");
+
+  const started = await send(t, tenant.user, "POST", `/clusters/${plain}/nodes`, { numMachines: 1 });
+  assertOk(t, started, "adding a node");
+  assertError(t, await removeOne(plain, withoutPostgres(plainNodes)[0]!.id), 409, "a running action");
+  await waitForStatus(baseUrl, tenant.user, plain, "active");
+  t.is((await nodesOf(plain)).length, 4, "the refused removals took no node; the added one is there");
 });
