@@ -35,8 +35,7 @@ export function processName(command: string, parentName?: string): string {
   const service = /(?:services\/([\w-]+)|(provisioner))\/(?:src\/index\.ts|dist\/index\.js)/.exec(command);
   if (service) return service[1] ?? service[2] ?? "service";
   if (/deploy\/(?:src\/launcher\.ts|dist\/launcher\.js)/.test(command)) return "launcher";
-  // Under `npm start` with the compiled condition, start.mjs runs the launcher itself; otherwise it only waits for it.
-  if (/deploy\/bin\/start\.mjs/.test(command)) return /--conditions=corral-compiled/.test(command) ? "launcher" : "start.mjs";
+  if (/deploy\/bin\/start\.mjs/.test(command)) return "start.mjs";
   const server = /\b(nats-server|redis-server)\b/.exec(command)?.[1];
   if (server) return server;
   if (/\besbuild\b/.test(command)) return parentName ? `esbuild (${parentName})` : "esbuild";
@@ -69,6 +68,8 @@ export function treeMemory(root: number): ProcessMemory[] {
     if (rssMb === undefined || pssMb === undefined) continue;
     out.push({ pid, name, rssMb: round1(rssMb), pssMb: round1(pssMb) });
   }
+  // Compiled, start.mjs runs the launcher in its own process; under tsx it only waits for a launcher child.
+  if (!out.some((p) => p.name === "launcher")) for (const p of out) if (p.name === "start.mjs") p.name = "launcher";
   return out;
 }
 
