@@ -123,6 +123,18 @@ test("every REST endpoint answers what the API description says, refusals too", 
     await call(user, method, path, body);
     await settled(user, id);
   }
+  // Day two: grow by two, then remove them one by one and as a list.
+  const nodeIds = async () => ((await call(user, "GET", `/clusters/${id}`)).body as { nodes: Array<{ id: string }> }).nodes.map((n) => n.id);
+  const original = await nodeIds();
+  await call(user, "POST", `/clusters/${id}/nodes`, { numMachines: 2 });
+  await settled(user, id);
+  const added = (await nodeIds()).filter((node) => !original.includes(node));
+  t.is(added.length, 2, "two nodes added");
+  await call(user, "DELETE", `/clusters/${id}/nodes/${added[0]}`);
+  await settled(user, id);
+  await call(user, "POST", `/clusters/${id}/nodes/remove`, { nodes: [added[1]] });
+  await settled(user, id);
+  t.deepEqual(await nodeIds(), original, "back to the original node");
   await call(user, "GET", `/clusters/${id}`);
   await call(user, "GET", `/clusters/${id}/plans`);
   await call(user, "DELETE", `/clusters/${id}`);
@@ -147,6 +159,7 @@ test("every REST endpoint answers what the API description says, refusals too", 
   // Metrics.
   await call(admin, "GET", "/metrics/queues");
   await call(user, "GET", "/metrics/nodes/usage");
+  await call(admin, "GET", "/audit?limit=5");
 
   // A tenant without clusters is deleted.
   const gone = uniqueName("contract-gone");
