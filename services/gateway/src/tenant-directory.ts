@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { SUPERADMIN_TENANT } from "@corral/contracts";
-import { openTenantCache, type Logger } from "@corral/shared";
+import { openTenantCache, sleep, type Logger } from "@corral/shared";
 import { tenantUidOf } from "@corral/auth/internal";
 
 /**
@@ -36,7 +36,7 @@ export async function openTenantDirectory(nc: NatsConnection, log: Logger): Prom
     const head = tenants.cached(tenant);
     return head ? tenantUidOf(head) : undefined;
   };
-  let stopped = false;
+  const stopping = new AbortController();
   let superadminSeen = (await freshUidOf(SUPERADMIN_TENANT).catch(() => undefined)) !== undefined;
   const ready = () => (superadminSeen ||= cachedUidOf(SUPERADMIN_TENANT) !== undefined);
   if (!ready()) void waitForSuperadmin();
@@ -45,9 +45,8 @@ export async function openTenantDirectory(nc: NatsConnection, log: Logger): Prom
   async function waitForSuperadmin(): Promise<void> {
     const since = Date.now();
     let warned = false;
-    while (!stopped && !ready()) {
-      await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS).unref());
-      if (stopped || ready()) break;
+    while (!ready() && (await sleep(READY_POLL_MS, stopping.signal))) {
+      if (ready()) break;
       if ((await freshUidOf(SUPERADMIN_TENANT).catch(() => undefined)) !== undefined) superadminSeen = true;
       if (!warned && !superadminSeen && Date.now() - since > READY_WARN_MS) {
         warned = true;
@@ -65,7 +64,7 @@ export async function openTenantDirectory(nc: NatsConnection, log: Logger): Prom
     cachedUidOf,
     freshUidOf,
     stop: () => {
-      stopped = true;
+      stopping.abort();
       tenants.stop();
     },
   };
