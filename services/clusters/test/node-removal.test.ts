@@ -1,7 +1,7 @@
 /** The pure parts of removing nodes: the numbering a cluster keeps, and whose config a removal changes. */
 import test from "ava";
 import { clusterNodeIds, nextNodenumOf, numberingWithout } from "../src/domain/ids.js";
-import { remainingWithChangedConfig } from "../src/domain/node-config.js";
+import { leavingNodeIds, remainingWithChangedConfig } from "../src/domain/node-config.js";
 import type { ClusterNode } from "../src/domain/records.js";
 
 test("numbering - removed nodes leave the list and their nodenums are never given again", (t) => {
@@ -32,4 +32,11 @@ test("changed config - the remaining nodes whose peer list loses the removed nod
   const peers = { peers: "%join(host.service.web,',')%" };
   t.deepEqual(remainingWithChangedConfig(peers, "alice", nodes, new Set(["c1-1002"])), ["c1-1000", "c1-1001"]);
   t.deepEqual(remainingWithChangedConfig({ me: "%host.self%" }, "alice", nodes, new Set(["c1-1002"])), [], "self macros change nothing");
+});
+
+test("leaving nodes - the nodes of the running removal only", (t) => {
+  const cluster = { id: "c1", leavingNodes: { planId: "c1-7", nodenums: [1002, 1004] } };
+  t.deepEqual([...leavingNodeIds(cluster, "c1-7")], ["c1-1002", "c1-1004"]);
+  t.deepEqual([...leavingNodeIds(cluster, "c1-8")], [], "another plan's tasks see every node");
+  t.deepEqual([...leavingNodeIds({ id: "c1" }, "c1-7")], []);
 });

@@ -1,7 +1,7 @@
 import { NODE_TASKS, type Json, type JsonObject, type Service, type TaskMessage } from "@corral/contracts";
 import { createMacroContext, compileConfig, expandConfig } from "@corral/solver";
 import { formatTaskId, clusterNodeIds } from "../domain/ids.js";
-import { macroNode } from "../domain/node-config.js";
+import { leavingNodeIds, macroNode } from "../domain/node-config.js";
 import type { Dispatch, PlanEvent } from "../domain/plan-machine.js";
 import { stageStartOf, taskPositionOf } from "../domain/plan-steps.js";
 import type { ClusterNode, ClusterRecord, PlanRecord, StoredTask } from "../domain/records.js";
@@ -94,14 +94,17 @@ export function createDispatcher(deps: EngineDeps, memory: DispatchMemory): Disp
 
       const defs = new Map<string, Service>(cluster.serviceDefs.map((s) => [s.name, s]));
       const needsExpansion = work.some((w) => !NODE_TASKS.has(w.taskName));
-      const macroContext = needsExpansion
-        ? createMacroContext({ nodes: [...nodes.values()].map(macroNode), owner: cluster.ownerId })
-        : undefined;
+      const contextOf = (list: readonly ClusterNode[]) => createMacroContext({ nodes: list.map(macroNode), owner: cluster.ownerId });
+      const leaving = leavingNodeIds(cluster, plan.id);
+      const macroContext = needsExpansion ? contextOf([...nodes.values()]) : undefined;
+      // The nodes that stay see the cluster without the ones leaving; a leaving node's own tasks see every node.
+      const remainingContext =
+        needsExpansion && leaving.size > 0 ? contextOf([...nodes.values()].filter((n) => !leaving.has(n.id))) : macroContext;
       const compiled = needsExpansion ? compileConfig(cluster.config as Json) : undefined;
       const expanded = new Map<string, JsonObject>();
       const expandedConfig = (nodeId: string) => {
         let config = expanded.get(nodeId);
-        if (!config) expanded.set(nodeId, (config = expandConfig(compiled!, macroContext!, nodeId) as JsonObject));
+        if (!config) expanded.set(nodeId, (config = expandConfig(compiled!, (leaving.has(nodeId) ? macroContext : remainingContext)!, nodeId) as JsonObject));
         return config;
       };
 

@@ -1,7 +1,7 @@
 /** Node records and config as the macros read them: what new nodes are stored as, and whose config they change. */
 import type { Json, MacroNode, SolvedNode } from "@corral/contracts";
-import { compileConfig, createMacroContext, expandConfig } from "@corral/solver";
-import type { ClusterNode } from "./records.js";
+import { compileConfig, createMacroContext, expandConfig, nodeIdFor } from "@corral/solver";
+import type { ClusterNode, ClusterRecord } from "./records.js";
 
 export function macroNode(node: ClusterNode): MacroNode {
   return { id: node.id, nodenum: node.nodenum, services: node.services, properties: node.properties };
@@ -60,4 +60,14 @@ function changedConfigOf(config: Json, owner: string, beforeNodes: readonly Clus
     }
   };
   return nodes.filter((n) => expanded(before, n.id) !== expanded(after, n.id)).map((n) => n.id);
+}
+
+/**
+ * The nodes a running removal (plan `planId`) takes off the cluster: the macros of the other nodes' tasks no longer
+ * see them, so a CONFIGURE writes the peer list the cluster has once the plan ends.
+ */
+export function leavingNodeIds(cluster: Pick<ClusterRecord, "id" | "leavingNodes">, planId: string): ReadonlySet<string> {
+  const leaving = cluster.leavingNodes;
+  if (leaving?.planId !== planId) return new Set();
+  return new Set(leaving.nodenums.map((n) => nodeIdFor(cluster.id, n)));
 }
