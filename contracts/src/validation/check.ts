@@ -5,7 +5,7 @@
  */
 import type { StaticDecode, TObject, TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { HasTransform, TransformDecode, TransformDecodeError } from "@sinclair/typebox/value";
+import { HasTransform, TransformDecode, TransformDecodeError, Value } from "@sinclair/typebox/value";
 import { BadRequestError } from "../errors.js";
 import { describe, isObject, label } from "./primitives.js";
 import { FieldProblem, bodyPaths, parameterPaths, pathWithin, problemOf, type PathStyle } from "./problems.js";
@@ -29,14 +29,34 @@ function fieldOfPointer(pointer: string, paths: PathStyle): string {
   return path;
 }
 
+/** What a validator needs of a schema's check: whether a value passes, and why not. */
+interface SchemaCheck {
+  Check(value: unknown): boolean;
+  Errors(value: unknown): { First(): { path: string; message: string } | undefined };
+}
+
 /**
- * One check of the compiled schema per value; then, only for schemas with decoders (numeric strings, `null` as
- * absent, ...), one walk that decodes.
+ * TypeBox's compiled check; where generating code is refused (the console runs under a Content Security Policy
+ * without 'unsafe-eval', and imports the catalog's validators), TypeBox's interpreter of the same schema.
+ */
+function checkOf(schema: TSchema): SchemaCheck {
+  try {
+    return TypeCompiler.Compile(schema);
+  } catch (err) {
+    if (!(err instanceof EvalError)) throw err;
+    return { Check: (value) => Value.Check(schema, value), Errors: (value) => Value.Errors(schema, value) };
+  }
+}
+
+/**
+ * One check of the compiled schema per value (compiled at the first value, so that importing a validator costs
+ * nothing); then, only for schemas with decoders (numeric strings, `null` as absent, ...), one walk that decodes.
  */
 function compile<S extends TSchema>(schema: S, root: string, paths: PathStyle): Validator<StaticDecode<S>> {
-  const compiled = TypeCompiler.Compile(schema);
+  let check: SchemaCheck | undefined;
   const decodes = HasTransform(schema, []);
   return (value) => {
+    const compiled = (check ??= checkOf(schema));
     if (!compiled.Check(value)) {
       const found = problemOf(schema, value, "", paths);
       if (found) throw refusal(found.path, found.problem, root);
