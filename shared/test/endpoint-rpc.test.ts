@@ -46,7 +46,7 @@ test.serial("endpoint rpc - callEndpoint sends on the table's subject", async (t
 test("endpoint rpc - a service must serve every endpoint of its own and none of another's", (t) => {
   const { nc } = t.context;
   const error = t.throws(() => serveEndpoints({ nc, service: "metrics", log: silentLogger, handlers: { "metrics.queues": () => ({}) } }));
-  t.is(error?.message, "service metrics: no handler for metrics.nodeUsage, metrics.purgeTenant");
+  t.is(error?.message, "service metrics: no handler for metrics.nodeUsage, metrics.audit, metrics.purgeTenant");
   const foreign = t.throws(() =>
     serveEndpoints({
       nc,
