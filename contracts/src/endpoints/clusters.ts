@@ -265,6 +265,10 @@ const runServices = (op: "start" | "stop" | "restart", subject: string) =>
     dryRunReply: dryRunResultSchema,
   });
 
+/** The 409 of both removal routes. */
+const REMOVAL_CONFLICT =
+  "A removal that would break size.min, a quantities.min or a requires (named), a running action, or a cluster state that does not allow it.";
+
 export const clusterEndpoints = {
   "clusters.list": define.get(c.list, "/clusters", "user", arrayOf(clusterSummarySchema), {
     query: Type.Object({
@@ -346,7 +350,7 @@ export const clusterEndpoints = {
     request: { body: removeNodeBody, query: Type.Object(dryRunQuery) },
     errors: {
       404: "No cluster of that id that the caller may see, or no node of that id in it.",
-      409: "A removal that would break size.min, a quantities.min or a requires (named), a running action, or a cluster state that does not allow it.",
+      409: REMOVAL_CONFLICT,
     },
     reply: jobStartedSchema,
     dryRunReply: dryRunResultSchema,
@@ -359,7 +363,7 @@ export const clusterEndpoints = {
     request: { body: removeNodesBody, query: Type.Object(dryRunQuery) },
     errors: {
       404: "No cluster of that id that the caller may see, or no node of one of the ids in it.",
-      409: "A removal that would break size.min, a quantities.min or a requires (named), a running action, or a cluster state that does not allow it.",
+      409: REMOVAL_CONFLICT,
     },
     reply: jobStartedSchema,
     dryRunReply: dryRunResultSchema,
