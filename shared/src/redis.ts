@@ -1,4 +1,5 @@
-import { createClient, type RedisClientType } from "redis";
+import { createRequire } from "node:module";
+import type { RedisClientType } from "redis";
 import { UnavailableError } from "@corral/contracts";
 import type { Logger } from "./log.js";
 
@@ -10,6 +11,18 @@ export interface OpenRedisOptions {
   log: Logger;
   /** `CLIENT SETNAME`, and the `name` field of the outage log lines. */
   name: string;
+}
+
+type RedisModule = typeof import("redis");
+let redisModule: RedisModule | undefined;
+
+/**
+ * The `redis` package, loaded at the first `openRedis`: most processes never open Redis, and loading the package
+ * costs each of them about 11 MB.
+ */
+function loadRedis(): RedisModule {
+  redisModule ??= createRequire(import.meta.url)("redis") as RedisModule;
+  return redisModule;
 }
 
 /** How long a service's start waits for Redis before it goes on without it (and says what is unavailable). */
@@ -32,7 +45,7 @@ export interface RedisCallOptions {
  */
 export function openRedis(options: OpenRedisOptions): RedisClient {
   const { log, name } = options;
-  const client = createClient({
+  const client = loadRedis().createClient({
     url: options.url,
     name,
     disableOfflineQueue: true,
