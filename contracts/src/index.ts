@@ -86,6 +86,7 @@ export type {
   CreateClusterRequest,
   AddNodesRequest,
   RemoveNodesRequest,
+  RollingRequest,
   JobStarted,
   ProviderFieldsBody,
   ClusterProgress,

@@ -1,5 +1,5 @@
 /** Endpoints the clusters service answers: clusters, their plans, config and services, node properties. */
-import { Type, type Static, type StaticDecode } from "@sinclair/typebox";
+import { Type, type Static, type StaticDecode, type TSchema } from "@sinclair/typebox";
 import { CLUSTER_STATUSES, ClusterAction, PlanAction } from "../cluster-actions.js";
 import type { ClusterTemplate, Json, Provider } from "../entities.js";
 import { NODE_HEALTH_STATES, type NodeHealth } from "../node-health.js";
@@ -57,10 +57,30 @@ export type CreateClusterRequest = StaticDecode<typeof createClusterBody>;
 /** `POST /clusters/{id}`: the new end of the lease. */
 const leaseExtensionBody = bodyOf({ expireTime: integerField({ description: "ms since the epoch; an integer, or its digits as a string." }) });
 
+/** `rolling` of a request that restarts services (docs/catalog.md, Rolling restarts). */
+const rollingField = bodyOf(
+  {
+    maxUnavailable: integerField({
+      minimum: 1,
+      maximum: MAX_CLUSTER_SIZE,
+      description: "At most this many nodes of any one service stopped at a time. An integer, or its digits as a string.",
+    }),
+  },
+  {},
+  {
+    description:
+      "Restart in batches, one after the other: at most maxUnavailable nodes of any one service stopped at a time, never fewer " +
+      "than its quantities.min running. Absent: every node at once.",
+  },
+);
+/** `rolling` as the clusters service gets it, validated and decoded. */
+export type RollingRequest = StaticDecode<typeof rollingField>;
+const rolling = { rolling: rollingField };
+
 /** `PUT /clusters/{id}/config`. */
 const configBody = bodyOf(
   { config: jsonObjectField() },
-  { restart: booleanField({ description: "Restart the services after configuring. @default true" }), ...providerFields },
+  { restart: booleanField({ description: "Restart the services after configuring. @default true" }), ...rolling, ...providerFields },
 );
 
 /** `POST /clusters/{id}/services`: services to add (repeats dropped). */
@@ -75,6 +95,7 @@ const addNodesBody = bodyOf(
     hardwaretype: nameField(),
     imagetype: nameField(),
     restart: booleanField({ description: "Also restart the services whose config the new nodes change. @default false" }),
+    ...rolling,
     ...providerFields,
   },
 );
@@ -84,6 +105,7 @@ export type AddNodesRequest = StaticDecode<typeof addNodesBody>;
 /** What removing nodes takes besides the nodes: the restart of the services whose config changes, provider fields. */
 const removeNodesOptions = {
   restart: booleanField({ description: "Also restart the services whose config the removal changes. @default false" }),
+  ...rolling,
   ...providerFields,
 };
 /** `DELETE /clusters/{id}/nodes/{nodeId}` (docs/catalog.md, Growing and shrinking). */
@@ -102,9 +124,12 @@ const nodePropertiesBody = bodyOf(
   },
 );
 
-/** Delete, start, stop and restart take only the provider fields a provider type asks users for (an absent body is none). */
+/** Delete, start and stop take only the provider fields a provider type asks users for (an absent body is none). */
 const providerFieldsBody = bodyOf({}, providerFields);
 export type ProviderFieldsBody = Static<typeof providerFieldsBody>;
+
+/** Restart takes the provider fields and `rolling` (an absent body is neither). */
+const restartServicesBody = bodyOf({}, { ...rolling, ...providerFields });
 
 const names = arrayOf(string);
 const taskName = oneOfValues(Object.values(TaskName));
@@ -254,13 +279,13 @@ const define = endpointsOf("clusters");
 const c = subjects.clusters;
 
 /** start, stop or restart the services of a cluster: all of them, or the one named in the path. */
-const runServices = (op: "start" | "stop" | "restart", subject: string) =>
+const runServices = <B extends TSchema>(op: "start" | "stop" | "restart", subject: string, body: B) =>
   define.rest({
     subject,
     routes: [route("POST", `/clusters/:id/services/${op}`), route("POST", `/clusters/:id/services/:service/${op}`)],
     access: "user",
     body: "optional",
-    request: { body: providerFieldsBody, query: Type.Object(dryRunQuery) },
+    request: { body, query: Type.Object(dryRunQuery) },
     reply: jobStartedSchema,
     dryRunReply: dryRunResultSchema,
   });
@@ -368,9 +393,9 @@ export const clusterEndpoints = {
     reply: jobStartedSchema,
     dryRunReply: dryRunResultSchema,
   }),
-  "clusters.startServices": runServices("start", c.startServices),
-  "clusters.stopServices": runServices("stop", c.stopServices),
-  "clusters.restartServices": runServices("restart", c.restartServices),
+  "clusters.startServices": runServices("start", c.startServices, providerFieldsBody),
+  "clusters.stopServices": runServices("stop", c.stopServices, providerFieldsBody),
+  "clusters.restartServices": runServices("restart", c.restartServices, restartServicesBody),
   "clusters.nodeProperties": define.rest({
     subject: c.nodeProperties,
     routes: [route("POST", "/getNodeProperties")],

@@ -101,6 +101,7 @@ export function createJobs(deps: EngineDeps, { clusters, plans, effects }: JobsP
         ...(request.removedNodes !== undefined ? { removedNodes: request.removedNodes.map((n) => n.id) } : {}),
         ...(request.changedNodes !== undefined ? { changedNodes: request.changedNodes } : {}),
         ...(request.restart !== undefined ? { restart: request.restart } : {}),
+        ...(request.rolling !== undefined ? { rolling: request.rolling, template: cluster.clusterTemplate } : {}),
         // Services already running keep running: neither adding a service nor restarting one starts its
         // dependencies again, since none of them was stopped (docs/decisions.md, Adding or restarting a service
         // leaves its dependencies alone).

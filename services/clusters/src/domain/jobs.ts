@@ -1,4 +1,4 @@
-import type { JsonObject, Plan, PlannedClusterAction } from "@corral/contracts";
+import type { JsonObject, Plan, PlannedClusterAction, RollingRequest } from "@corral/contracts";
 import type { JobChanges } from "./cluster-machine.js";
 import type { ClusterNode, ClusterRecord } from "./records.js";
 
@@ -19,6 +19,8 @@ export interface JobRequest {
   removedNodes?: ClusterNode[];
   changedNodes?: string[];
   restart?: boolean;
+  /** Restart in batches (docs/catalog.md, Rolling restarts): restart_services, configure with restart, `restart`. */
+  rolling?: RollingRequest;
   /** Changes made to the cluster record in the same write that starts the job (config, services). */
   changes?: JobChanges;
   /**

@@ -4,9 +4,9 @@ import { clusterIdOf, jobOperationsFor, type HandlerDeps } from "./context.js";
 
 export function serviceHandlers(h: HandlerDeps) {
 
-  /** start/stop/restart of all services, or of `params.service`. */
+  /** start/stop of all services, or of `params.service`. */
   const runServices =
-    (action: ServicesAction): EndpointHandler<"clusters.startServices" | "clusters.stopServices" | "clusters.restartServices"> =>
+    (action: ServicesAction): EndpointHandler<"clusters.startServices" | "clusters.stopServices"> =>
     async (req) =>
       jobOperationsFor(h, req).runServices(req.identity, clusterIdOf(req), action, req.params.service, req.body?.providerFields ?? {});
 
@@ -15,7 +15,15 @@ export function serviceHandlers(h: HandlerDeps) {
 
     "clusters.startServices": runServices("start_services"),
     "clusters.stopServices": runServices("stop_services"),
-    "clusters.restartServices": runServices("restart_services"),
+    "clusters.restartServices": async (req) =>
+      jobOperationsFor(h, req).runServices(
+        req.identity,
+        clusterIdOf(req),
+        "restart_services",
+        req.params.service,
+        req.body?.providerFields ?? {},
+        req.body?.rolling,
+      ),
 
     "clusters.addServices": async (req) => {
       const { services, providerFields = {} } = req.body;

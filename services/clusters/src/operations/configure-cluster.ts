@@ -1,5 +1,5 @@
 import { validateMacros } from "@corral/solver";
-import type { Identity, Json, JsonObject } from "@corral/contracts";
+import type { Identity, Json, JsonObject, RollingRequest } from "@corral/contracts";
 import type { Solver } from "../adapters/solver.js";
 import { findVisibleCluster } from "../queries/visible-cluster.js";
 import type { OperationContext } from "./context.js";
@@ -9,6 +9,8 @@ export interface ConfigureRequest {
   config: JsonObject;
   /** Restart the services after configuring them. */
   restart: boolean;
+  /** With `restart`: restart in batches (docs/catalog.md, Rolling restarts); without it the solver answers 400. */
+  rolling?: RollingRequest;
   providerFields: JsonObject;
 }
 
@@ -26,5 +28,6 @@ export async function prepareConfigure(
     action: req.restart ? "cluster_configure_with_restart" : "cluster_configure",
     changes: { config: req.config },
     providerFields: req.providerFields,
+    ...(req.rolling !== undefined ? { rolling: req.rolling } : {}),
   });
 }

@@ -1,4 +1,4 @@
-import type { DryRunResult, Identity, JobStarted, JsonObject } from "@corral/contracts";
+import type { DryRunResult, Identity, JobStarted, JsonObject, RollingRequest } from "@corral/contracts";
 import type { Solver } from "../adapters/solver.js";
 import type { CreateClusterRequest } from "../domain/requests.js";
 import { prepareAddNodes, startWithNodes, type AddNodesRequest } from "./add-nodes.js";
@@ -24,7 +24,14 @@ export interface JobOperations<Result> {
   addServices(identity: Identity, id: string, req: AddServicesRequest): Promise<Result>;
   addNodes(identity: Identity, id: string, req: AddNodesRequest): Promise<Result>;
   removeNodes(identity: Identity, id: string, req: RemoveNodesRequest): Promise<Result>;
-  runServices(identity: Identity, id: string, action: ServicesAction, service: string | undefined, providerFields: JsonObject): Promise<Result>;
+  runServices(
+    identity: Identity,
+    id: string,
+    action: ServicesAction,
+    service: string | undefined,
+    providerFields: JsonObject,
+    rolling?: RollingRequest,
+  ): Promise<Result>;
 }
 
 /** What the clusters service's requests do to clusters; handlers decode a request and call one of these. */
@@ -48,8 +55,8 @@ function jobOperations<Result>(ctx: OperationContext, solver: Solver, finish: (j
     addServices: async (identity, id, req) => finish(await prepareAddServices(ctx, solver, identity, id, req)),
     addNodes: async (identity, id, req) => finish(await prepareAddNodes(ctx, solver, identity, id, req)),
     removeNodes: async (identity, id, req) => finish(await prepareRemoveNodes(ctx, solver, identity, id, req)),
-    runServices: async (identity, id, action, service, providerFields) =>
-      finish(await prepareRunServices(ctx, solver, identity, id, action, service, providerFields)),
+    runServices: async (identity, id, action, service, providerFields, rolling) =>
+      finish(await prepareRunServices(ctx, solver, identity, id, action, service, providerFields, rolling)),
   };
 }
 
