@@ -81,6 +81,56 @@ test("rolling - restart of kubelet in batches of at most 2 nodes, coredns keepin
   ]);
 });
 
+// nginx (no quantities.min in webapp, nothing depends on it) on four nodes.
+test("rolling - nginx on 4 nodes: 1 at a time is 4 STOP/START batches in node order, 2 at a time is 2", (t) => {
+  const request: PlanRequest = { action: "restart_services", service: "nginx", nodes: webapp, services, template: webappTemplate };
+  t.deepEqual(compact(planAction({ ...request, rolling: { maxUnavailable: 1 } })), [
+    "STOP web1 nginx",
+    "START web1 nginx",
+    "STOP web2 nginx",
+    "START web2 nginx",
+    "STOP web3 nginx",
+    "START web3 nginx",
+    "STOP web4 nginx",
+    "START web4 nginx",
+  ]);
+  t.deepEqual(compact(planAction({ ...request, rolling: { maxUnavailable: 2 } })), [
+    "STOP web1 nginx | STOP web2 nginx",
+    "START web1 nginx | START web2 nginx",
+    "STOP web3 nginx | STOP web4 nginx",
+    "START web3 nginx | START web4 nginx",
+  ]);
+  t.deepEqual(compact(planAction(request)), [
+    "STOP web1 nginx | STOP web2 nginx | STOP web3 nginx | STOP web4 nginx",
+    "START web1 nginx | START web2 nginx | START web3 nginx | START web4 nginx",
+  ]);
+});
+
+// quantities.min 3 of 4 leaves room for one node down, whatever maxUnavailable asks; min 4 for none.
+test("rolling - quantities.min shrinks the batches, and refuses when not even one node may stop", (t) => {
+  const withMin = (min: number): ClusterTemplate => ({
+    ...webappTemplate,
+    constraints: { ...webappTemplate.constraints, services: { ...webappTemplate.constraints?.services, nginx: { quantities: { min } } } },
+  });
+  const request: PlanRequest = { action: "restart_services", service: "nginx", nodes: webapp, services, rolling: { maxUnavailable: 3 } };
+  const plan = planAction({ ...request, template: withMin(3) });
+  t.deepEqual(
+    plan.stages.map((s) => s.length),
+    [1, 1, 1, 1, 1, 1, 1, 1],
+    "one node at a time",
+  );
+  t.deepEqual(compact(planAction({ ...request, template: withMin(2) })).slice(0, 2), [
+    "STOP web1 nginx | STOP web2 nginx",
+    "START web1 nginx | START web2 nginx",
+  ]);
+  const details = badRequest(
+    t,
+    { ...request, template: withMin(4) },
+    /cannot stop any node of nginx: it runs on 4 nodes and template webapp keeps at least 4 running/,
+  );
+  t.like(details, { constraint: "quantities", service: "nginx", min: 4, nodes: 4, maxUnavailable: 3 });
+});
+
 test("rolling - when no limit is reached the plan is the restart at once", (t) => {
   const request: PlanRequest = { action: "restart_services", nodes: webapp, services, template: webappTemplate };
   t.deepEqual(planAction({ ...request, rolling: { maxUnavailable: 4 } }).stages, planAction(request).stages);
