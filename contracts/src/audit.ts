@@ -17,7 +17,10 @@ export interface AuditEntry {
   method: string;
   /** The route template (`/clusters/:id`), never the path with its values; the token server's paths as they are. */
   route: string;
-  /** The endpoint (`clusters.create`, `auth.login`, `plan.failed`), or `other` for a path of no endpoint. */
+  /**
+   * The endpoint (`clusters.create`, `auth.login`), or `other` for a path of no endpoint; for the end of a plan
+   * `plan.succeeded` or `plan.failed`.
+   */
   action: string;
   /** The entity or cluster the request is about ("" when none). */
   target: string;
@@ -27,7 +30,9 @@ export interface AuditEntry {
   requestId: string;
   /** The client's address ("" for a plan). */
   source: string;
-  /** For a failed plan: the task that failed (`<taskName> on <nodeId>`). */
+  /** For the end of a plan: the operation it carried out, as plans name it (`CLUSTER_CREATE`). */
+  operation?: string;
+  /** For a failed plan: the task that failed (`<taskName> <service> on <nodeId>`; no service for a node task). */
   failedTask?: string;
 }
 

@@ -98,8 +98,10 @@ export interface PlanFinishedEvent extends ClusterEventBase {
   planId: string;
   action: string;
   outcome: "succeeded" | "failed";
-  /** What failed, when it did. */
-  failure?: { taskId: string; taskName: TaskName; message: string };
+  /** What failed, when it did; the node and service when the plan knew them at its end. */
+  failure?: { taskId: string; taskName: TaskName; message: string; nodeId?: string; service?: string };
+  /** The user whose request started the plan; absent for a plan nobody asked for (a delete at lease expiry). */
+  startedBy?: string;
 }
 
 /** What identifies one dispatch of one task. */

@@ -28,7 +28,7 @@ const auditEntrySchema = objectOf(
     requestId: string,
     source: string,
   },
-  { optional: { failedTask: string } },
+  { optional: { operation: string, failedTask: string } },
 );
 
 export const auditEndpoints = {

@@ -25,7 +25,7 @@ export const clusterEventSchema = either(
   eventOf(
     "plan.finished",
     { planId: string, action: string, outcome: oneOfValues(["succeeded", "failed"]) },
-    { failure: objectOf({ taskId: string, taskName: string, message: string }) },
+    { failure: objectOf({ taskId: string, taskName: string, message: string }, { optional: { nodeId: string, service: string } }), startedBy: string },
   ),
   eventOf("task.started", taskFields),
   eventOf(
