@@ -106,12 +106,12 @@ export const SERVICE_ACCESS: Readonly<Record<CorralService, BusAccess>> = {
     objects: none,
     // Node events through its durable consumer; queue depths from the task stream's consumers.
     // ensureStreams at start looks up all three streams.
-    // GET /audit reads the audit stream by direct gets.
+    // GET /audit reads the audit stream by direct gets; plans' ends (a durable consumer) are recorded in it.
     streams: {
       [streams.events]: ["read", "consume"],
       [streams.tasks]: ["read", "inspect"],
       [streams.results]: ["info"],
-      [streams.audit]: ["read"],
+      [streams.audit]: ["read", "publish"],
     },
     listens: [],
   },

@@ -13,6 +13,12 @@ import type { MetricsRegistry } from "./metrics/registry.js";
  */
 export interface AuditLog {
   record(entry: AuditEntry): void;
+  /**
+   * Publishes `entry` at once under `messageId` and resolves when the stream has it; rejects when it did not take
+   * it. The stream drops an entry whose id it got within its duplicate window (10 minutes), so what is recorded
+   * again after a crash is recorded once.
+   */
+  recordOnce(entry: AuditEntry, messageId: string): Promise<void>;
   /** Publishes what is queued and waits for it; records nothing after. */
   stop(): Promise<void>;
 }
@@ -94,6 +100,16 @@ export function openAuditLog(options: AuditLogOptions): AuditLog {
       queue.push(entry);
       if (queue.length >= batchSize) flush();
       else timer ??= setTimeout(flush, lingerMs);
+    },
+    async recordOnce(entry, messageId) {
+      if (stopped) throw new Error("the audit log is stopped");
+      try {
+        await js.publish(auditSubject(entry.tenant), encode(entry), { msgId: messageId });
+      } catch (err) {
+        noteFailure(1, err);
+        throw err;
+      }
+      recorded.inc();
     },
     async stop() {
       stopped = true;

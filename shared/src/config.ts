@@ -26,7 +26,7 @@ export const CONFIG_KEYS = {
   "events.heartbeatMs": { type: "number", default: 15000, doc: "interval of SSE heartbeat comments and of token re-checks on event streams" },
   "events.maxReplayEvents": { type: "number", default: 10000, doc: "past events one subscription replays before it asks the client to resume" },
   "events.maxRecentEvents": { type: "number", default: 20000, doc: "live events a gateway keeps in memory to replay to new clients without reading the stream" },
-  "audit.enabled": { type: "boolean", default: true, doc: "the gateway and the token server record changes and refusals in the audit log" },
+  "audit.enabled": { type: "boolean", default: true, doc: "the gateway and the token server record changes and refusals, the metrics service plans' ends, in the audit log" },
   "audit.maxAgeDays": { type: "number", default: 90, doc: "days the audit log keeps an entry (applied when the bus is prepared)" },
   "audit.maxBytes": { type: "number", default: 1024 * 1024 * 1024, doc: "bytes the audit log keeps at most; the oldest entries go first (applied when the bus is prepared)" },
   "nats.url": { type: "string", default: "nats://127.0.0.1:4222", doc: "NATS server URL(s), comma separated; nats://user:password@host:port logs in" },

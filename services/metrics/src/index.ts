@@ -5,5 +5,5 @@ await runServiceProcess({
   name: "metrics",
   env: process.env,
   exit: process.exit,
-  start: ({ nc, log, config, metrics }) => startMetricsService({ nc, redis: config.get("redis.url"), log, metrics }),
+  start: ({ nc, log, config, metrics }) => startMetricsService({ nc, redis: config.get("redis.url"), log, metrics, audit: config.get("audit.enabled") }),
 });

@@ -1,7 +1,9 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { openRedis, redisReady, REDIS_START_WAIT_MS, serveEndpoints, type Logger, type MetricsRegistry } from "@corral/shared";
+import { openAuditLog, openRedis, redisReady, REDIS_START_WAIT_MS, serveEndpoints, type Logger, type MetricsRegistry } from "@corral/shared";
 import { auditReader } from "./adapters/audit-reader.js";
 import { startEventFeed } from "./adapters/event-feed.js";
+import { failedTaskLookup } from "./adapters/failed-task-lookup.js";
+import { startPlanEndFeed, type PlanEndFeed } from "./adapters/plan-end-feed.js";
 import { openQueueStateReader } from "./adapters/queue-state.js";
 import { createRedisUsageStore, type RedisClient } from "./adapters/usage-store.js";
 import { auditHandlers } from "./handlers/audit.js";
@@ -25,6 +27,8 @@ export interface MetricsServiceDeps {
   emptyCheckMs?: number;
   /** The process's Prometheus metrics: request durations and every tenant's queue depth. @default none */
   metrics?: MetricsRegistry;
+  /** Plans' ends are recorded in the audit log (`audit.enabled`). @default true */
+  audit?: boolean;
 }
 
 export interface MetricsService {
@@ -34,7 +38,8 @@ export interface MetricsService {
 
 /**
  * Starts the metrics service: queue metrics from the task consumers' state, node usage from node lifetimes kept
- * in Redis and fed by a durable consumer of the node events (services/metrics/README.md).
+ * in Redis and fed by a durable consumer of the node events (services/metrics/README.md); the audit log read back
+ * (`GET /audit`), and the end of every plan recorded in it by a durable consumer of plans' ends.
  */
 export async function startMetricsService(deps: MetricsServiceDeps): Promise<MetricsService> {
   const { nc, log } = deps;
@@ -62,6 +67,12 @@ export async function startMetricsService(deps: MetricsServiceDeps): Promise<Met
       claimEmpty,
       emptyCheckMs: deps.emptyCheckMs,
     });
+    let planEnds: { feed: PlanEndFeed; stopLog(): Promise<void> } | undefined;
+    if (deps.audit !== false) {
+      const auditLog = openAuditLog({ nc, log: log.child({ part: "audit" }), metrics: deps.metrics });
+      const feed = await startPlanEndFeed({ nc, auditLog, failedTaskAt: failedTaskLookup(nc), log: log.child({ part: "plan-ends" }) });
+      planEnds = { feed, stopLog: () => auditLog.stop() };
+    }
     const reader = await openQueueStateReader(nc);
     if (deps.metrics) registerQueueDepthGauge(deps.metrics, reader);
     const served = serveEndpoints({
@@ -80,6 +91,8 @@ export async function startMetricsService(deps: MetricsServiceDeps): Promise<Met
         stopping ??= (async () => {
           await served.stop();
           await feed.stop();
+          await planEnds?.feed.stop();
+          await planEnds?.stopLog();
           if (ownsClient) await client.close().catch(() => {});
         })();
         return stopping;
