@@ -4,11 +4,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { decodeProtectedHeader, generateKeyPair, SignJWT } from "jose";
+import { jetstreamManager } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { decode, streams, type AuditEntry } from "@corral/contracts";
 import { loadConfig, silentLogger } from "@corral/shared";
 import { readOidcSettings } from "@corral/auth/internal";
 import { freePort } from "@corral/deploy";
 import { openGatewaySecurity, openTenantDirectory } from "@corral/gateway/testing";
 import { api, type ApiResponse } from "../helpers/api.js";
+import { eventually } from "../helpers/eventually.js";
 import { startOidcProvider, TEST_SCOPES, type TestClient, type TestOidcProvider } from "../helpers/oidc-provider.js";
 import { CookieJar, visit } from "../helpers/redirects.js";
 import { startSystem, type TestSystem } from "../helpers/system.js";
@@ -17,7 +21,8 @@ import { bearer, startTokenServer, tokenFor } from "../helpers/tokens.js";
 /**
  * Single sign-on against a real OpenID Connect provider (oidc-provider, test/helpers/oidc-provider.ts): a browser's
  * sign-in through the token server (plain HTTP following redirects, with cookies), the provider's JWTs as Bearer
- * tokens at the gateway (audience, expiry, rotated keys), and the claims that give no user, no tenant or no rights.
+ * tokens at the gateway (audience, expiry, rotated keys), the claims that give no user, no tenant or no rights, and
+ * the audit log's entries of sign-ins.
  * Serial: some tests change the provider's keys or token lifetime.
  */
 interface Context {
@@ -243,6 +248,49 @@ test.serial("bearer - nobody is the superadmin through the provider unless super
   t.is(await identify({}), "admin");
   t.is(await identify({ "security.oidc.superadminRole": "superadmin" }), "superadmin", "configured explicitly");
   t.is(await identify({ "security.oidc.bearer.enabled": false }), "identity provider tokens are not accepted here; get a token at the token server");
+});
+
+/** Every audit entry of the callback the token server recorded so far (read from the stream, as the metrics service reads it). */
+async function callbackEntries(nc: NatsConnection): Promise<AuditEntry[]> {
+  const jsm = await jetstreamManager(nc);
+  const { state } = await jsm.streams.info(streams.audit);
+  const entries: AuditEntry[] = [];
+  for (let seq = state.first_seq; seq > 0 && seq <= state.last_seq; seq++) {
+    const stored = await jsm.streams.getMessage(streams.audit, { seq }).catch(() => undefined);
+    if (stored) entries.push(decode<AuditEntry>(stored.data));
+  }
+  return entries.filter((e) => e.route === "/oidc/callback");
+}
+
+test.serial("audit - each sign-in at the callback is recorded like a password login, without its code, state or token", async (t) => {
+  const { sys } = t.context;
+  const before = (await callbackEntries(sys.nc)).length;
+  const done = await signIn(t, "ada");
+  t.is(done.response.status, 200);
+  const token = ((await done.response.json()) as { access_token: string }).access_token;
+  const callback = done.visited.find((u) => u.pathname === "/oidc/callback")!;
+  const code = callback.searchParams.get("code")!;
+  const state = callback.searchParams.get("state")!;
+  t.truthy(code, "the provider answered with a code");
+  t.is((await signIn(t, "ghost")).response.status, 403);
+  t.is((await signIn(t, "mallory")).response.status, 401);
+
+  let recorded: AuditEntry[] = [];
+  await eventually(
+    async () => {
+      recorded = (await callbackEntries(sys.nc)).slice(before);
+      return recorded.length >= 3;
+    },
+    { what: "three callback entries", timeoutMs: 10_000 },
+  );
+  t.is(recorded.length, 3, "each sign-in recorded once");
+  const [ada, ghost, mallory] = recorded;
+  t.like(ada, { tenant: "acme", user: "ada", role: "admin", method: "GET", action: "auth.login", target: "", status: 200, source: "127.0.0.1" });
+  t.regex(ada!.requestId, /.+/);
+  t.like(ghost, { tenant: "nowhere", user: "ghost", action: "auth.login", status: 403 }, "a tenant that does not exist");
+  t.like(mallory, { tenant: "", user: "", role: "", action: "auth.login", status: 401 }, "the provider refused: nobody was named");
+  const text = JSON.stringify(await callbackEntries(sys.nc));
+  for (const secret of [code, state, token]) t.false(text.includes(secret), "no code, state or token in the audit log");
 });
 
 test.serial("the gateway's 401 names where a browser signs in", async (t) => {

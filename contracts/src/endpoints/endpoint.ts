@@ -3,7 +3,7 @@ import type { ApiRequest, Identity } from "../api-request.js";
 import type { JsonSchema } from "./json-schema.js";
 
 /** The processes that answer endpoints; `gateway` answers only what needs no service (`GET /status`). */
-export type ServiceName = "gateway" | "tenancy" | "clusters" | "plugins" | "metrics" | "auth" | "solver";
+export type ServiceName = "gateway" | "tenancy" | "clusters" | "plugins" | "metrics" | "auth" | "solver" | "webhooks";
 
 /** Who may call a REST endpoint. `public` needs no identity. */
 export type Access = "public" | "user" | "admin" | "superadmin";

@@ -25,6 +25,7 @@ import { metricEndpoints, metricsInternalEndpoints } from "./metrics.js";
 import { pluginEndpoints, pluginsInternalEndpoints } from "./plugins.js";
 import { endpointSubject } from "../subjects.js";
 import { solverEndpoints } from "./solver.js";
+import { webhookEndpoints } from "./webhooks.js";
 import { catalogEndpoints, hostPoolAndTransferEndpoints, tenancyInternalEndpoints, tenantEndpoints } from "./tenancy.js";
 
 export const endpoints = {
@@ -41,6 +42,7 @@ export const endpoints = {
   ...pluginEndpoints,
   ...metricEndpoints,
   ...auditEndpoints,
+  ...webhookEndpoints,
   ...tenancyInternalEndpoints,
   ...clustersInternalEndpoints,
   ...pluginsInternalEndpoints,

@@ -6,9 +6,14 @@ import { requestIdOf, type AuditLog } from "@corral/shared";
 export interface TokenCaller {
   user: string;
   tenant?: string;
+  /** The role the login grants, when known (single sign-on); otherwise told by the user's name. */
+  role?: AuditEntry["role"];
 }
 
-/** What the token server records in the audit log: every login, failed or not, and every revocation. */
+/**
+ * What the token server records in the audit log: every login, failed or not (single sign-on's callback included),
+ * and every revocation.
+ */
 export interface TokenAudit {
   /** Records `req` once its answer went out, under `action` and `route` (a template: `/tokens/:user`). */
   observe(req: IncomingMessage, res: ServerResponse, action: string, route: string, target?: string): void;
@@ -16,8 +21,11 @@ export interface TokenAudit {
   caller(req: IncomingMessage, caller: TokenCaller): void;
 }
 
-const roleOf = (caller: TokenCaller | undefined): AuditEntry["role"] =>
-  !caller?.tenant ? "" : caller.user !== ADMIN_USER ? "user" : caller.tenant === SUPERADMIN_TENANT ? "superadmin" : "admin";
+function roleOf(caller: TokenCaller | undefined): AuditEntry["role"] {
+  if (!caller?.tenant) return "";
+  if (caller.role !== undefined) return caller.role;
+  return caller.user !== ADMIN_USER ? "user" : caller.tenant === SUPERADMIN_TENANT ? "superadmin" : "admin";
+}
 
 export function tokenAudit(auditLog: AuditLog | undefined, clock: () => number): TokenAudit {
   const callers = new WeakMap<IncomingMessage, TokenCaller>();

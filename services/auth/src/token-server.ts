@@ -115,6 +115,7 @@ export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServ
         log,
         mint: (userId, roles, tenant) => ({ token: mint(userId, roles, tenant, config.tokenLifetimeSeconds), expiresInSeconds: Math.floor(config.tokenLifetimeSeconds) }),
         callbackUrl: () => deps.oidc!.settings.redirectUri ?? new URL(CALLBACK_PATH, serverUrl),
+        identified: (req, caller) => deps.audit?.caller(req, caller),
       })
     : undefined;
 
@@ -211,6 +212,8 @@ export async function startTokenServer(deps: TokenServerDeps): Promise<TokenServ
       throw new HttpError(405, "method_not_allowed", `${method} is not allowed on /token`, { Allow: "GET, DELETE" });
     }
     if (sso && (path === LOGIN_PATH || path === CALLBACK_PATH)) {
+      // The route is the path alone: the code and state in the query never reach the log.
+      if (path === CALLBACK_PATH) deps.audit?.observe(req, res, "auth.login", CALLBACK_PATH);
       if (method !== "GET") throw new HttpError(405, "method_not_allowed", `${method} is not allowed on ${path}`, { Allow: "GET" });
       return path === LOGIN_PATH ? sso.start(req, res) : sso.finish(req, res);
     }

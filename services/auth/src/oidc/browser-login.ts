@@ -10,6 +10,7 @@ import { HttpError, redirect, send, sendHtmlProblem } from "../http-answers.js";
 import { identityFromClaims } from "./claims.js";
 import { ProviderUnavailableError, type OidcProvider } from "./provider.js";
 import type { OidcSettings } from "./settings.js";
+import type { TokenCaller } from "../token-audit.js";
 
 /**
  * Signing in through the identity provider in a browser (docs/security.md, Single sign-on): the authorization code
@@ -40,6 +41,8 @@ export interface BrowserLoginDeps {
   mint(userId: string, roles: string[], tenant: TenantBinding): IssuedToken;
   /** Where the provider sends the browser back (the token server's `/oidc/callback` unless configured). */
   callbackUrl(): URL;
+  /** Told who a callback signs in once the provider's claims name them (the audit log records it). */
+  identified?(req: IncomingMessage, caller: TokenCaller): void;
   log: Logger;
 }
 
@@ -132,13 +135,14 @@ export function browserLogin(deps: BrowserLoginDeps): BrowserLogin {
     const reading = identityFromClaims(claims, settings.claims);
     if (!reading.ok) throw new HttpError(403, "forbidden", `the identity provider's token cannot be used: ${reading.reason}`);
     const { userId, tenant: tenantName, roles } = reading.identity;
+    const role = roleFromToken(roles, tenantName);
+    deps.identified?.(req, { user: userId, tenant: tenantName, role });
     const tenant = await tenants.bindingOf(tenantName).catch((err: unknown) => {
       log.warn("reading the tenant failed", { err });
       throw new HttpError(503, "service_unavailable", "reading the tenant is unavailable; try again later");
     });
     if (!tenant) throw new HttpError(403, "forbidden", `tenant ${tenantName}, named by the identity provider's tenant claim, does not exist`);
     const issued = deps.mint(userId, roles, tenant);
-    const role = roleFromToken(roles, tenantName);
     log.info("token issued through single sign-on", { user: userId, roles, tenant: tenantName });
     const clearCookie = { "Set-Cookie": stateCookie("", 0, callback.protocol === "https:") };
     if (settings.consoleUrl) {
