@@ -136,7 +136,6 @@ export type {
 export { ResourceStatus, RESOURCE_STATUSES } from "./resource-status.js";
 export type { AuditEntry, AuditPage, ListedAuditEntry } from "./audit.js";
 export { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX } from "./endpoints/audit.js";
-export { keyToken, fromKeyToken, kvKey, pluginTypeKey } from "./kv-keys.js";
 export { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, WEBHOOK_SECRET_PATTERN, WEBHOOK_SECRET_PREFIX, WEBHOOK_TEST_EVENT } from "./webhooks.js";
 export type {
   CreatedWebhook,
@@ -150,6 +149,7 @@ export type {
   WebhookView,
 } from "./webhooks.js";
 export { WEBHOOK_DELIVERIES_DEFAULT, WEBHOOK_DELIVERIES_MAX } from "./endpoints/webhooks.js";
+export { keyToken, fromKeyToken, kvKey, pluginTypeKey } from "./kv-keys.js";
 export type { HostState, HostAllocation } from "./host-allocation.js";
 export {
   subjects,

@@ -126,8 +126,8 @@ export const queues = {
   plugins: "corral-plugins",
   metrics: "corral-metrics",
   auth: "corral-auth",
-} as const;
   webhooks: "corral-webhooks",
+} as const;
 
 /**
  * JetStream KV buckets. Each is written by one owner (named on each); other services read it only through a
@@ -179,11 +179,11 @@ export const buckets = {
    * provisioner that ran its CREATE, CONFIRM or DELETE, read by the one checking the tenant (node-health.ts)
    */
   healthTargets: "corral_health_targets",
-} as const;
   /** `<tenant>.<id>` tokens -> a webhook endpoint (contracts/src/webhooks.ts), written by the webhooks service */
   webhooks: "corral_webhooks",
   /** `<tenant>.<webhook id>.<delivery id>` tokens -> one delivery's state, written by the webhooks service */
   webhookDeliveries: "corral_webhook_deliveries",
+} as const;
 
 /**
  * Settings of the buckets that differ from `openBucket`'s defaults. Whichever process opens a bucket first
@@ -196,9 +196,9 @@ export const bucketSettings: Readonly<Record<string, { history: number; ttl?: nu
   [buckets.clusters]: { history: 5 },
   /** Health targets expire unless written again (those of tenants nobody checks any more go by themselves). */
   [buckets.healthTargets]: { history: 1, ttl: HEALTH_TARGET_MAX_AGE_MS },
-};
   /** A delivery's state is kept a week after its last change (the delivery list shows recent ones). */
   [buckets.webhookDeliveries]: { history: 1, ttl: 7 * 24 * 3600 * 1000 },
+};
 
 /** The stream behind a KV bucket and the prefix of its subjects (nats.js's layout, NATS ADR-8). */
 export const kvStream = (bucket: string) => `KV_${bucket}`;
@@ -302,11 +302,11 @@ export const consumers = {
   nodeEvents: "metrics-node-usage",
   /** On `streams.events`, plans' ends: the metrics service's instances share it and record them in the audit stream. */
   planEnds: "metrics-audit-plan-ends",
-} as const;
   /** On `streams.events`, cluster events: the webhooks service's instances share it and queue deliveries of them. */
   webhookEvents: "webhooks-cluster-events",
   /** On `streams.audit`: the webhooks service's instances share it and queue deliveries of tenants' audit entries. */
   webhookAudit: "webhooks-audit",
+} as const;
 /** On `streams.tasks`: the one a tenant's workers share. */
 export const taskConsumerName = (tenant: string) => `tasks-${keyToken(tenant)}`;
 

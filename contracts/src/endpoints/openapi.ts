@@ -265,6 +265,7 @@ const serviceTags: ReadonlyArray<{ name: string; description: string }> = [
   { name: "clusters", description: "Clusters, their plans, configuration, services and node properties." },
   { name: "plugins", description: "Plugin types and their resources." },
   { name: "metrics", description: "Queue depths and node usage." },
+  { name: "webhooks", description: "Endpoints told of a tenant's cluster events and audit entries by signed HTTP POSTs." },
   { name: "events", description: "Live events of clusters: status, progress, plan stages, tasks, leases." },
 ];
 
