@@ -1,7 +1,7 @@
 import { buckets, healthReportFilter, liveClusterEventsFilter, objectStores, streams, type EndpointName, type ServiceName, type StreamName } from "@corral/contracts";
 
-/** The seven services, each of which logs in to NATS as a user of its own (bus-permissions.ts). */
-export const CORRAL_SERVICES = ["gateway", "tenancy", "clusters", "solver", "plugins", "metrics", "auth"] as const satisfies readonly ServiceName[];
+/** The eight services, each of which logs in to NATS as a user of its own (bus-permissions.ts). */
+export const CORRAL_SERVICES = ["gateway", "tenancy", "clusters", "solver", "plugins", "metrics", "auth", "webhooks"] as const satisfies readonly ServiceName[];
 export type CorralService = (typeof CORRAL_SERVICES)[number];
 
 export const isCorralService = (name: string): name is CorralService => (CORRAL_SERVICES as readonly string[]).includes(name);
@@ -121,6 +121,14 @@ export const SERVICE_ACCESS: Readonly<Record<CorralService, BusAccess>> = {
     objects: none,
     // Audit entries of logins and revocations, published.
     streams: { [streams.audit]: ["publish"] },
+    listens: [],
+  },
+  webhooks: {
+    calls: [],
+    kv: { read: [], write: [buckets.webhooks, buckets.webhookDeliveries] },
+    objects: none,
+    // Cluster events and audit entries through its durable consumers (created at start).
+    streams: { [streams.events]: ["read", "consume"], [streams.audit]: ["read", "consume"] },
     listens: [],
   },
 };

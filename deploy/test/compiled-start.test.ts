@@ -84,7 +84,7 @@ test.serial("npm start runs the launcher, every service and the provisioner as c
   const nodeChildren = commands.filter((c) => /\/dist\/index\.js/.test(c));
   t.deepEqual(
     nodeChildren.map((c) => /(?:services\/(\w+)|(provisioner))\/dist\/index\.js/.exec(c)?.slice(1).find(Boolean)).sort(),
-    ["auth", "clusters", "gateway", "metrics", "plugins", "provisioner", "solver", "tenancy"],
+    ["auth", "clusters", "gateway", "metrics", "plugins", "provisioner", "solver", "tenancy", "webhooks"],
   );
   for (const command of nodeChildren) t.regex(command, /--conditions=corral-compiled --expose-gc --import=\.\/deploy\/dist\/preload-idle-gc\.js /);
   t.deepEqual(

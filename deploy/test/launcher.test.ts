@@ -121,8 +121,8 @@ test.serial("launcher - every process serves Prometheus metrics on the port the 
   const announced = lines.find((l) => l.startsWith("[launcher] metrics (Prometheus"));
   t.truthy(announced, lines.join("\n"));
   const ports = Object.fromEntries([...(announced ?? "").matchAll(/(\w+) (\d+)(?:,|$)/g)].map((m) => [m[1], Number(m[2])]));
-  t.deepEqual(Object.keys(ports).sort(), ["auth", "clusters", "gateway", "metrics", "plugins", "provisioner", "solver", "tenancy"]);
-  t.is(new Set(Object.values(ports)).size, 8, "a port each");
+  t.deepEqual(Object.keys(ports).sort(), ["auth", "clusters", "gateway", "metrics", "plugins", "provisioner", "solver", "tenancy", "webhooks"]);
+  t.is(new Set(Object.values(ports)).size, 9, "a port each");
   for (const [process, port] of Object.entries(ports)) {
     const scraped = await scrape(`http://127.0.0.1:${port}/metrics`);
     t.true(valueOf(scraped, "process_resident_memory_bytes") > 0, `${process} reports process metrics`);

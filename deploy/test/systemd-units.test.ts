@@ -62,7 +62,7 @@ test("systemd - deploy/systemd holds exactly the units deploy/src/systemd-units.
   const templates = committed.filter((n) => n.includes("@."));
   t.deepEqual(
     templates,
-    ["auth", "clusters", "gateway", "metrics", "plugins", "provisioner", "solver", "tenancy"].map((s) => `corral-${s}@.service`),
+    ["auth", "clusters", "gateway", "metrics", "plugins", "provisioner", "solver", "tenancy", "webhooks"].map((s) => `corral-${s}@.service`),
   );
 });
 

@@ -29,6 +29,18 @@ export const CONFIG_KEYS = {
   "audit.enabled": { type: "boolean", default: true, doc: "the gateway and the token server record changes and refusals, the metrics service plans' ends, in the audit log" },
   "audit.maxAgeDays": { type: "number", default: 90, doc: "days the audit log keeps an entry (applied when the bus is prepared)" },
   "audit.maxBytes": { type: "number", default: 1024 * 1024 * 1024, doc: "bytes the audit log keeps at most; the oldest entries go first (applied when the bus is prepared)" },
+  "webhooks.allowedNetworks": {
+    type: "string",
+    default: "",
+    doc: "networks (CIDR, comma separated) webhook deliveries may reach although loopback, link-local, private or reserved",
+  },
+  "webhooks.retryDelaysMs": {
+    type: "string",
+    default: "2000,10000,60000,300000,900000,1800000,3600000",
+    doc: "delays between the attempts of a webhook delivery, ms, comma separated; past the last the delivery failed and its endpoint is disabled",
+  },
+  "webhooks.attemptTimeoutMs": { type: "number", default: 10000, doc: "how long one webhook delivery attempt may take" },
+  "webhooks.leaseMs": { type: "number", default: 15000, doc: "lease of the webhooks instance that delivers; another takes over at most this long after it died" },
   "nats.url": { type: "string", default: "nats://127.0.0.1:4222", doc: "NATS server URL(s), comma separated; nats://user:password@host:port logs in" },
   "redis.url": { type: "string", default: "redis://127.0.0.1:6379", doc: "Redis URL; redis://:password@host:port logs in" },
   "data.dir": { type: "string", default: ".corral/data", doc: "data and credentials of the embedded nats-server and redis-server" },
@@ -48,6 +60,7 @@ export const CONFIG_KEYS = {
   "metrics.metrics.port": { type: "number", default: 9469, doc: "metrics port of the metrics service" },
   "metrics.auth.port": { type: "number", default: 9470, doc: "metrics port of the auth service" },
   "metrics.provisioner.port": { type: "number", default: 9471, doc: "metrics port of a provisioner" },
+  "metrics.webhooks.port": { type: "number", default: 9472, doc: "metrics port of the webhooks service" },
   "instances.gateway": { type: "number", default: 1, doc: "gateway instances npm start runs (they share server.port)" },
   "instances.tenancy": { type: "number", default: 1, doc: "tenancy instances npm start runs" },
   "instances.clusters": { type: "number", default: 1, doc: "clusters instances npm start runs" },
@@ -56,6 +69,7 @@ export const CONFIG_KEYS = {
   "instances.metrics": { type: "number", default: 1, doc: "metrics instances npm start runs" },
   "instances.auth": { type: "number", default: 1, doc: "auth instances npm start runs" },
   "instances.provisioner": { type: "number", default: 1, doc: "local provisioners npm start runs (with provisioner.local.enabled)" },
+  "instances.webhooks": { type: "number", default: 1, doc: "webhooks instances npm start runs" },
   "tenancy.superadmin.workers": { type: "number", default: 0, doc: "workers of the superadmin tenant when it is first created" },
   "tenancy.takeoverAfterMs": { type: "number", default: 30000, doc: "age after which any tenancy instance finishes an interrupted import or tenant deletion" },
   "provisioner.local.enabled": { type: "boolean", default: true, doc: "npm start also runs one local provisioner" },
@@ -121,7 +135,7 @@ type ValueOf<K extends ConfigKey> = (typeof CONFIG_KEYS)[K]["type"] extends "num
     : string;
 
 /** The processes that serve metrics, each on its own port (`metrics.<process>.port`). */
-export const METRICS_PROCESSES = ["gateway", "tenancy", "clusters", "solver", "plugins", "metrics", "auth", "provisioner"] as const;
+export const METRICS_PROCESSES = ["gateway", "tenancy", "clusters", "solver", "plugins", "metrics", "auth", "provisioner", "webhooks"] as const;
 export type MetricsProcess = (typeof METRICS_PROCESSES)[number];
 
 /** The key of a process's metrics port: `gateway` -> `metrics.gateway.port`. */
