@@ -86,6 +86,7 @@ export type {
   CreateClusterRequest,
   AddNodesRequest,
   RemoveNodesRequest,
+  ReplaceNodeRequest,
   RollingRequest,
   JobStarted,
   ProviderFieldsBody,

@@ -72,6 +72,7 @@ export const subjects = {
     addNodes: "corral.clusters.addNodes",
     removeNode: "corral.clusters.removeNode",
     removeNodes: "corral.clusters.removeNodes",
+    replaceNode: "corral.clusters.replaceNode",
     startServices: "corral.clusters.startServices",
     stopServices: "corral.clusters.stopServices",
     restartServices: "corral.clusters.restartServices",

@@ -5,15 +5,22 @@
  * nodes whose expanded config lists them; refusals answer 400 naming the constraint, 404 and 409. Removing nodes
  * (`DELETE /clusters/{id}/nodes/{nodeId}`, `POST /clusters/{id}/nodes/remove`) is the mirror image: the removed
  * nodes are deleted and leave the cluster, the peers are reconfigured, and a removal that would break size.min, a
- * quantities.min or a requires answers 409 naming it.
+ * quantities.min or a requires answers 409 naming it; the services whose last node leaves leave the cluster, and a
+ * removal that fails keeps its nodes. Replacing a node (`POST /clusters/{id}/nodes/{nodeId}/replace`) brings up a
+ * new node with its services and types, reconfigures the peers and deletes the old machine (none when its health
+ * says it is missing); a template's `administration.repair` does the same by itself for a node reported missing,
+ * once. Health reports are the test's own, published as a provisioner would.
  */
+import { clusterEventFilter, encode, healthReportSubject, type ClusterStatusEvent, type NodeHealthReport, type NodeHealthState } from "@corral/contracts";
 import { api, type ApiResponse, type Caller } from "../helpers/api.js";
 import { assertError, assertOk } from "../helpers/assertions.js";
-import { createActiveCluster, getOk, latestPlan, tenantWithSimCatalog, waitForStatus, type E2eTenant } from "../helpers/clusters.js";
+import { createActiveCluster, getOk, latestPlan, readEvents, tenantWithSimCatalog, waitForStatus, type E2eTenant } from "../helpers/clusters.js";
+import { eventually } from "../helpers/eventually.js";
 import { fixtureTemplate } from "../helpers/fixture-catalog.js";
 import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
 
-const test = testWithSystem({ clusters: 1, provisioners: 1, reconcileIntervalMs: 500 });
+// Two provisioners (capacity 20 each): every test's tenant gets its workers, whatever order the tests start in.
+const test = testWithSystem({ clusters: 1, provisioners: 2, reconcileIntervalMs: 500 });
 type T = SystemTest;
 
 const send = (t: T, caller: Caller, method: string, path: string, body?: unknown): Promise<ApiResponse<any>> =>
@@ -255,4 +262,205 @@ test("remove nodes: refusals name the constraint; unknown clusters and nodes are
   assertError(t, await removeOne(plain, withoutPostgres(plainNodes)[0]!.id), 409, "a running action");
   await waitForStatus(baseUrl, tenant.user, plain, "active");
   t.is((await nodesOf(plain)).length, 4, "the refused removals took no node; the added one is there");
+});
+
+/** Publishes a health finding for one node as the provisioner checking the tenant would, and waits until the API shows it. */
+async function reportHealth(t: T, tenant: E2eTenant, clusterId: string, nodeId: string, state: NodeHealthState): Promise<void> {
+  const report: NodeHealthReport = {
+    tenant: tenant.name,
+    provisionerId: "day-two-test",
+    full: false,
+    nodes: [{ clusterId, nodeId, state, message: `test: ${state}`, checkedAt: Date.now() }],
+  };
+  t.context.sys.nc.publish(healthReportSubject(tenant.name), encode(report));
+  await eventually(
+    async () => ((await get(t, tenant.user, `/clusters/${clusterId}`)).nodes as Array<{ id: string; health?: { state: string } }>).some(
+      (n) => n.id === nodeId && n.health?.state === state,
+    ),
+    { what: `node ${nodeId} ${state}`, timeoutMs: 10_000 },
+  );
+}
+
+const typesOf = (n: NodeBody) => ({ hardwaretype: n.properties["hardwaretype"], imagetype: n.properties["imagetype"] });
+
+test("replace a node: a dry run changes nothing; a new node with its services and types, the peers reconfigured, the old machine deleted", async (t) => {
+  const tenant = await tenantWithSimCatalog(t.context.sys, "replace", { workers: 2 });
+  const id = await webapp(t, tenant, "replace1", PEERS_CONFIG);
+  const before = await get(t, tenant.user, `/clusters/${id}`);
+  const nodes: NodeBody[] = before.nodes;
+  const old = nodes[1]!;
+  const expectedIds = [nodes[0]!.id, nodes[2]!.id, `${id}-1003`];
+
+  const dry = await send(t, tenant.user, "POST", `/clusters/${id}/nodes/${old.id}/replace?dryRun=true`);
+  assertOk(t, dry, "dry run of replacing a node");
+  t.like(dry.body, { dryRun: true, clusterId: id, plan: { action: "REPLACE_NODE" } });
+  t.deepEqual(dry.body.layout.nodes.map((n: { id: string }) => n.id), expectedIds, "the layout with the new node instead of the old");
+  t.like(dry.body.layout.nodes[2], { services: old.services, ...typesOf(old) });
+  t.deepEqual(await get(t, tenant.user, `/clusters/${id}`), before, "a dry run changes nothing");
+
+  const res = await send(t, tenant.user, "POST", `/clusters/${id}/nodes/${old.id}/replace`, {});
+  assertOk(t, res, "replacing a node");
+  const planId: string = res.body.planId;
+  t.is((await get(t, tenant.user, `/clusters/${id}/status`)).action, "replace_node");
+  await waitForStatus(t.context.sys.baseUrl, tenant.user, id, "active");
+  t.like(await get(t, tenant.user, `/clusters/${id}/status`), { status: "active", action: "replace_node", actionstatus: "complete" });
+
+  const after: NodeBody[] = (await get(t, tenant.user, `/clusters/${id}`)).nodes;
+  t.deepEqual(after.map((n) => n.id), expectedIds, "the old node is gone, the new one numbered next");
+  const added = after[2]!;
+  t.deepEqual(added.services, old.services, "the same services");
+  t.deepEqual(typesOf(added), typesOf(old), "the same hardware and image type");
+
+  const plan = await latestPlan(t.context.sys.baseUrl, tenant.user, id);
+  t.is(plan.id, planId);
+  t.is(plan.action, "REPLACE_NODE");
+  const tasksOf = (nodeId: string) => plan.stages.flat().filter((task) => task.nodeId === nodeId).map((task) => task.taskName);
+  t.deepEqual([...new Set(tasksOf(old.id))], ["DELETE"], "the old machine is deleted, nothing else");
+  for (const name of ["CREATE", "CONFIRM", "BOOTSTRAP", "INSTALL", "CONFIGURE", "INITIALIZE", "START"]) {
+    t.true(tasksOf(added.id).includes(name), `the new node got ${name}`);
+  }
+  for (const node of after.slice(0, 2)) {
+    const actions = node.actions.filter((a) => a.taskId.startsWith(`${planId}-`));
+    t.true(actions.length > 0 && actions.every((a) => a.action === "CONFIGURE" && a.status === "complete"), `${node.id} is only reconfigured`);
+  }
+  const statusEvents = (await readEvents<ClusterStatusEvent>(t.context.sys.nc, clusterEventFilter(tenant.name, id))).map((e) => e.data);
+  t.true(
+    statusEvents.some((e) => e.type === "cluster.status" && e.action === "replace_node" && e.planId === planId && e.status === "pending"),
+    "the event stream shows the replacement starting",
+  );
+  assertError(t, await send(t, tenant.user, "POST", `/clusters/${id}/nodes/${old.id}/replace`), 404, "a node already replaced");
+});
+
+test("replace a node whose machine is missing: nothing is sent to the old machine", async (t) => {
+  const tenant = await tenantWithSimCatalog(t.context.sys, "replacem", { workers: 2 });
+  const id = await webapp(t, tenant, "replace2", PEERS_CONFIG);
+  const old: NodeBody = (await get(t, tenant.user, `/clusters/${id}`)).nodes[2];
+  await reportHealth(t, tenant, id, old.id, "missing");
+  const res = await send(t, tenant.user, "POST", `/clusters/${id}/nodes/${old.id}/replace`, { restart: true });
+  assertOk(t, res, "replacing a missing node");
+  await waitForStatus(t.context.sys.baseUrl, tenant.user, id, "active");
+  const plan = await latestPlan(t.context.sys.baseUrl, tenant.user, id);
+  t.is(plan.id, res.body.planId);
+  t.deepEqual(plan.stages.flat().filter((task) => task.nodeId === old.id), [], "no task for the missing machine");
+  const after: NodeBody[] = (await get(t, tenant.user, `/clusters/${id}`)).nodes;
+  t.deepEqual(after.map((n) => n.id), [`${id}-1000`, `${id}-1001`, `${id}-1003`]);
+  const restarted = after[0]!.actions.filter((a) => a.taskId.startsWith(`${res.body.planId}-`)).map((a) => a.action);
+  t.true(restarted.includes("STOP") && restarted.includes("START"), "restart: true restarts the reconfigured services");
+});
+
+test("replace a node: refusals", async (t) => {
+  const tenant = await tenantWithSimCatalog(t.context.sys, "replaceno", { workers: 2, tenant: { maxNodes: 4 } });
+  const { baseUrl } = t.context.sys;
+  const id = await webapp(t, tenant, "replace3");
+  const nodes: NodeBody[] = (await get(t, tenant.user, `/clusters/${id}`)).nodes;
+  const replace = (nodeId: string, body?: unknown, query = "") => send(t, tenant.user, "POST", `/clusters/${id}/nodes/${nodeId}/replace${query}`, body);
+
+  assertError(t, await send(t, tenant.user, "POST", `/clusters/99999999/nodes/99999999-1000/replace`), 404, "unknown cluster");
+  assertError(t, await replace(`${id}-1999`), 404, "unknown node");
+  assertError(t, await replace(`${id}-1999`, undefined, "?dryRun=true"), 404, "dry run: unknown node");
+  assertError(t, await replace(nodes[0]!.id, { restart: "maybe" }), 400, "restart not a boolean");
+  assertError(t, await replace(nodes[0]!.id, undefined, "?dryRun=maybe"), 400, "dryRun not a boolean");
+  assertError(t, await send(t, tenant.other, "POST", `/clusters/${id}/nodes/${nodes[0]!.id}/replace`), 404, "another user's cluster");
+
+  const started = await replace(nodes[0]!.id);
+  assertOk(t, started, "replacing a node within maxNodes 4 (3 + 1 while it runs)");
+  assertError(t, await replace(nodes[1]!.id), 409, "a running action");
+  await waitForStatus(baseUrl, tenant.user, id, "active");
+  t.is((await get(t, tenant.user, `/clusters/${id}`)).nodes.length, 3);
+  assertOk(t, await send(t, tenant.user, "POST", `/clusters/${id}/nodes`, { numMachines: 1 }), "growing to 4");
+  await waitForStatus(baseUrl, tenant.user, id, "active");
+  assertError(t, await replace(nodes[1]!.id), 409, "4 + 1 nodes over maxNodes 4");
+  assertError(t, await replace(nodes[1]!.id, undefined, "?dryRun=true"), 409, "dry run: over maxNodes");
+  t.is((await get(t, tenant.user, `/clusters/${id}`)).nodes.length, 4, "the refusals took and added nothing");
+});
+
+/** A template of nodes with `base`, and `redis` on at most one of them: nothing requires `redis`. */
+const cacheTemplate = {
+  ...webappTemplate,
+  name: "cache-pair",
+  compatibility: { ...webappTemplate.compatibility, services: ["base", "redis"] },
+  defaults: { ...webappTemplate.defaults, services: ["base", "redis"], config: {} },
+  constraints: { services: { redis: { quantities: { max: 1 } } } },
+};
+
+test("remove nodes: a service whose last node leaves leaves the cluster; a removal that fails keeps its nodes and services", async (t) => {
+  const { baseUrl } = t.context.sys;
+  const tenant = await tenantWithSimCatalog(t.context.sys, "shrinks", { workers: 2, catalog: { extraTemplates: [cacheTemplate] } });
+  const id = await createActiveCluster(baseUrl, tenant.user, { name: "cache1", clusterTemplate: "cache-pair", numMachines: 2 });
+  const nodes: NodeBody[] = (await get(t, tenant.user, `/clusters/${id}`)).nodes;
+  const cache = nodes.find((n) => n.services.includes("redis"))!;
+  t.deepEqual((await get(t, tenant.user, `/clusters/${id}/services`)).sort(), ["base", "redis"]);
+
+  const dry = await send(t, tenant.user, "DELETE", `/clusters/${id}/nodes/${cache.id}?dryRun=true`);
+  assertOk(t, dry, "dry run of removing the redis node");
+  t.deepEqual(dry.body.layout.services, ["base"], "the dry run shows redis leaving");
+  assertOk(t, await send(t, tenant.user, "DELETE", `/clusters/${id}/nodes/${cache.id}`), "removing the redis node");
+  await waitForStatus(baseUrl, tenant.user, id, "active");
+  t.deepEqual(await get(t, tenant.user, `/clusters/${id}/services`), ["base"], "redis left with its last node");
+  t.deepEqual((await get(t, tenant.user, `/clusters/${id}`)).services, ["base"]);
+
+  // Every DELETE fails on this tenant's machines: the removal fails and keeps what it would have taken.
+  const failing = await tenantWithSimCatalog(t.context.sys, "shrinkf", {
+    workers: 2,
+    catalog: { extraTemplates: [cacheTemplate], providerFields: { fail_delete: "true" } },
+  });
+  const kept = await createActiveCluster(baseUrl, failing.user, { name: "cache2", clusterTemplate: "cache-pair", numMachines: 2 });
+  const keptNodes: NodeBody[] = (await get(t, failing.user, `/clusters/${kept}`)).nodes;
+  const leaving = keptNodes.find((n) => n.services.includes("redis"))!;
+  assertOk(t, await send(t, failing.user, "DELETE", `/clusters/${kept}/nodes/${leaving.id}`), "a removal bound to fail");
+  await waitForStatus(baseUrl, failing.user, kept, "inconsistent", 60_000);
+  t.like(await get(t, failing.user, `/clusters/${kept}/status`), { status: "inconsistent", action: "remove_nodes", actionstatus: "failed" });
+  const after = await get(t, failing.user, `/clusters/${kept}`);
+  t.deepEqual(after.nodes.map((n: NodeBody) => n.id), keptNodes.map((n) => n.id), "both nodes stay");
+  t.deepEqual([...after.services].sort(), ["base", "redis"], "and so do their services");
+  assertError(t, await send(t, failing.user, "POST", `/clusters/${kept}/nodes/${leaving.id}/replace`), 409, "no replacement on an inconsistent cluster");
+});
+
+/** webapp with automatic repair after a second. */
+const repairWebapp = {
+  ...webappTemplate,
+  name: "webapp-repair",
+  administration: { leaseduration: { initial: 0, max: 0, step: 0 }, repair: { auto: true, afterSeconds: 1 } },
+};
+
+test("automatic repair: a node missing past the template's time is replaced once; without repair nothing happens", async (t) => {
+  const { baseUrl } = t.context.sys;
+  const tenant = await tenantWithSimCatalog(t.context.sys, "repair", { workers: 2, catalog: { extraTemplates: [repairWebapp] } });
+  const id = await createActiveCluster(baseUrl, tenant.user, { name: "repair1", clusterTemplate: "webapp-repair", numMachines: 3, config: PEERS_CONFIG });
+  const plain = await webapp(t, tenant, "norepair1");
+  const old: NodeBody = (await get(t, tenant.user, `/clusters/${id}`)).nodes[1];
+  const plainOld: NodeBody = (await get(t, tenant.user, `/clusters/${plain}`)).nodes[1];
+  await reportHealth(t, tenant, plain, plainOld.id, "missing");
+  await reportHealth(t, tenant, id, old.id, "missing");
+
+  const repaired = await eventually(
+    async () => {
+      const cluster = await get(t, tenant.user, `/clusters/${id}`);
+      return cluster.jobs.length === 2 && cluster.status === "active" ? cluster : false;
+    },
+    { what: "the repair's plan done", timeoutMs: 30_000 },
+  );
+  t.like(await get(t, tenant.user, `/clusters/${id}/status`), { action: "replace_node", actionstatus: "complete" });
+  const after: NodeBody[] = repaired.nodes;
+  t.deepEqual(after.map((n) => n.id), [`${id}-1000`, `${id}-1002`, `${id}-1003`], "the missing node was replaced");
+  t.deepEqual(after[2]!.services, old.services);
+  const plan = await latestPlan(baseUrl, tenant.user, id);
+  t.is(plan.action, "REPLACE_NODE");
+  t.deepEqual(plan.stages.flat().filter((task) => task.nodeId === old.id), [], "nothing sent to the missing machine");
+
+  // A late report about the old node changes nothing: it is no node of the cluster any more.
+  t.context.sys.nc.publish(
+    healthReportSubject(tenant.name),
+    encode({
+      tenant: tenant.name,
+      provisionerId: "day-two-test",
+      full: false,
+      nodes: [{ clusterId: id, nodeId: old.id, state: "missing", message: "late", checkedAt: Date.now() }],
+    } satisfies NodeHealthReport),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  t.is((await get(t, tenant.user, `/clusters/${id}`)).jobs.length, 2, "no second replacement");
+  const untouched = await get(t, tenant.user, `/clusters/${plain}`);
+  t.is(untouched.jobs.length, 1, "a template without repair: the missing node stays");
+  t.true(untouched.nodes.some((n: NodeBody) => n.id === plainOld.id));
 });

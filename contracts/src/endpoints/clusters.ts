@@ -115,6 +115,18 @@ const removeNodesBody = bodyOf({ nodes: distinct(arrayOf(Type.String({ minLength
 /** Removing nodes as the clusters service gets it, validated and decoded (the node of the path as `nodes`). */
 export type RemoveNodesRequest = StaticDecode<typeof removeNodesBody>;
 
+/** `POST /clusters/{id}/nodes/{nodeId}/replace`: a new machine for the node (docs/catalog.md, Growing and shrinking). */
+const replaceNodeBody = bodyOf(
+  {},
+  {
+    restart: booleanField({ description: "Also restart the services whose config the replacement changes. @default false" }),
+    ...rolling,
+    ...providerFields,
+  },
+);
+/** Replacing a node as the clusters service gets it, validated and decoded. */
+export type ReplaceNodeRequest = StaticDecode<typeof replaceNodeBody>;
+
 /** `POST /getNodeProperties`. */
 const nodePropertiesBody = bodyOf(
   { clusterId: Type.String({ minLength: 1 }) },
@@ -389,6 +401,19 @@ export const clusterEndpoints = {
     errors: {
       404: "No cluster of that id that the caller may see, or no node of one of the ids in it.",
       409: REMOVAL_CONFLICT,
+    },
+    reply: jobStartedSchema,
+    dryRunReply: dryRunResultSchema,
+  }),
+  "clusters.replaceNode": define.rest({
+    subject: c.replaceNode,
+    routes: [route("POST", "/clusters/:id/nodes/:nodeId/replace")],
+    access: "user",
+    body: "optional",
+    request: { body: replaceNodeBody, query: Type.Object(dryRunQuery) },
+    errors: {
+      404: "No cluster of that id that the caller may see, or no node of that id in it.",
+      409: "The tenant's maxNodes quota (the new node is built before the old one goes), a running action, or a cluster state that does not allow it.",
     },
     reply: jobStartedSchema,
     dryRunReply: dryRunResultSchema,

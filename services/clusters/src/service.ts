@@ -4,6 +4,7 @@ import { createActors, type ActorsOptions } from "./actor/index.js";
 import { openEngineDeps } from "./adapters/deps.js";
 import { registerClusterGauge } from "./adapters/metrics.js";
 import { createReconciler } from "./engine/reconciler.js";
+import { createAutoRepair } from "./engine/repair/auto-repair.js";
 import { startHealthReports } from "./engine/health/reports.js";
 import { startResultsConsumer } from "./engine/results/consumer.js";
 import { clusterHandlers } from "./handlers/clusters.js";
@@ -21,7 +22,7 @@ export interface ClustersServiceDeps {
   log: Logger;
   /** @default Date.now */
   now?: () => number;
-  /** How often stored state is reconciled (republish, finish, expiry). @default 5000 */
+  /** How often stored state is reconciled (republish, finish, expiry) and nodes are repaired. @default 5000 */
   reconcileIntervalMs?: number;
   /** Unconfirmed dispatches older than this are republished. @default 10000 */
   republishAfterMs?: number;
@@ -64,10 +65,12 @@ export async function startClustersService(options: ClustersServiceDeps): Promis
   const results = await startResultsConsumer(deps, ctx.actors.effects);
   const health = startHealthReports(deps);
   const reconciler = createReconciler(ctx, { republishAfterMs: options.republishAfterMs });
+  const repairs = createAutoRepair(deps, h.operations);
   let reconciling: Promise<void> | undefined;
   const timer = setInterval(() => {
     reconciling ??= reconciler
       .run()
+      .then(() => repairs.run())
       .catch((err: unknown) => log.warn("reconcile run failed", { err }))
       .finally(() => (reconciling = undefined));
   }, options.reconcileIntervalMs ?? 5000);

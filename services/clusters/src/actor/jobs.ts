@@ -99,6 +99,7 @@ export function createJobs(deps: EngineDeps, { clusters, plans, effects }: JobsP
         ...(request.addedServices !== undefined ? { addedServices: request.addedServices } : {}),
         ...(added.length > 0 ? { addedNodes: added.map((n) => n.id) } : {}),
         ...(request.removedNodes !== undefined ? { removedNodes: request.removedNodes.map((n) => n.id) } : {}),
+        ...(request.unreachableNodes !== undefined ? { unreachableNodes: request.unreachableNodes } : {}),
         ...(request.changedNodes !== undefined ? { changedNodes: request.changedNodes } : {}),
         ...(request.restart !== undefined ? { restart: request.restart } : {}),
         ...(request.rolling !== undefined ? { rolling: request.rolling, template: cluster.clusterTemplate } : {}),
@@ -136,6 +137,7 @@ export function createJobs(deps: EngineDeps, { clusters, plans, effects }: JobsP
             planId,
             ...(request.changes ? { changes: request.changes } : {}),
             ...(request.removedNodes ? { leavingNodenums: request.removedNodes.map((n) => n.nodenum) } : {}),
+            ...(request.leavingServices?.length ? { leavingServices: request.leavingServices } : {}),
           },
         ]);
         if (!started) throw new NotFoundError("cluster", cluster.id);

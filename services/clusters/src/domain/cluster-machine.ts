@@ -45,8 +45,18 @@ export interface JobSteps {
  * whether the event is taken.
  */
 export type ClusterEvent =
-  /** `leavingNodenums`: the nodes the job takes off the cluster when its plan succeeds (remove_nodes). */
-  | { type: "job.started"; action: ClusterAction; planId: string; changes?: JobChanges; leavingNodenums?: number[] }
+  /**
+   * `leavingNodenums`: the nodes the job takes off the cluster when its plan succeeds (remove_nodes, replace_node),
+   * `leavingServices` the services that leave with them.
+   */
+  | {
+      type: "job.started";
+      action: ClusterAction;
+      planId: string;
+      changes?: JobChanges;
+      leavingNodenums?: number[];
+      leavingServices?: string[];
+    }
   | { type: "job.succeeded"; planId: string; steps?: JobSteps }
   | { type: "job.failed"; planId: string; steps?: JobSteps }
   /** `at`: the time of the request (ms), which the new end must lie after. */
@@ -61,6 +71,7 @@ const ALLOWED: Record<string, readonly ClusterAction[]> = {
     "add_services",
     "add_nodes",
     "remove_nodes",
+    "replace_node",
     "start_services",
     "stop_services",
     "restart_services",

@@ -1,9 +1,11 @@
 import type { AnyStateMachine } from "xstate";
+import { ConflictError } from "@corral/contracts";
+import { nodeIdFor } from "@corral/solver";
 import { accepts, applyEvents, typedActions, type ActorAction, type Decision, type PersistedActor } from "./actors.js";
 import type { ClusterContext, ClusterEvent } from "./cluster-machine.js";
 import { hasCurrentHead, withHead } from "./cluster-record.js";
 import { jobRefusal, leaseRefusal } from "./cluster-status.js";
-import { numberingWithout } from "./ids.js";
+import { clusterNodeIds, numberingWithout } from "./ids.js";
 import { checkLeaseExtension } from "./lease.js";
 import type { ClusterRecord } from "./records.js";
 
@@ -31,7 +33,13 @@ function recordAfter(record: ClusterRecord, event: ClusterEvent, actor: Persiste
     case "job.started": {
       const next: ClusterRecord = { ...record, ...event.changes, actor, jobs: [...record.jobs, event.planId] };
       delete next.leavingNodes;
-      if (event.leavingNodenums) next.leavingNodes = { planId: event.planId, nodenums: event.leavingNodenums };
+      if (event.leavingNodenums) {
+        next.leavingNodes = {
+          planId: event.planId,
+          nodenums: event.leavingNodenums,
+          ...(event.leavingServices?.length ? { services: event.leavingServices } : {}),
+        };
+      }
       return next;
     }
     case "job.succeeded":
@@ -42,13 +50,32 @@ function recordAfter(record: ClusterRecord, event: ClusterEvent, actor: Persiste
       if (leaving?.planId === event.planId) {
         delete next.leavingNodes;
         // A failed removal keeps its nodes: the cluster is inconsistent and says so.
-        if (event.type === "job.succeeded") Object.assign(next, numberingWithout(record, leaving.nodenums));
+        if (event.type === "job.succeeded") Object.assign(next, numberingWithout(record, leaving.nodenums), withoutServices(record, leaving.services));
       }
       return next;
     }
     case "lease.extend":
       checkLeaseExtension(record.clusterTemplate, record, event.expireTime, event.at);
       return { ...record, actor, expireTime: event.expireTime };
+  }
+}
+
+/** The cluster's service list and definitions without `gone` (services whose last node left). */
+function withoutServices(record: ClusterRecord, gone: readonly string[] | undefined): Pick<ClusterRecord, "services" | "serviceDefs"> {
+  const left = new Set(gone);
+  return { services: record.services.filter((s) => !left.has(s)), serviceDefs: record.serviceDefs.filter((d) => !left.has(d.name)) };
+}
+
+/**
+ * A job that takes nodes off the cluster, prepared from a record in which they were still there: refused (409), so
+ * that no request read before a removal or replacement ended removes or replaces the same node again.
+ */
+function checkLeavingNodes(record: ClusterRecord, event: ClusterEvent): void {
+  if (event.type !== "job.started" || !event.leavingNodenums) return;
+  const current = new Set(clusterNodeIds(record));
+  const gone = event.leavingNodenums.map((n) => nodeIdFor(record.id, n)).filter((id) => !current.has(id));
+  if (gone.length > 0) {
+    throw new ConflictError(`node ${gone.join(", ")} left cluster ${record.id} since the request read it`, { nodes: gone }, "cluster_changed");
   }
 }
 
@@ -71,6 +98,7 @@ export function clusterStep(
   for (const event of events) {
     const requested = isRequestEvent(event);
     if (requested && !accepts(machine, next.actor, event)) throw refusalOf(next, event);
+    checkLeavingNodes(next, event);
     const r = applyEvents<ClusterContext, ClusterEvent>(machine, next.actor, [event]);
     if (!requested && !r.changed) continue;
     next = recordAfter(next, event, r.persisted);

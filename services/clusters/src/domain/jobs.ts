@@ -15,8 +15,12 @@ export interface JobRequest {
    * the remaining nodes whose expanded config they change (CONFIGURE, and with `restart` a restart).
    */
   addedNodes?: ClusterNode[];
-  /** For remove_nodes: the nodes that leave the cluster when the plan succeeds. */
+  /** For remove_nodes and replace_node: the nodes that leave the cluster when the plan succeeds. */
   removedNodes?: ClusterNode[];
+  /** Removed nodes whose machines the provider cannot reach: they get no task (a replaced node found missing). */
+  unreachableNodes?: string[];
+  /** For remove_nodes: the services on the removed nodes and on no other, which leave the cluster with them. */
+  leavingServices?: string[];
   changedNodes?: string[];
   restart?: boolean;
   /** Restart in batches (docs/catalog.md, Rolling restarts): restart_services, configure with restart, `restart`. */

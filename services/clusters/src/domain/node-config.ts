@@ -45,6 +45,17 @@ export function remainingWithChangedConfig(
   return changedConfigOf(config, owner, nodes, nodes.filter((n) => !removed.has(n.id)));
 }
 
+/** The ids of the nodes that remain when `added` replace `removed`, whose expanded config differs then (as above). */
+export function changedByReplacement(
+  config: Json,
+  owner: string,
+  nodes: readonly ClusterNode[],
+  removed: ReadonlySet<string>,
+  added: readonly ClusterNode[],
+): string[] {
+  return changedConfigOf(config, owner, nodes, [...nodes.filter((n) => !removed.has(n.id)), ...added]);
+}
+
 /** The ids of the nodes in both lists whose config expands differently among `afterNodes` than among `beforeNodes`. */
 function changedConfigOf(config: Json, owner: string, beforeNodes: readonly ClusterNode[], afterNodes: readonly ClusterNode[]): string[] {
   const compiled = compileConfig(config);

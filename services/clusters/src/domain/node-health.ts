@@ -1,6 +1,9 @@
 import type { NodeHealth, NodeHealthEntry, NodeHealthEvent } from "@corral/contracts";
 import type { ClusterNode } from "./records.js";
 
+/** Whether a node's last health check found its machine gone or not answering: the provider cannot reach it. */
+export const isUnreachable = (node: Pick<ClusterNode, "health">): boolean => node.health?.state === "missing" || node.health?.state === "unreachable";
+
 /**
  * A node's `checkedAt` is written again without a change once it is this far behind a report: full reports refresh
  * it every few minutes without a write per report.

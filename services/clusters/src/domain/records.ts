@@ -55,8 +55,11 @@ export interface ClusterRecord extends ClusterRecordHead {
   nextNodenum?: number;
   /** Nodenums below `nextNodenum` whose nodes left the cluster. */
   removedNodenums?: number[];
-  /** The nodes a running remove_nodes plan takes off the cluster when it succeeds. */
-  leavingNodes?: { planId: string; nodenums: number[] };
+  /**
+   * The nodes a running remove_nodes or replace_node plan takes off the cluster when it succeeds, and the services
+   * that leave the cluster with them (on no other node).
+   */
+  leavingNodes?: { planId: string; nodenums: number[]; services?: string[] };
   config: JsonObject;
   dnsSuffix: string;
   /** Plan ids, oldest first. */

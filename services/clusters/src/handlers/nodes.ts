@@ -8,5 +8,7 @@ export function nodeHandlers(h: HandlerDeps) {
     "clusters.removeNode": async (req) =>
       jobOperationsFor(h, req).removeNodes(req.identity, clusterIdOf(req), { ...req.body, nodes: [req.params.nodeId ?? ""] }),
     "clusters.removeNodes": async (req) => jobOperationsFor(h, req).removeNodes(req.identity, clusterIdOf(req), req.body),
+    "clusters.replaceNode": async (req) =>
+      jobOperationsFor(h, req).replaceNode(req.identity, clusterIdOf(req), req.params.nodeId ?? "", req.body ?? {}),
   } satisfies EndpointHandlers<"clusters">;
 }

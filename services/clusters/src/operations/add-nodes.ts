@@ -52,6 +52,7 @@ export async function prepareAddNodes(
     addedNodes: added,
     changedNodes: nodesWithChangedConfig(cluster.config, cluster.ownerId, nodes, added),
     restart: req.restart ?? false,
+    ...(req.rolling !== undefined ? { rolling: req.rolling } : {}),
     changes: {
       numNodes: cluster.numNodes + added.length,
       nextNodenum: Math.max(firstNodenum, ...added.map((n) => n.nodenum + 1)),

@@ -26,5 +26,6 @@ export function jobDryRun({ cluster, request, nodes, plan }: PreparedJob): DryRu
       ...nodeTypesOf(n),
     }),
   );
-  return dryRunResult(cluster.id, request.changes?.services ?? cluster.services, shown, plan);
+  const gone = new Set(request.leavingServices);
+  return dryRunResult(cluster.id, (request.changes?.services ?? cluster.services).filter((s) => !gone.has(s)), shown, plan);
 }

@@ -1,8 +1,10 @@
 import type { DryRunResult, Identity, JobStarted, JsonObject, RollingRequest } from "@corral/contracts";
 import type { Solver } from "../adapters/solver.js";
+import type { ClusterRecord } from "../domain/records.js";
 import type { CreateClusterRequest } from "../domain/requests.js";
 import { prepareAddNodes, startWithNodes, type AddNodesRequest } from "./add-nodes.js";
 import { prepareRemoveNodes, type RemoveNodesRequest } from "./remove-nodes.js";
+import { prepareReplaceNode, prepareReplacement, type ReplaceNodeRequest } from "./replace-node.js";
 import { prepareAddServices, type AddServicesRequest } from "./add-services.js";
 import { prepareConfigure, type ConfigureRequest } from "./configure-cluster.js";
 import type { OperationContext } from "./context.js";
@@ -24,6 +26,7 @@ export interface JobOperations<Result> {
   addServices(identity: Identity, id: string, req: AddServicesRequest): Promise<Result>;
   addNodes(identity: Identity, id: string, req: AddNodesRequest): Promise<Result>;
   removeNodes(identity: Identity, id: string, req: RemoveNodesRequest): Promise<Result>;
+  replaceNode(identity: Identity, id: string, nodeId: string, req: ReplaceNodeRequest): Promise<Result>;
   runServices(
     identity: Identity,
     id: string,
@@ -38,6 +41,11 @@ export interface JobOperations<Result> {
 export interface ClusterOperations extends JobOperations<JobStarted> {
   create(identity: Identity, req: CreateClusterRequest): Promise<string>;
   extendLease(identity: Identity, id: string, expireTime: number): Promise<void>;
+  /**
+   * Replaces a node nobody asked to replace (automatic repair, engine/repair/): as `replaceNode`, without provider
+   * fields. Answers the plan id.
+   */
+  repairNode(cluster: ClusterRecord, nodeId: string): Promise<string>;
   /** Removes what this service keeps for a deleted tenant, a batch of clusters per call (internal, from tenancy). */
   purgeTenant(tenant: string): Promise<PurgeProgress>;
   /**
@@ -55,6 +63,7 @@ function jobOperations<Result>(ctx: OperationContext, solver: Solver, finish: (j
     addServices: async (identity, id, req) => finish(await prepareAddServices(ctx, solver, identity, id, req)),
     addNodes: async (identity, id, req) => finish(await prepareAddNodes(ctx, solver, identity, id, req)),
     removeNodes: async (identity, id, req) => finish(await prepareRemoveNodes(ctx, solver, identity, id, req)),
+    replaceNode: async (identity, id, nodeId, req) => finish(await prepareReplaceNode(ctx, solver, identity, id, nodeId, req)),
     runServices: async (identity, id, action, service, providerFields, rolling) =>
       finish(await prepareRunServices(ctx, solver, identity, id, action, service, providerFields, rolling)),
   };
@@ -69,6 +78,7 @@ export function createClusterOperations(ctx: OperationContext): ClusterOperation
     create: (identity, req) => createCluster(ctx, identity, req),
     extendLease: (identity, id, expireTime) => extendLease(ctx, identity, id, expireTime),
     purgeTenant: (tenant) => purgeTenant(ctx, tenant),
+    repairNode: async (cluster, nodeId) => startWithNodes(ctx, await prepareReplacement(ctx, ctx.deps.solver, cluster, nodeId, {})),
     dryRun: {
       ...jobOperations(ctx, ctx.deps.solver, async (job) => jobDryRun(job)),
       create: (identity, req) => dryRunCreate(ctx, ctx.deps.solver, identity, req),
@@ -76,4 +86,4 @@ export function createClusterOperations(ctx: OperationContext): ClusterOperation
   };
 }
 
-export type { AddNodesRequest, AddServicesRequest, RemoveNodesRequest, ConfigureRequest, OperationContext, PurgeProgress, ServicesAction };
+export type { AddNodesRequest, AddServicesRequest, RemoveNodesRequest, ReplaceNodeRequest, ConfigureRequest, OperationContext, PurgeProgress, ServicesAction };

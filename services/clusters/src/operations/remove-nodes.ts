@@ -14,7 +14,8 @@ export type { RemoveNodesRequest };
  * `DELETE /clusters/{id}/nodes/{nodeId}` and `POST /clusters/{id}/nodes/remove`: 404 for a node that is not the
  * cluster's, 409 naming the constraint when the cluster would break size.min, a quantities.min or a requires
  * (docs/catalog.md, Growing and shrinking). The removed nodes get STOP, REMOVE and DELETE; the remaining nodes
- * whose expanded config changes get CONFIGURE. The nodes leave the cluster when the plan succeeds.
+ * whose expanded config changes get CONFIGURE. The nodes leave the cluster when the plan succeeds, with the services
+ * no remaining node holds; when it fails they stay, services and all.
  */
 export async function prepareRemoveNodes(
   ctx: OperationContext,
@@ -37,8 +38,10 @@ export async function prepareRemoveNodes(
   return prepareJob(ctx, solver, cluster, {
     action: "remove_nodes",
     removedNodes: nodes.filter((n) => leaving.has(n.id)),
+    leavingServices: check.leavingServices,
     changedNodes: remainingWithChangedConfig(cluster.config, cluster.ownerId, nodes, leaving),
     restart: req.restart ?? false,
+    ...(req.rolling !== undefined ? { rolling: req.rolling } : {}),
     providerFields: req.providerFields ?? {},
   });
 }
