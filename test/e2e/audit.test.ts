@@ -2,15 +2,28 @@ import anyTest, { type TestFn } from "ava";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AuditPage, ListedAuditEntry } from "@corral/contracts";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import {
+  clusterEventFilter,
+  clusterEventSubject,
+  consumers,
+  encode,
+  streams,
+  type AuditPage,
+  type ClusterStreamEvent,
+  type ListedAuditEntry,
+  type PlanFinishedEvent,
+} from "@corral/contracts";
 import { api, type ApiResponse, type RequestOptions } from "../helpers/api.js";
+import { readEvents, simFixtureCatalog, waitForAssignment } from "../helpers/clusters.js";
 import { eventually } from "../helpers/eventually.js";
 import { startSystem, type TestSystem } from "../helpers/system.js";
 import { bearer, requestToken, revoke, tokenFor } from "../helpers/tokens.js";
 
 /**
  * The audit log against real servers with security on: the gateway and the token server record changes and
- * refusals, `GET /audit` answers them newest first and paged, each tenant admin only its tenant's.
+ * refusals, the metrics service the end of every plan (on the `sim` provider), `GET /audit` answers them newest
+ * first and paged, each tenant admin only its tenant's.
  */
 interface Session {
   token: string;
@@ -26,9 +39,11 @@ test.before(async (t) => {
   const realmfile = join(t.context.dir, "realm.properties");
   await writeFile(
     realmfile,
-    ["root: rootpw,superadmin", "opsa: opsapw,admin:acme", "opsb: opsbpw,admin:beta", "alice: alicepw", "bob: bobpw"].join("\n"),
+    ["root: rootpw,superadmin", "opsa: opsapw,admin:acme", "opsb: opsbpw,admin:beta", "opsg: opsgpw,admin:gamma", "alice: alicepw", "bob: bobpw", "carol: carolpw"].join(
+      "\n",
+    ),
   );
-  const sys = await startSystem({ metrics: 1, security: { config: { "security.authentication.basic.realmfile": realmfile } } });
+  const sys = await startSystem({ metrics: 1, clusters: 1, provisioners: 1, security: { config: { "security.authentication.basic.realmfile": realmfile } } });
   t.context.sys = sys;
   t.context.session = async (user, password, tenant) => {
     const token = await tokenFor(sys.tokenUrl!, user, password, tenant);
@@ -110,7 +125,7 @@ test.serial("changes, refusals and logins are recorded once, without bodies or s
   t.false(acme.some((e) => e.method === "GET" && e.status === 200 && e.action !== "auth.login"), "a read that succeeded is not recorded");
   const text = JSON.stringify(await allEntries(root));
   for (const secret of [BODY_MARKER, "alicepw", "opsapw", "rootpw", alice.token, opsa.token]) t.false(text.includes(secret), secret);
-  const schemaKeys = ["id", "time", "tenant", "user", "role", "method", "route", "action", "target", "status", "requestId", "source", "failedTask"];
+  const schemaKeys = ["id", "time", "tenant", "user", "role", "method", "route", "action", "target", "status", "requestId", "source", "operation", "failedTask"];
   t.true(acme.every((e) => Object.keys(e).every((k) => schemaKeys.includes(k))), "no field beyond the entry's");
 
   // A refused token and a failed login are recorded too.
@@ -183,4 +198,82 @@ test.serial("pages go newest first, follow on with next, and filter", async (t) 
   t.deepEqual(past, []);
   t.is((await opsa.call("GET", "/audit?since=yesterday")).status, 400);
   t.is((await opsa.call("GET", "/audit?after=abc")).status, 400);
+});
+
+/** Waits until the cluster's status is `status` (the plan it runs has ended). */
+async function statusOf(caller: Session, id: string, status: string): Promise<void> {
+  await eventually(
+    async () => {
+      const r = await caller.call("GET", `/clusters/${id}/status`);
+      return r.status === 200 && (r.body as { status: string }).status === status;
+    },
+    { what: `cluster ${id} ${status}`, timeoutMs: 60_000 },
+  );
+}
+
+/** The end of a cluster's plan as the events stream holds it (alone, or inside a progress). */
+async function storedPlanEnd(t: { context: { sys: TestSystem } }, tenant: string, clusterId: string, planId: string): Promise<PlanFinishedEvent> {
+  const events = await readEvents<ClusterStreamEvent>(t.context.sys.nc, clusterEventFilter(tenant, clusterId));
+  const ends = events.flatMap(({ data }) => (data.type === "plan.progress" ? (data.then ?? []) : [data]));
+  const end = ends.find((e): e is PlanFinishedEvent => e.type === "plan.finished" && e.planId === planId);
+  if (!end) throw new Error(`no end of plan ${planId} on the events stream`);
+  return end;
+}
+
+/** Waits until the plan-end feed has acknowledged everything the events stream holds for it. */
+async function planEndsRead(t: { context: { sys: TestSystem } }): Promise<void> {
+  const jsm = await jetstreamManager(t.context.sys.nc);
+  await eventually(
+    async () => {
+      const info = await jsm.consumers.info(streams.events, consumers.planEnds);
+      return info.num_pending === 0 && info.num_ack_pending === 0;
+    },
+    { what: "the plan-end feed caught up", timeoutMs: 10_000 },
+  );
+}
+
+test.serial("the end of a plan is recorded once: who started it, the operation, the outcome and the failed task", async (t) => {
+  const { session, sys } = t.context;
+  const root = await session("root", "rootpw", "superadmin");
+  t.is((await root.call("POST", "/tenants", { body: { tenant: { name: "gamma", workers: 2 } } })).status, 200);
+  await waitForAssignment(sys.nc, "gamma");
+  const opsg = await session("opsg", "opsgpw", "gamma");
+  // The provider digitalocean fails every CONFIRM: its plan fails once the rollbacks are used up.
+  const catalog = simFixtureCatalog({ providerOverrides: { digitalocean: { fail_confirm: "true" } } });
+  const imported = await opsg.call("POST", "/import", { body: catalog });
+  t.is(imported.status, 200, imported.text);
+  const carol = await session("carol", "carolpw", "gamma");
+
+  const created = await carol.call("POST", "/clusters", { body: { name: "fine", clusterTemplate: "webapp", numMachines: 1 } });
+  t.is(created.status, 200, created.text);
+  const fine = (created.body as { id: string }).id;
+  const failing = await carol.call("POST", "/clusters", { body: { name: "broken", clusterTemplate: "webapp", numMachines: 1, provider: "digitalocean" } });
+  t.is(failing.status, 200, failing.text);
+  const broken = (failing.body as { id: string }).id;
+  await statusOf(carol, fine, "active");
+  await statusOf(carol, broken, "incomplete");
+
+  const succeeded = await entryLike(opsg, { action: "plan.succeeded", target: fine });
+  t.like(succeeded, { tenant: "gamma", user: "carol", role: "", method: "PLAN", route: "/clusters/:id/plans/:planId", operation: "CLUSTER_CREATE", status: 200, source: "" });
+  t.is(succeeded.failedTask, undefined);
+  const plans = (await carol.call("GET", `/clusters/${fine}/plans`)).body as Array<{ id: string }>;
+  t.true(plans.some((p) => p.id === succeeded.requestId), "the request id is the plan's");
+
+  const failed = await entryLike(opsg, { action: "plan.failed", target: broken });
+  const node = ((await carol.call("GET", `/clusters/${broken}`)).body as { nodes: Array<{ id: string }> }).nodes[0]!.id;
+  t.like(failed, { tenant: "gamma", user: "carol", method: "PLAN", operation: "CLUSTER_CREATE", status: 500, failedTask: `CONFIRM on ${node}` });
+
+  // The same filters as for requests.
+  t.deepEqual((await allEntries(opsg, "&action=plan.")).map((e) => e.target).sort(), [fine, broken].sort());
+  t.deepEqual((await allEntries(opsg, `&action=plan.failed&user=carol&target=${broken}`)).map((e) => e.id), [failed.id]);
+
+  // An end stored again (as the reconciler does after a crash) or delivered again to the feed (after a crash of
+  // the metrics service before its ack) reaches the audit log under the same message id: it is dropped there.
+  const end = await storedPlanEnd(t, "gamma", broken, failed.requestId);
+  await jetstream(sys.nc).publish(clusterEventSubject("gamma", broken, "plan.finished"), encode(end), { msgID: `again-${failed.requestId}` });
+  await planEndsRead(t);
+  const ofPlan = async (planId: string) => (await allEntries(root, `&target=${broken}`)).filter((e) => e.requestId === planId);
+  t.is((await ofPlan(failed.requestId)).length, 1, "recorded once");
+  const opsa = await session("opsa", "opsapw", "acme");
+  t.deepEqual(await allEntries(opsa, "&action=plan."), [], "another tenant's admin reads none of them");
 });
