@@ -123,6 +123,22 @@ export interface LeaseDuration {
   step: number;
 }
 
+/**
+ * Automatic repair (docs/catalog.md, Cluster templates): with `auto`, a node missing or unreachable for longer than
+ * `afterSeconds` (>= 1) is replaced as by `POST /clusters/{id}/nodes/{nodeId}/replace`, one at a time per cluster.
+ */
+export interface TemplateRepair {
+  auto: boolean;
+  afterSeconds: number;
+}
+
+/** Lease limits and automatic repair; absent: unlimited leases, no automatic repair. */
+export interface TemplateAdministration {
+  leaseduration: LeaseDuration;
+  /** Absent: nodes are never replaced automatically. */
+  repair?: TemplateRepair;
+}
+
 /** A cluster template (docs/catalog.md, Cluster templates and constraints). */
 export interface ClusterTemplate {
   name: string;
@@ -130,7 +146,7 @@ export interface ClusterTemplate {
   compatibility: TemplateCompatibility;
   defaults: TemplateDefaults;
   constraints?: TemplateConstraints;
-  administration?: { leaseduration: LeaseDuration };
+  administration?: TemplateAdministration;
 }
 
 /** The five catalog kinds, as they appear in paths and in the export body. */

@@ -87,7 +87,10 @@ export const clusterTemplateSchema = objectOf(
           },
         },
       ),
-      administration: objectOf({ leaseduration: objectOf({ initial: count, max: count, step: count }) }),
+      administration: objectOf(
+        { leaseduration: objectOf({ initial: count, max: count, step: count }) },
+        { optional: { repair: objectOf({ auto: boolean, afterSeconds: Type.Integer({ minimum: 1 }) }) } },
+      ),
     },
   },
 );

@@ -6,6 +6,7 @@ import type {
   TemplateCompatibility,
   TemplateConstraints,
   TemplateDefaults,
+  TemplateRepair,
 } from "../entities.js";
 import {
   checkNameKey,
@@ -20,7 +21,9 @@ import {
   optionalNameList,
   optionalObject,
   optionalString,
+  parseBoolean,
   parseDurationMs,
+  parseInteger,
   parseJsonObject,
   parseName,
   parseNameList,
@@ -66,7 +69,11 @@ export function parseClusterTemplate(body: unknown): ClusterTemplate {
   };
   const administration = optionalObject(getOwn(obj, "administration"), "administration");
   if (administration !== undefined) {
-    template.administration = { leaseduration: parseLeaseDuration(administration, "administration") };
+    const repair = optionalObject(getOwn(administration, "repair"), "administration.repair");
+    template.administration = {
+      leaseduration: parseLeaseDuration(administration, "administration"),
+      ...(repair === undefined ? {} : { repair: parseRepair(repair, "administration.repair") }),
+    };
   }
   return template;
 }
@@ -220,6 +227,15 @@ function parseServiceConstraint(value: unknown, path: string): ServiceConstraint
 /** 0 means unlimited for `initial` and `max`. */
 function asLimit(ms: number): number {
   return ms === 0 ? Number.POSITIVE_INFINITY : ms;
+}
+
+function parseRepair(obj: RawObject, path: string): TemplateRepair {
+  const auto = getOwn(obj, "auto");
+  if (auto === undefined) fail(child(path, "auto"), "is required");
+  return {
+    auto: parseBoolean(auto, child(path, "auto"), false),
+    afterSeconds: parseInteger(getOwn(obj, "afterSeconds"), child(path, "afterSeconds"), { min: 1 }),
+  };
 }
 
 function parseLeaseDuration(obj: RawObject, path: string): LeaseDuration {

@@ -537,3 +537,24 @@ test("template - returns a fresh object even for an already canonical body", (t)
   t.not(again.defaults, canonical.defaults);
   t.not(again.constraints?.size, canonical.constraints?.size);
 });
+
+test("template - administration.repair: optional, auto and afterSeconds >= 1", (t) => {
+  const lease = { initial: 0, max: 0, step: 0 };
+  const admin = (repair: unknown): Record<string, unknown> => template({ administration: { leaseduration: lease, repair } });
+  t.deepEqual(parseClusterTemplate(admin({ auto: true, afterSeconds: 120 })).administration, {
+    leaseduration: lease,
+    repair: { auto: true, afterSeconds: 120 },
+  });
+  t.deepEqual(parseClusterTemplate(admin({ auto: "false", afterSeconds: "30" })).administration?.repair, { auto: false, afterSeconds: 30 });
+  t.deepEqual(parseClusterTemplate(admin(null)).administration, { leaseduration: lease });
+  t.false("repair" in (parseClusterTemplate(template({ administration: { leaseduration: {} } })).administration ?? {}));
+  const rejects = (repair: unknown, field: string, problem: string): void =>
+    throws400(t, () => parseClusterTemplate(admin(repair)), `administration.repair${field} ${problem}`, `administration.repair${field}`);
+  rejects(true, "", "must be an object (got true)");
+  rejects({ afterSeconds: 60 }, ".auto", "is required");
+  rejects({ auto: "yes", afterSeconds: 60 }, ".auto", `must be a boolean (got "yes")`);
+  rejects({ auto: true }, ".afterSeconds", "is required");
+  rejects({ auto: true, afterSeconds: 0 }, ".afterSeconds", "must be >= 1 (got 0)");
+  rejects({ auto: true, afterSeconds: 1.5 }, ".afterSeconds", "must be an integer (got 1.5)");
+  rejects({ auto: true, afterSeconds: "soon" }, ".afterSeconds", `must be an integer (got "soon")`);
+});
