@@ -97,8 +97,9 @@ export function addressPolicy(allowedNetworks: readonly string[] = []): AddressP
   };
 }
 
-/** Host names that always name this machine or a cloud's metadata service, whatever DNS says. */
-const LOCAL_NAMES = /(^|\.)localhost\.?$|^metadata\.google\.internal\.?$|^metadata\.?$/i;
+/** Host names that always name this machine, or a cloud's metadata service, whatever DNS says. */
+const LOCAL_NAMES = /(^|\.)localhost\.?$/i;
+const METADATA_NAMES = /^metadata(\.google\.internal)?\.?$/i;
 
 /**
  * Why an endpoint URL is refused at registration (the checks its text allows: scheme, credentials, an IP literal
@@ -119,6 +120,7 @@ export function urlProblem(text: string, policy: AddressPolicy): string | undefi
     const refusal = policy.refusalOf(host);
     return refusal === undefined ? undefined : `points at ${refusal} (${host}), which webhooks may not reach`;
   }
-  if (LOCAL_NAMES.test(host) && policy.refusalOf("127.0.0.1") !== undefined) return `names this machine or a metadata service (${host}), which webhooks may not reach`;
+  if (LOCAL_NAMES.test(host) && policy.refusalOf("127.0.0.1") !== undefined) return `names this machine (${host}), which webhooks may not reach`;
+  if (METADATA_NAMES.test(host) && policy.refusalOf("169.254.169.254") !== undefined) return `names a metadata service (${host}), which webhooks may not reach`;
   return undefined;
 }
