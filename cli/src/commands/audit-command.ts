@@ -2,7 +2,7 @@
 import { followAudit, listAudit, type AuditFilters } from "../audit/audit-reader.js";
 import { auditLineWriter, auditTable } from "../audit/audit-views.js";
 import { UsageError } from "../errors.js";
-import { flag, stringOption, type Command, type CommandInput } from "./command.js";
+import { flag, positiveIntegerOption, stringOption, type Command, type CommandInput } from "./command.js";
 
 /** Filter flags by the query parameter they set: `--user` is taken by the caller's identity, so `--by` names whose. */
 const FILTERS = { since: "since", until: "until", by: "user", action: "action", target: "target" } as const;
@@ -23,7 +23,7 @@ export const auditCommand: Command = {
   },
   async run(ctx, input) {
     const filters = filtersOf(input);
-    const limit = positiveInteger(input, "limit");
+    const limit = positiveIntegerOption(input, "limit");
     const after = stringOption(input, "after");
     if (!flag(input, "follow")) {
       const listing = await listAudit(ctx.client(), filters, limit ?? 100, after);
@@ -31,7 +31,7 @@ export const auditCommand: Command = {
     }
     if (filters["until"] !== undefined || after !== undefined) throw new UsageError("--follow shows what is recorded from now on: drop --until and --after");
     const print = auditLineWriter(ctx.format, (text) => void ctx.stdout.write(text));
-    const interval = positiveInteger(input, "interval");
+    const interval = positiveIntegerOption(input, "interval");
     for await (const entries of followAudit(ctx.client(), filters, { ...(limit ? { initial: limit } : {}), ...(interval ? { intervalMs: interval } : {}) })) {
       print(entries);
     }
@@ -46,12 +46,4 @@ function filtersOf(input: CommandInput): AuditFilters {
       return value === undefined ? [] : [[parameter, value]];
     }),
   );
-}
-
-function positiveInteger(input: CommandInput, name: string): number | undefined {
-  const text = stringOption(input, name);
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--${name} ${text}: must be a whole number above 0`);
-  return n;
 }

@@ -1,25 +1,59 @@
 /** Cluster views people ask for more than the endpoints give: `status`, `plan`, `watch`, `cluster nodes`. */
 import type { ClusterDetails, ClusterSummary, PlanView } from "@corral/contracts";
-import { ExitCode, UsageError } from "../errors.js";
+import { ApiError, ExitCode, UsageError } from "../errors.js";
+import type { ApiClient } from "../http/api-client.js";
 import { clusterTable, nodeTable, planProgressView } from "../output/cluster-views.js";
+import { countsText, healthCounts, UNCHECKED } from "../output/node-health.js";
 import { followJob } from "../progress/follow-job.js";
 import { planProgress } from "../progress/plan-progress.js";
 import { flag, listOption, stringOption, type Command } from "./command.js";
 
 const cluster = (id: string) => `/clusters/${encodeURIComponent(id)}`;
 
+/** Clusters whose nodes `status` reads at the same time. */
+const HEALTH_READS_AT_ONCE = 4;
+
+/** A cluster of `corral status`: its summary and, unless left out, its nodes counted by health state. */
+type StatusRow = ClusterSummary & { health?: Record<string, number> };
+
 export const statusCommand: Command = {
   words: ["status"],
-  summary: "the tenant's clusters at a glance (a user sees its own, the tenant admin all)",
+  summary: "the tenant's clusters at a glance, with their nodes' health (a user sees its own, the tenant admin all)",
   options: {
     status: { type: "string", multiple: true, valueName: "status", description: "only clusters in this status (repeatable)" },
+    "no-health": { type: "boolean", description: "leave out the HEALTH column (it reads each live cluster's nodes)" },
   },
   async run(ctx, input) {
     const statuses = listOption(input, "status");
-    const clusters = await ctx.client().request<ClusterSummary[]>("GET", "/clusters", statuses.length > 0 ? { query: { status: statuses.join(",") } } : {});
-    return { result: { value: clusters, table: () => clusterTable(clusters) } };
+    const client = ctx.client();
+    const clusters = await client.request<ClusterSummary[]>("GET", "/clusters", statuses.length > 0 ? { query: { status: statuses.join(",") } } : {});
+    if (flag(input, "no-health")) return { result: { value: clusters, table: () => clusterTable(clusters) } };
+    const rows = await withHealth(client, clusters);
+    // Where no provider checks its machines (sim, unless asked), a column of "unchecked" says nothing.
+    const checked = rows.some((c) => Object.keys(c.health ?? {}).some((state) => state !== UNCHECKED));
+    return { result: { value: rows, table: () => clusterTable(rows, checked ? (c) => (c.health ? countsText(c.health) : "-") : undefined) } };
   },
 };
+
+/** Each live cluster with its nodes counted by health state (a few reads at a time); terminated ones as they are. */
+async function withHealth(client: ApiClient, clusters: readonly ClusterSummary[]): Promise<StatusRow[]> {
+  const rows: StatusRow[] = [...clusters];
+  const live = clusters.flatMap((c, i) => (c.status === "terminated" ? [] : [i]));
+  const readNext = async (): Promise<void> => {
+    for (let i = live.shift(); i !== undefined; i = live.shift()) {
+      const summary = clusters[i] as ClusterSummary;
+      try {
+        const details = await client.request<ClusterDetails>("GET", cluster(summary.id));
+        rows[i] = { ...summary, health: Object.fromEntries(healthCounts(details.nodes)) };
+      } catch (err) {
+        // Gone (or no longer the caller's) since the list was read: shown without health.
+        if (!(err instanceof ApiError && err.status === 404)) throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: HEALTH_READS_AT_ONCE }, readNext));
+  return rows;
+}
 
 export const planCommand: Command = {
   words: ["plan"],
@@ -60,7 +94,7 @@ export const watchCommand: Command = {
 
 export const nodesCommand: Command = {
   words: ["clusters", "nodes"],
-  summary: "a cluster's nodes: hostname, addresses, services, last action",
+  summary: "a cluster's nodes: hostname, addresses, services, health (state, since, and why when not healthy), last action",
   args: ["<cluster-id>"],
   async run(ctx, input) {
     const details = await ctx.client().request<ClusterDetails>("GET", cluster(input.positionals[0] ?? ""));

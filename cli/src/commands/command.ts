@@ -1,5 +1,5 @@
 /** What a command is: its words, arguments and options, and what it does. */
-import type { ExitCode } from "../errors.js";
+import { UsageError, type ExitCode } from "../errors.js";
 import type { ApiClient } from "../http/api-client.js";
 import type { CommandResult, OutputFormat } from "../output/format.js";
 import type { Settings } from "../settings/settings.js";
@@ -74,4 +74,13 @@ export function listOption(input: CommandInput, name: string): string[] {
 
 export function flag(input: CommandInput, name: string): boolean {
   return input.options[name] === true;
+}
+
+/** A string option read as a whole number above 0; undefined when not given. */
+export function positiveIntegerOption(input: CommandInput, name: string): number | undefined {
+  const text = stringOption(input, name);
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--${name} ${text}: must be a whole number above 0`);
+  return n;
 }

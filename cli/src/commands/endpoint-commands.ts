@@ -32,6 +32,7 @@ const JOB_ENDPOINTS: ReadonlySet<EndpointName> = new Set<EndpointName>([
   "clusters.addNodes",
   "clusters.removeNode",
   "clusters.removeNodes",
+  "clusters.replaceNode",
   "clusters.startServices",
   "clusters.stopServices",
   "clusters.restartServices",
@@ -53,10 +54,10 @@ export function commandWordsOf(name: string): string[] {
 const QUERY_OPTION = {
   query: { type: "string", short: "q", multiple: true, valueName: "key=value", description: "query parameter (repeatable), e.g. status=active" },
 } as const satisfies OptionSpecs;
-const JOB_OPTIONS = {
+export const JOB_OPTIONS = {
   wait: { type: "boolean", description: "follow the cluster's job until it ends; exit 1 when it fails" },
 } as const satisfies OptionSpecs;
-const DRY_RUN_OPTION = {
+export const DRY_RUN_OPTION = {
   "dry-run": { type: "boolean", description: "show the layout and plan the request would make; change nothing" },
 } as const satisfies OptionSpecs;
 const UPLOAD_OPTION = {

@@ -6,6 +6,7 @@ import { applyCommand, exportCommand } from "./catalog-commands.js";
 import { nodesCommand, planCommand, statusCommand, watchCommand } from "./cluster-commands.js";
 import type { Command } from "./command.js";
 import { endpointCommands } from "./endpoint-commands.js";
+import { nodesAddCommand, nodesRemoveCommand, nodesReplaceCommand } from "./node-commands.js";
 import {
   configSetCommand,
   configShowCommand,
@@ -21,6 +22,9 @@ const handWritten: readonly Command[] = [
   planCommand,
   watchCommand,
   nodesCommand,
+  nodesAddCommand,
+  nodesRemoveCommand,
+  nodesReplaceCommand,
   auditCommand,
   applyCommand,
   exportCommand,
