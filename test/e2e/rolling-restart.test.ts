@@ -267,7 +267,7 @@ test.serial("a malformed rolling is a 400 naming the field; rolling without a re
 /** Every node lists the hostnames of the nodes with `base` (all of them): a new node or a removed one changes every peer. */
 const PEERS_CONFIG = { peers: "%join(host.service.base,',')%" };
 
-test.serial("adding and removing nodes with restart: the peers whose config changes restart rolling", async (t) => {
+test.serial("adding, removing and replacing nodes with restart: the peers whose config changes restart rolling", async (t) => {
   const tenant = await rollingTenant(t);
   const { id, nodes } = await fourNginxNodes(t, tenant, "rollgrow1", "webapp", PEERS_CONFIG);
   const grow = { numMachines: 1, restart: true, rolling: { maxUnavailable: 1 } };
@@ -305,4 +305,23 @@ test.serial("adding and removing nodes with restart: the peers whose config chan
     "the four peers two at a time",
   );
   t.true(mostDownInHistories(t, remaining, removal.body.planId, "nginx") <= 2, "at most two peers' nginx down at once");
+
+  const replaced = remaining[1]!;
+  const replace = await send(t, tenant.user, "POST", `/clusters/${id}/nodes/${replaced.id}/replace`, {
+    restart: true,
+    rolling: { maxUnavailable: 1 },
+  });
+  assertOk(t, replace, "replacing a node, restarting the peers rolling");
+  await settled(t, tenant, id);
+  const replacePlan = await get(t, tenant.user, `/clusters/${id}/plans/${replace.body.planId}`);
+  t.is(replacePlan.action, "REPLACE_NODE");
+  const peers = remaining.filter((n) => n.id !== replaced.id);
+  const peerIds = new Set(peers.map((n) => n.id));
+  t.deepEqual(
+    stopBatches(replacePlan.stages.map((s: Task[]) => s.filter((x) => peerIds.has(x.nodeId))), "nginx"),
+    peers.map((n) => [n.id]),
+    "the three peers one at a time",
+  );
+  const afterReplace: NodeBody[] = (await get(t, tenant.user, `/clusters/${id}`)).nodes;
+  t.is(mostDownInHistories(t, afterReplace, replace.body.planId, "nginx"), 1, "never two nginx nodes down at once");
 });
