@@ -268,6 +268,7 @@ test.serial("a malformed rolling is a 400 naming the field; rolling without a re
 const PEERS_CONFIG = { peers: "%join(host.service.base,',')%" };
 
 test.serial("adding, removing and replacing nodes with restart: the peers whose config changes restart rolling", async (t) => {
+  t.timeout(240_000); // a 4-node cluster, then three plans of several batches each
   const tenant = await rollingTenant(t);
   const { id, nodes } = await fourNginxNodes(t, tenant, "rollgrow1", "webapp", PEERS_CONFIG);
   const grow = { numMachines: 1, restart: true, rolling: { maxUnavailable: 1 } };
