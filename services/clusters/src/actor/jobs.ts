@@ -74,7 +74,7 @@ export function createJobs(deps: EngineDeps, { clusters, plans, effects }: JobsP
       const { id, planId } = cluster;
       // Nothing written before the cluster record is reachable: these writes need no order among themselves.
       const [started] = await Promise.all([
-        createPlan({ id: planId, cluster, action: "cluster_create", plan }),
+        createPlan({ id: planId, cluster, action: "cluster_create", plan, startedBy: cluster.ownerId }),
         deps.nodes.putNew(id, nodes),
         deps.credentials.put(id, planId, providerFields, cluster.createTime),
       ]);
@@ -121,6 +121,7 @@ export function createJobs(deps: EngineDeps, { clusters, plans, effects }: JobsP
         action: request.action,
         plan: planned,
         ...(request.nodeServices ? { nodeServices: request.nodeServices } : {}),
+        ...(request.startedBy !== undefined ? { startedBy: request.startedBy } : {}),
       });
       // Before the write that makes the plan reachable, so its tasks find them; a plan never started leaves them
       // to the reconciler's sweep when the removal below does not happen.

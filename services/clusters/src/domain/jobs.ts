@@ -5,6 +5,8 @@ import type { ClusterNode, ClusterRecord } from "./records.js";
 /** What an operation on an existing cluster asks for. */
 export interface JobRequest {
   action: PlannedClusterAction;
+  /** The user whose request it is (recorded on its plan); absent for a job nobody asked for. */
+  startedBy?: string;
   /** For single-service start/stop/restart. */
   service?: string;
   /** For add_services: the services added and the nodes' services after the change. */

@@ -13,6 +13,8 @@ export interface NewPlan {
   createTime: number;
   /** For add_services: the services each changed node holds after the change. */
   nodeServices?: Record<string, string[]>;
+  /** The user whose request started it. */
+  startedBy?: string;
 }
 
 /** What a new plan actor starts from: its input, its tasks by stage (to store), its record around its first snapshot. */
@@ -22,7 +24,7 @@ export interface PlanStart {
   recordOf(actor: PersistedActor<PlanContext>): PlanRecord;
 }
 
-export function newPlan({ id, cluster, action, plan, createTime, nodeServices }: NewPlan): PlanStart {
+export function newPlan({ id, cluster, action, plan, createTime, nodeServices, startedBy }: NewPlan): PlanStart {
   const stages: StoredTask[][] = plan.stages.map((stage) =>
     stage.map((t) => ({ taskName: t.taskName, nodeId: t.nodeId, service: t.service })),
   );
@@ -37,6 +39,7 @@ export function newPlan({ id, cluster, action, plan, createTime, nodeServices }:
       tenant: cluster.tenant,
       action: plan.action,
       createTime,
+      ...(startedBy !== undefined ? { startedBy } : {}),
       stageSizes,
       actor,
       ...(nodeServices ? { nodeServices } : {}),

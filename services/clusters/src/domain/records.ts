@@ -103,6 +103,8 @@ export interface PlanRecord {
   action: PlanAction;
   /** ms */
   createTime: number;
+  /** The user whose request started the plan; absent for a plan nobody asked for (a delete at lease expiry, a repair). */
+  startedBy?: string;
   stageSizes: number[];
   actor: PersistedActor<PlanContext>;
   /** For add_services: the services each changed node holds after the change (applied before stage 0). */

@@ -94,10 +94,23 @@ export function planWriteEvents(
 
 /** The end of a plan, with what failed. */
 export function planFinishedEvent(plan: PlanRecord, outcome: PlanOutcome, at: number): PlanFinishedEvent {
-  const event: PlanFinishedEvent = { ...planBase(plan, at), type: "plan.finished", action: plan.action, outcome };
+  const event: PlanFinishedEvent = {
+    ...planBase(plan, at),
+    type: "plan.finished",
+    action: plan.action,
+    outcome,
+    ...(plan.startedBy !== undefined ? { startedBy: plan.startedBy } : {}),
+  };
   const failure = plan.actor.context.failure;
   if (outcome === "failed" && failure) {
-    event.failure = { taskId: formatTaskId(plan.id, failure.index), taskName: failure.taskName, message: failure.message };
+    // A small plan keeps its tasks in its record: the failed one's node and service come with it.
+    const task = plan.tasks?.flat()[failure.index];
+    event.failure = {
+      taskId: formatTaskId(plan.id, failure.index),
+      taskName: failure.taskName,
+      message: failure.message,
+      ...(task ? { nodeId: task.nodeId, service: task.service } : {}),
+    };
   }
   return event;
 }

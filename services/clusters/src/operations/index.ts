@@ -55,17 +55,21 @@ export interface ClusterOperations extends JobOperations<JobStarted> {
   dryRun: JobOperations<DryRunResult> & { create(identity: Identity, req: CreateClusterRequest): Promise<DryRunResult> };
 }
 
-/** Each job operation prepared with `solver`, then finished by `finish`. */
-function jobOperations<Result>(ctx: OperationContext, solver: Solver, finish: (job: PreparedJob) => Promise<Result>): JobOperations<Result> {
+/** A prepared job as the request of `identity`'s user (its plan records who started it). */
+const startedBy = (identity: Identity, job: PreparedJob): PreparedJob => ({ ...job, request: { ...job.request, startedBy: identity.userId } });
+
+/** Each job operation prepared with `solver` as the request of its identity's user, then finished by `done`. */
+function jobOperations<Result>(ctx: OperationContext, solver: Solver, done: (job: PreparedJob) => Promise<Result>): JobOperations<Result> {
+  const finish = (identity: Identity, job: PreparedJob) => done(startedBy(identity, job));
   return {
-    delete: async (identity, id, providerFields) => finish(await prepareDelete(ctx, solver, identity, id, providerFields)),
-    configure: async (identity, id, req) => finish(await prepareConfigure(ctx, solver, identity, id, req)),
-    addServices: async (identity, id, req) => finish(await prepareAddServices(ctx, solver, identity, id, req)),
-    addNodes: async (identity, id, req) => finish(await prepareAddNodes(ctx, solver, identity, id, req)),
-    removeNodes: async (identity, id, req) => finish(await prepareRemoveNodes(ctx, solver, identity, id, req)),
-    replaceNode: async (identity, id, nodeId, req) => finish(await prepareReplaceNode(ctx, solver, identity, id, nodeId, req)),
+    delete: async (identity, id, providerFields) => finish(identity, await prepareDelete(ctx, solver, identity, id, providerFields)),
+    configure: async (identity, id, req) => finish(identity, await prepareConfigure(ctx, solver, identity, id, req)),
+    addServices: async (identity, id, req) => finish(identity, await prepareAddServices(ctx, solver, identity, id, req)),
+    addNodes: async (identity, id, req) => finish(identity, await prepareAddNodes(ctx, solver, identity, id, req)),
+    removeNodes: async (identity, id, req) => finish(identity, await prepareRemoveNodes(ctx, solver, identity, id, req)),
+    replaceNode: async (identity, id, nodeId, req) => finish(identity, await prepareReplaceNode(ctx, solver, identity, id, nodeId, req)),
     runServices: async (identity, id, action, service, providerFields, rolling) =>
-      finish(await prepareRunServices(ctx, solver, identity, id, action, service, providerFields, rolling)),
+      finish(identity, await prepareRunServices(ctx, solver, identity, id, action, service, providerFields, rolling)),
   };
 }
 
