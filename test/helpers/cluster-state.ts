@@ -46,9 +46,15 @@ export function staleUnpublished(plan: PlanRecord): PlanRecord["actor"]["context
  * What is wrong with a cluster whose job should have ended with `status` (empty when nothing): the cluster's
  * status and action status; its current plan finished, every task completed, nothing due left unpublished, no failure;
  * each planned task recorded exactly once as complete in its node's history (none twice, none missing, none
- * foreign); each node created once (one CREATE in its history, a provider id).
+ * foreign); each node created once (one CREATE in its history, a provider id). `options.leftNodes`: nodes the plan
+ * took out of the cluster (a removal, a replace), whose tasks have no stored node to be recorded in.
  */
-export async function clusterProblems(state: ClusterState, clusterId: string, status: "active" | "terminated"): Promise<string[]> {
+export async function clusterProblems(
+  state: ClusterState,
+  clusterId: string,
+  status: "active" | "terminated",
+  options: { leftNodes?: readonly string[] } = {},
+): Promise<string[]> {
   const problems: string[] = [];
   const cluster = (await state.cluster(clusterId))?.value;
   if (!cluster) return [`cluster ${clusterId} is not stored`];
@@ -96,6 +102,7 @@ export async function clusterProblems(state: ClusterState, clusterId: string, st
       if (typeof node.results["providerid"] !== "string") problems.push(`node ${node.id}: no providerid`);
     }
   }
-  for (const t of tasks) if (!nodes.has(t.nodeId)) problems.push(`task ${t.taskId}: node ${t.nodeId} is not stored`);
+  const left = new Set(options.leftNodes ?? []);
+  for (const t of tasks) if (!nodes.has(t.nodeId) && !left.has(t.nodeId)) problems.push(`task ${t.taskId}: node ${t.nodeId} is not stored`);
   return problems;
 }

@@ -1,0 +1,211 @@
+/**
+ * Crash tests of day-two operations on real machines: a 3-node cluster of the peers catalog
+ * (test/helpers/docker-peers.ts) on the `docker` provider grows by two nodes while the clusters service and two
+ * provisioners run as child processes, and one of them is killed with SIGKILL while a new node's CREATE, CONFIRM
+ * or BOOTSTRAP is in flight. The cluster must end active with exactly the nodes it should have, one container each
+ * (the one its stored `providerid` names), every member listing every node, and its delete must leave nothing.
+ *
+ * Which provisioner runs which task is read from the provisioners' debug lines ("running task", "task done").
+ */
+import anyTest, { type ExecutionContext, type TestFn } from "ava";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { NodeView } from "@corral/contracts";
+import { api } from "../helpers/api.js";
+import { show } from "../helpers/assertions.js";
+import { clusterProblems, openClusterState, type ClusterState } from "../helpers/cluster-state.js";
+import { createCluster, getOk, waitForStatus } from "../helpers/clusters.js";
+import { removeTenantContainers, tenantContainers, type DemoTenant } from "../helpers/docker-demo.js";
+import { ensureDockerForTests } from "../helpers/docker-hosts.js";
+import { createPeersTenant, peersIn, PEERS_TEMPLATE } from "../helpers/docker-peers.js";
+import { eventually } from "../helpers/eventually.js";
+import { createProcessSet, runningTasksOf, startClustersProcess, startProvisionerProcess, type ProcessSet, type ServiceProcess } from "../helpers/processes.js";
+import { startSystem, type TestSystem } from "../helpers/system.js";
+
+/** A provisioner child and the tasks it runs now (`<taskId>.<dispatch>` -> task name). */
+interface ProvisionerChild {
+  id: string;
+  proc: ServiceProcess;
+  running: Map<string, string>;
+}
+
+interface Context {
+  sys: TestSystem;
+  procs: ProcessSet;
+  dir: string;
+  state: ClusterState;
+  clusters: ServiceProcess;
+  provisioners: Map<string, ProvisionerChild>;
+  tenants: DemoTenant[];
+}
+type T = ExecutionContext<Context>;
+const test = anyTest as TestFn<Context>;
+
+const PROVISIONER_IDS = ["d2-p0", "d2-p1"] as const;
+/** The tasks that make and reach a new machine. */
+const EARLY_TASKS = new Set(["CREATE", "CONFIRM", "BOOTSTRAP"]);
+const SETTLE_MS = 240_000;
+
+test.before(async (t) => {
+  await ensureDockerForTests();
+  t.context.procs = createProcessSet();
+  t.context.tenants = [];
+  t.context.provisioners = new Map();
+  t.context.dir = await mkdtemp(join(tmpdir(), "corral-day-two-crash-"));
+  t.context.sys = await startSystem({ requestTimeoutMs: 5_000 });
+  t.context.state = await openClusterState(t.context.sys.nc);
+  t.context.clusters = await t.context.procs.start(() => startClustersProcess({ natsUrl: t.context.sys.nats.url }));
+  for (const id of PROVISIONER_IDS) await startProvisionerChild(t.context, id);
+});
+
+test.after.always(async (t) => {
+  // Processes first, so no task makes a container after the sweep.
+  await t.context.procs?.stopAll();
+  for (const tenant of t.context.tenants ?? []) await removeTenantContainers(tenant.name, tenant.network);
+  await t.context.sys?.stop();
+  if (t.context.dir) await rm(t.context.dir, { recursive: true, force: true });
+});
+
+/** Starts provisioner `id` at debug level (its task lines tell what it runs), with its own work directory. */
+async function startProvisionerChild(c: Context, id: string): Promise<ProvisionerChild> {
+  const { running, onLine } = runningTasksOf();
+  const proc = await c.procs.start(() =>
+    startProvisionerProcess({ natsUrl: c.sys.nats.url, id, capacity: 10, workDir: join(c.dir, id), logLevel: "debug", onLine }),
+  );
+  const child = { id, proc, running };
+  c.provisioners.set(id, child);
+  return child;
+}
+
+/** Starts again every provisioner that is not running. */
+async function ensureProvisioners(c: Context): Promise<void> {
+  for (const id of PROVISIONER_IDS) if (!c.provisioners.get(id)?.proc.isAlive()) await startProvisionerChild(c, id);
+}
+
+async function dumpOnFailure<R>(t: T, p: Promise<R>): Promise<R> {
+  try {
+    return await p;
+  } catch (err) {
+    t.log(t.context.procs.dump());
+    throw err;
+  }
+}
+
+const settle = (t: T, tenant: DemoTenant, id: string, status: "active" | "terminated" = "active") =>
+  dumpOnFailure(t, waitForStatus(t.context.sys.baseUrl, tenant.user, id, status, SETTLE_MS));
+
+const nodesOf = async (t: T, tenant: DemoTenant, id: string): Promise<NodeView[]> =>
+  (await getOk<{ nodes: NodeView[] }>(t.context.sys.baseUrl, tenant.user, `/clusters/${id}`)).nodes;
+
+/** A tenant with the peers catalog and an active 3-node cluster. */
+async function threeNodeCluster(t: T, prefix: string): Promise<{ tenant: DemoTenant; id: string }> {
+  const tenant = await createPeersTenant(t.context.sys, prefix);
+  t.context.tenants.push(tenant);
+  const id = await createCluster(t.context.sys.baseUrl, tenant.user, { name: "crash", clusterTemplate: PEERS_TEMPLATE, numMachines: 3 });
+  await settle(t, tenant, id);
+  return { tenant, id };
+}
+
+/** Starts a job (`POST path` with `body`); answers its plan id. */
+async function startJob(t: T, tenant: DemoTenant, path: string, body: unknown): Promise<string> {
+  const res = await api(t.context.sys.baseUrl, "POST", path, { ...tenant.user, body });
+  if (res.status !== 200) throw new Error(`POST ${path}: ${show(res)}`);
+  return (res.body as { planId: string }).planId;
+}
+
+/**
+ * Waits until a provisioner runs CREATE, CONFIRM or BOOTSTRAP of the plan while the cluster has more containers
+ * than `before`: the middle of bringing new machines up. Answers that provisioner and its tasks.
+ */
+async function midNewMachines(t: T, tenant: DemoTenant, clusterId: string, planId: string, before: number) {
+  return dumpOnFailure(
+    t,
+    eventually(
+      async () => {
+        if ((await tenantContainers(tenant.name, { "corral.cluster": clusterId })).length <= before) return false;
+        for (const p of t.context.provisioners.values()) {
+          if (!p.proc.isAlive()) continue;
+          const held = [...p.running].filter(([key, name]) => key.startsWith(`${planId}-`) && EARLY_TASKS.has(name));
+          if (held.length > 0) return { provisioner: p, held: held.map(([key, name]) => `${name} ${key}`) };
+        }
+        return false;
+      },
+      { what: `CREATE/CONFIRM/BOOTSTRAP of plan ${planId} in flight with a new container made`, timeoutMs: 120_000, intervalMs: 20 },
+    ),
+  );
+}
+
+/**
+ * The cluster is consistently active with `count` nodes; each node has exactly one container, the one its stored
+ * `providerid` names; the tenant has no other container; every member lists every node. `left`: nodes the last
+ * plan took out of the cluster.
+ */
+async function assertExactlyOnContainers(t: T, tenant: DemoTenant, id: string, count: number, left: readonly string[] = []): Promise<NodeView[]> {
+  const { state } = t.context;
+  t.deepEqual(await clusterProblems(state, id, "active", { leftNodes: left }), []);
+  const nodes = await nodesOf(t, tenant, id);
+  t.is(nodes.length, count, `${count} nodes`);
+  const stored = new Map((await state.nodes((await state.cluster(id))!.value)).map((n) => [n.id, n]));
+  t.is((await tenantContainers(tenant.name)).length, count, "no container of the tenant but the nodes'");
+  const hostnames = nodes.map((n) => String(n.properties["hostname"])).sort();
+  for (const node of nodes) {
+    const own = await tenantContainers(tenant.name, { "corral.node": node.id });
+    t.deepEqual(own, [stored.get(node.id)?.results["providerid"]], `node ${node.id}: exactly one container, the one its providerid names`);
+    if (own[0]) t.deepEqual(await peersIn(own[0]), hostnames, `node ${node.id}'s member lists every node`);
+  }
+  return nodes;
+}
+
+/** Deletes the cluster: it ends terminated and the tenant has no container left. */
+async function deleteAndAssertGone(t: T, tenant: DemoTenant, id: string): Promise<void> {
+  const res = await api(t.context.sys.baseUrl, "DELETE", `/clusters/${id}`, tenant.admin);
+  t.is(res.status, 200, show(res));
+  await settle(t, tenant, id, "terminated");
+  t.deepEqual(await clusterProblems(t.context.state, id, "terminated"), []);
+  t.deepEqual(await tenantContainers(tenant.name), [], "the delete leaves no container");
+}
+
+/** Kills a process with SIGKILL while new machines come up (`held`: what the provisioner runs), then starts it again. */
+type Kill = (t: T, provisioner: ProvisionerChild, held: string[]) => Promise<void>;
+
+const killProvisioner: Kill = async (t, provisioner, held) => {
+  t.is((await provisioner.proc.kill("SIGKILL")).signal, "SIGKILL");
+  t.log(`killed ${provisioner.id} holding ${held.join(", ")}`);
+  await startProvisionerChild(t.context, provisioner.id);
+};
+
+const killClusters: Kill = async (t, provisioner, held) => {
+  const c = t.context;
+  t.is((await c.clusters.kill("SIGKILL")).signal, "SIGKILL");
+  t.log(`killed the clusters service while ${provisioner.id} ran ${held.join(", ")}`);
+  c.clusters = await c.procs.start(() => c.clusters.respawn());
+};
+
+/** Grows the cluster from 3 to 5 nodes, killing a process mid-way; the cluster ends with 5 nodes, one container each. */
+async function growWithKill(t: T, tenant: DemoTenant, id: string, kill: Kill): Promise<void> {
+  const planId = await startJob(t, tenant, `/clusters/${id}/nodes`, { numMachines: 2 });
+  const { provisioner, held } = await midNewMachines(t, tenant, id, planId, 3);
+  const killedAt = Date.now();
+  await kill(t, provisioner, held);
+  await settle(t, tenant, id);
+  t.log(`grow: active ${Date.now() - killedAt} ms after the kill`);
+  t.like(await getOk(t.context.sys.baseUrl, tenant.user, `/clusters/${id}/status`), { action: "add_nodes", actionstatus: "complete" });
+  await assertExactlyOnContainers(t, tenant, id, 5);
+}
+
+test.serial("crash - a provisioner killed mid-grow on docker: the cluster has 5 nodes, one container each, nothing left behind", async (t) => {
+  t.timeout(SETTLE_MS * 3);
+  await ensureProvisioners(t.context);
+  const { tenant, id } = await threeNodeCluster(t, "d2-prov");
+  await growWithKill(t, tenant, id, killProvisioner);
+  await deleteAndAssertGone(t, tenant, id);
+});
+
+test.serial("crash - the clusters service killed mid-grow on docker and restarted: 5 nodes, one container each, nothing left behind", async (t) => {
+  t.timeout(SETTLE_MS * 3);
+  await ensureProvisioners(t.context);
+  const { tenant, id } = await threeNodeCluster(t, "d2-clus");
+  await growWithKill(t, tenant, id, killClusters);
+  await deleteAndAssertGone(t, tenant, id);
+});
