@@ -10,3 +10,4 @@ export type { UsageScope } from "./domain/usage-query.js";
 export { createRedisUsageStore } from "./adapters/usage-store.js";
 export type { RedisClient, UsageStore } from "./adapters/usage-store.js";
 export { planEndEntry, planEndMessageId, planEndsIn } from "./domain/plan-ends.js";
+export { failedTaskLookup } from "./adapters/failed-task-lookup.js";

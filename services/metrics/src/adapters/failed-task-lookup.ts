@@ -12,7 +12,8 @@ const GET_BUDGET = 64;
  * Finds where a failed plan's task ran (node, service) when the plan's end does not say: from the task's failed
  * `task.ended`, which the clusters service stores on its own (never inside a progress) before the plan's end. Read
  * back from the end's position in windows of the cluster's `task.ended` subject (JetStream reads forwards only):
- * a cluster's failed task ends are few, so a window costs a direct get or two. `undefined` when not found.
+ * a cluster's failed task ends are few, so a window costs a direct get or two (the events stream allows them:
+ * `ensureLiveEventRepublish`, applied when the bus is prepared). `undefined` when not found.
  */
 export function failedTaskLookup(nc: NatsConnection) {
   const js = jsRequests(nc);
