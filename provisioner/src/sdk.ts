@@ -10,6 +10,9 @@ export type { Plugin, ProviderPlugin, AutomatorPlugin, PluginContext, PluginOutc
 /** A provider's node health checks (`ProviderPlugin.health`): what a check gets, and what a node and its finding are. */
 export type { ProviderHealth, HealthCheckContext } from "./plugins/types.js";
 export type { HealthTarget, NodeHealthCheck, NodeHealthState } from "@corral/contracts";
+/** Health checks batched by the API client a node's provider settings make (endpoint, region, account). */
+export { healthBySettings } from "./plugins/health-by-settings.js";
+export type { HealthBySettingsOptions, SettingsReading } from "./plugins/health-by-settings.js";
 /** What a factory gets (shared NATS connection, SSH pool, cluster keys, sandbox, ...), the factory, a module's shape. */
 export type { PluginHost, PluginFactory, PluginModule } from "./plugin-host.js";
 /** Types plugins meet in `ctx.task` and in their specs (from @corral/shared and @corral/contracts). */

@@ -1,9 +1,8 @@
-import { createHash } from "node:crypto";
-import type { HealthTarget, NodeHealthCheck, ProviderHealth } from "@corral/provisioner/sdk";
+import { healthBySettings, type HealthTarget, type NodeHealthCheck, type ProviderHealth } from "@corral/provisioner/sdk";
 import type { Ec2Deps } from "./deps.js";
 import { clientKey, type Ec2Instance } from "./ec2-api.js";
 import { isNodeInstance } from "./instances.js";
-import { readSettings } from "./settings.js";
+import { readSettings, type Ec2Settings } from "./settings.js";
 
 /** Instance ids one DescribeInstances filter is given at most. */
 const IDS_PER_CALL = 200;
@@ -20,17 +19,13 @@ export const LISTING_LAG_MS = 60_000;
  * credentials) fails the batch: its nodes are `unknown`.
  */
 export function ec2Health(deps: () => Promise<Ec2Deps>, now: () => number = Date.now): ProviderHealth {
-  return {
-    batchOf(node) {
-      const parsed = readSettings(node);
-      // The key holds the account's secret as a hash already; hashed once more, it names the batch shortly.
-      return parsed.ok ? createHash("sha256").update(clientKey(parsed.settings)).digest("base64url") : undefined;
-    },
-    async check(nodes, ctx) {
-      const parsed = nodes.length > 0 ? readSettings(nodes[0]!) : undefined;
-      if (!parsed?.ok) return nodes.map(() => ({ state: "unknown", message: `ec2: ${parsed?.error ?? "no settings"}` }));
+  return healthBySettings<Ec2Settings>({
+    provider: "ec2",
+    settingsOf: readSettings,
+    clientKey,
+    async checkBatch(settings, nodes, ctx) {
       const d = await deps();
-      const api = d.api(parsed.settings);
+      const api = d.api(settings);
       const ids = [...new Set(nodes.map(instanceIdOf).filter((id): id is string => id !== undefined))];
       const found = new Map<string, Ec2Instance>();
       for (let at = 0; at < ids.length; at += IDS_PER_CALL) {
@@ -47,7 +42,7 @@ export function ec2Health(deps: () => Promise<Ec2Deps>, now: () => number = Date
         return instanceHealth(instance && isNodeInstance(instance, d.installation, node) ? instance : undefined, id, api.where);
       });
     },
-  };
+  });
 }
 
 function instanceIdOf(node: HealthTarget): string | undefined {

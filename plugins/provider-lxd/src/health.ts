@@ -1,5 +1,4 @@
-import { createHash } from "node:crypto";
-import type { HealthTarget, NodeHealthCheck, ProviderHealth } from "@corral/provisioner/sdk";
+import { healthBySettings, type HealthTarget, type NodeHealthCheck, type ProviderHealth } from "@corral/provisioner/sdk";
 import type { LxdDeps } from "./instances.js";
 import type { Instance } from "./lxd-api.js";
 import { isNodeInstance } from "./naming.js";
@@ -12,18 +11,13 @@ import { clientKey, lxdSettings } from "./settings.js";
  * nodes are `unknown`).
  */
 export function lxdHealth(deps: () => Promise<LxdDeps>, defaultSocket: string): ProviderHealth {
-  const settingsOf = (node: HealthTarget) => lxdSettings(node.config.provider?.provisioner ?? {}, defaultSocket);
-  return {
-    batchOf(node) {
-      const parsed = settingsOf(node);
-      // The key holds a remote's client key: only its hash names the batch.
-      return parsed.ok ? createHash("sha256").update(clientKey(parsed.settings)).digest("base64url") : undefined;
-    },
-    async check(nodes, ctx) {
-      const parsed = nodes.length > 0 ? settingsOf(nodes[0]!) : undefined;
-      if (!parsed?.ok) return nodes.map(() => ({ state: "unknown", message: `lxd: ${parsed?.error ?? "no settings"}` }));
+  return healthBySettings({
+    provider: "lxd",
+    settingsOf: (node) => lxdSettings(node.config.provider?.provisioner ?? {}, defaultSocket),
+    clientKey,
+    async checkBatch(settings, nodes, ctx) {
       const d = await deps();
-      const lxd = d.client(parsed.settings);
+      const lxd = d.client(settings);
       const instances = await lxd.listInstances(ctx.signal);
       const byName = new Map(instances.map((i) => [i.name, i]));
       return nodes.map((node) => {
@@ -33,7 +27,7 @@ export function lxdHealth(deps: () => Promise<LxdDeps>, defaultSocket: string): 
         return instanceHealth(found, node, lxd.where);
       });
     },
-  };
+  });
 }
 
 /** An instance's status as a finding. */
