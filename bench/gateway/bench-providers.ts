@@ -24,3 +24,16 @@ export async function createProviders(corral: LaunchedCorral): Promise<void> {
     if (res.status !== 200) throw new Error(`creating provider ${name} failed: ${res.status} ${await res.text()}`);
   }
 }
+
+/** The local provisioner registers its plugin types a moment after start: waits for `sim` and `shell`. */
+export async function pluginTypesRegistered(baseUrl: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const answers = await Promise.all(
+      ["providertypes/sim", "automatortypes/shell"].map(async (type) => (await fetch(`${baseUrl}/plugins/${type}`, { headers: IDENTITY })).status),
+    );
+    if (answers.every((status) => status === 200)) return;
+    if (Date.now() > deadline) throw new Error(`the sim and shell plugin types are not registered after 60 s (${answers.join(", ")})`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}

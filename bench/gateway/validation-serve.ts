@@ -7,21 +7,8 @@
  * Run by validation-before-after.ts: node --import=tsx bench/gateway/validation-serve.ts (cwd: the tree).
  */
 import { createClusterCatalog } from "../../test/helpers/cluster-fixture.js";
-import { createProviders, IDENTITY } from "./bench-providers.js";
+import { createProviders, pluginTypesRegistered } from "./bench-providers.js";
 import { launchCorral } from "./launched-corral.js";
-
-/** The local provisioner registers its plugin types a moment after start: wait for `sim` and `shell`. */
-async function pluginTypesRegistered(baseUrl: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const answers = await Promise.all(
-      ["providertypes/sim", "automatortypes/shell"].map(async (type) => (await fetch(`${baseUrl}/plugins/${type}`, { headers: IDENTITY })).status),
-    );
-    if (answers.every((status) => status === 200)) return;
-    if (Date.now() > deadline) throw new Error(`the sim and shell plugin types are not registered after 60 s (${answers.join(", ")})`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-}
 
 const corral = await launchCorral();
 try {
