@@ -6,8 +6,9 @@
 import { Type, type TSchema } from "@sinclair/typebox";
 import { CATALOG_KINDS, SERVICE_ACTION_NAMES, type CatalogKind, type JsonObject, type ServiceActionName } from "../entities.js";
 import { bodyOf, booleanField, integerField, jsonCopy, jsonObjectField, mapOf, nameField, nameKeyedMap, stringValue } from "../validation/fields.js";
-import { isObject } from "../validation/primitives.js";
+import { describe as describeValue, isObject } from "../validation/primitives.js";
 import { withProblem } from "../validation/problems.js";
+import { durationField, templateDnsSuffixField, textOnly } from "../validation/template-fields.js";
 import {
   anyJson,
   anyObject,
@@ -189,6 +190,54 @@ export const serviceWriteSchema = bodyOf(
     defaults: { dependencies: { provides: [], conflicts: [], install: noDependencies, runtime: noDependencies } },
   },
 );
+
+const range = (minimum: number) => bodyOf({}, { min: integerField({ minimum }), max: integerField() });
+/** A list of name sets (`mustcoexist`, `cantcoexist`), kept as given; how many distinct names a set needs is the parser's. */
+const nameGroups = () =>
+  withProblem(arrayOf(nameList()), (value) => (Array.isArray(value) || value === null ? undefined : `must be an array of arrays of names (got ${describeValue(value)})`));
+const serviceConstraintWrite = bodyOf({}, { hardwaretypes: nameList(), imagetypes: nameList(), quantities: range(0) });
+const noLease = { initial: 0, max: 0, step: 0 };
+const leaseDurationWrite = withProblem(
+  bodyOf({}, { initial: durationField(), max: durationField(), step: durationField() }, { defaults: noLease }),
+  (value) => (value === undefined || value === null ? "is required when administration is given" : undefined),
+);
+
+const templateSections = {
+  compatibility: bodyOf({}, { hardwaretypes: nameList(), imagetypes: nameList(), services: nameList() }, { defaults: { hardwaretypes: [], imagetypes: [], services: [] } }),
+  defaults: bodyOf(
+    { services: nameList(), provider: nameField(), config: jsonObjectField({ copy: true }) },
+    { hardwaretype: textOnly(nameField()), imagetype: textOnly(nameField()), dnsSuffix: templateDnsSuffixField() },
+  ),
+};
+const templateOptions = {
+  description: string,
+  constraints: bodyOf({}, {
+    size: range(1),
+    layout: bodyOf({}, { mustcoexist: nameGroups(), cantcoexist: nameGroups() }),
+    services: nameKeyedMap(serviceConstraintWrite),
+  }),
+  administration: bodyOf(
+    { leaseduration: leaseDurationWrite },
+    {
+      repair: bodyOf({
+        auto: booleanField({ description: "Replace a node missing or unreachable for longer than afterSeconds." }),
+        afterSeconds: integerField({ minimum: 1, description: "Seconds a node may stay missing or unreachable before it is replaced." }),
+      }),
+    },
+  ),
+};
+const templateOrder = { order: ["name", "description", "compatibility", "defaults", "constraints", "administration"] };
+/**
+ * A cluster template as a write gives it (docs/catalog.md, Cluster templates and constraints): integers also as
+ * numeric strings, lease durations also as `"10s"`, `"15m"`, `"2h"`, `"1d"`, absent compatibility lists empty,
+ * `null` for an absent optional level. What reaches across its sections (defaults within compatibility, every `max`
+ * at least its `min`, the lease rule, distinct names in layout sets) is checked by parseClusterTemplate
+ * (contracts/src/validation/cluster-template.ts).
+ */
+export const clusterTemplateWriteSchema = bodyOf({ name: nameField(), ...templateSections }, templateOptions, templateOrder);
+
+/** `PUT /clustertemplates/{name}`: a template whose name, when given, is the path's (the handler checks that). */
+export const clusterTemplateUpdateSchema = bodyOf(templateSections, { name: nameField(), ...templateOptions }, templateOrder);
 
 /**
  * A tenant as a write gives it: `name`, `workers`, optional `description` and quotas (absent or `null`: unlimited);

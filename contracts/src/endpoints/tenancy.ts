@@ -1,5 +1,5 @@
 /** Endpoints the tenancy service answers: tenants, provisioners, the catalog, export and import, hostpool hosts. */
-import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { Type, type Static, type TSchema, type TUnsafe } from "@sinclair/typebox";
 import type { CatalogEntity, CatalogEntityByKind, CatalogKind, CatalogSnapshot, Provisioner, Tenant } from "../entities.js";
 import type { HostAllocation } from "../host-allocation.js";
 import { subjects } from "../subjects.js";
@@ -11,6 +11,8 @@ import {
   catalogImportSchema,
   catalogSnapshotSchema,
   catalogUpdateSchema,
+  clusterTemplateUpdateSchema,
+  clusterTemplateWriteSchema,
   machineTypeWriteSchema,
   providerWriteSchema,
   provisionerSchema,
@@ -76,12 +78,15 @@ export const tenantEndpoints = {
   }),
 };
 
+/** An update body as its handler gets it: the entity, its name optional (the path names it). */
+type CatalogUpdateBody = { name?: string } & Record<string, unknown>;
+
 /** The five operations on one catalog kind. Replies are the kind's entity (typed as any catalog entity). */
 interface CatalogKindEndpoints {
   list: CatalogEndpoint<{}, "none", readonly CatalogEntity[]>;
   create: CatalogEndpoint<{ body: TSchema }, "json", CatalogEntity>;
   get: CatalogEndpoint<typeof entityName, "none", CatalogEntity>;
-  update: CatalogEndpoint<typeof entityName & { body: typeof catalogUpdateSchema }, "json", CatalogEntity>;
+  update: CatalogEndpoint<typeof entityName & { body: TUnsafe<CatalogUpdateBody> }, "json", CatalogEntity>;
   delete: CatalogEndpoint<typeof entityName, "none", void>;
 }
 type CatalogEndpoint<R extends RequestSchemas, K extends "json" | "none", Reply> = ServedEndpoint<"tenancy", R, Reply> & RestEndpoint<R, K, Reply>;
@@ -91,23 +96,34 @@ export type CatalogEndpoints<K extends CatalogKind> = {
 };
 
 /**
- * What a create of each kind takes. Providers, machine types and services are declared whole (that a provider or
- * automator type is one a provisioner announced, and an action's fields its admin parameters, the tenancy service
- * checks: it knows the plugin types); templates, whose rules reach across their own sections, are objects naming
- * the entity, checked whole by contracts/src/validation/cluster-template.ts.
+ * What a create of each kind takes, declared whole: that a provider or automator type is one a provisioner
+ * announced, and an action's fields its admin parameters, the tenancy service checks (it knows the plugin types), as
+ * it checks what reaches across a template's sections (contracts/src/validation/cluster-template.ts).
  */
 const createSchemas: Readonly<Record<CatalogKind, TSchema>> = {
   providers: providerWriteSchema,
   hardwaretypes: machineTypeWriteSchema,
   imagetypes: machineTypeWriteSchema,
   services: serviceWriteSchema,
-  clustertemplates: catalogCreateSchema,
+  clustertemplates: clusterTemplateWriteSchema,
 };
 
 /**
- * `GET|POST /{kind}`, `GET|PUT|DELETE /{kind}/{name}` of one catalog kind. The bodies are declared as JSON objects
- * naming an entity; what each kind's entity holds is checked by the tenancy service (contracts/src/validation),
- * which needs the tenant's plugin types to do it.
+ * What an update of each kind takes (the name, optional, comes from the path). A template is declared whole; the
+ * other kinds are objects the tenancy service checks whole (a provider's absent fields keep their stored values).
+ */
+const anyUpdate = typedSchema<CatalogUpdateBody>(catalogUpdateSchema);
+const updateSchemas: Readonly<Record<CatalogKind, TUnsafe<CatalogUpdateBody>>> = {
+  providers: anyUpdate,
+  hardwaretypes: anyUpdate,
+  imagetypes: anyUpdate,
+  services: anyUpdate,
+  clustertemplates: typedSchema<CatalogUpdateBody>(clusterTemplateUpdateSchema),
+};
+
+/**
+ * `GET|POST /{kind}`, `GET|PUT|DELETE /{kind}/{name}` of one catalog kind, their bodies as createSchemas and
+ * updateSchemas declare them.
  */
 export function catalogEndpoints<K extends CatalogKind>(kind: K): CatalogEndpoints<K> {
   const s = t.catalog[kind];
@@ -129,7 +145,7 @@ export function catalogEndpoints<K extends CatalogKind>(kind: K): CatalogEndpoin
       routes: [route("PUT", one)],
       access: "admin",
       body: "json",
-      request: { ...entityName, body: catalogUpdateSchema },
+      request: { ...entityName, body: updateSchemas[kind] },
       reply: entity,
     }),
     delete: define.command(s.delete, "DELETE", one, "admin", entityName),

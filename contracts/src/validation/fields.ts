@@ -82,7 +82,8 @@ export function integerField(bounds: IntegerBounds = {}): TTransform<TUnion<[Ret
     .Encode((value) => value);
 }
 
-function withinBounds(n: number, minimum: number, maximum: number): number {
+/** `n` when within bounds; else a FieldProblem saying which bound it breaks. */
+export function withinBounds(n: number, minimum: number, maximum: number): number {
   if (n < minimum) throw new FieldProblem(`must be >= ${minimum} (got ${n})`);
   if (n > maximum) throw new FieldProblem(aboveMaximum(maximum, n));
   return n === 0 ? 0 : n; // no -0

@@ -83,9 +83,10 @@ export function problemOf(schema: TSchema, value: unknown, path: string, paths: 
   return visit(schema as Schema, value, path, paths);
 }
 
+const overrideOf = (schema: Schema) => schema[PROBLEM] as ((value: unknown) => string | undefined) | undefined;
+
 function visit(schema: Schema, value: unknown, path: string, paths: PathStyle): Problem | undefined {
-  const override = schema[PROBLEM] as ((value: unknown) => string | undefined) | undefined;
-  const overridden = override?.(value);
+  const overridden = overrideOf(schema)?.(value);
   if (overridden !== undefined) return { path, problem: overridden };
   // An absent field is required; an absent body is as wrong as any other non-object.
   if (value === undefined && path !== "") return { path, problem: "is required" };
@@ -210,13 +211,16 @@ function numberProblem(schema: Schema, value: unknown, path: string): Problem | 
 
 /**
  * A union's problem: the problem under its one member of the value's JSON type (`0` for an integer member: too
- * small), else what the union takes (`must be an integer (got "three")`). Text forms and `null` are never named.
+ * small), else what a member with its own problem says of it, else what the union takes (`must be an integer (got
+ * "three")`). Text forms and `null` are never named.
  */
 function unionProblem(schema: Schema, value: unknown, path: string, paths: PathStyle): Problem | undefined {
   const members = (schema["anyOf"] as Schema[]).filter((member) => member[TEXT_FORM] !== true);
   const ofType = members.filter((member) => takesTypeOf(member, value));
   if (ofType.length === 1) return visit(ofType[0]!, value, path, paths);
-  return { path, problem: `must be ${expectation(schema)} (got ${describe(value)})` };
+  // A member that says itself what is wrong with a value none takes speaks for the union (`must be a string (got 3)`).
+  const said = ofType.length === 0 ? members.map((member) => overrideOf(member)?.(value)).find((problem) => problem !== undefined) : undefined;
+  return { path, problem: said ?? `must be ${expectation(schema)} (got ${describe(value)})` };
 }
 
 /** Whether `schema` takes values of `value`'s JSON type (an integer schema takes any number, to name its problem). */
