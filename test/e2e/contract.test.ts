@@ -123,7 +123,7 @@ test("every REST endpoint answers what the API description says, refusals too", 
     await call(user, method, path, body);
     await settled(user, id);
   }
-  // Day two: grow by two, then remove them one by one and as a list.
+  // Day two: grow by two, remove them one by one and as a list, then replace the original node.
   const nodeIds = async () => ((await call(user, "GET", `/clusters/${id}`)).body as { nodes: Array<{ id: string }> }).nodes.map((n) => n.id);
   const original = await nodeIds();
   await call(user, "POST", `/clusters/${id}/nodes`, { numMachines: 2 });
@@ -135,6 +135,11 @@ test("every REST endpoint answers what the API description says, refusals too", 
   await call(user, "POST", `/clusters/${id}/nodes/remove`, { nodes: [added[1]] });
   await settled(user, id);
   t.deepEqual(await nodeIds(), original, "back to the original node");
+  await call(user, "POST", `/clusters/${id}/nodes/${original[0]}/replace`);
+  await settled(user, id);
+  const replaced = await nodeIds();
+  t.is(replaced.length, original.length, "a replacement keeps the node count");
+  t.false(replaced.includes(original[0]!), "the replaced node is gone");
   await call(user, "GET", `/clusters/${id}`);
   await call(user, "GET", `/clusters/${id}/plans`);
   await call(user, "DELETE", `/clusters/${id}`);

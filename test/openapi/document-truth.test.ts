@@ -179,6 +179,7 @@ test("a sim cluster through every operation, dry runs and refusals included", as
       ["POST", `/clusters/${id}/nodes`, { numMachines: 1 }],
       ["DELETE", `/clusters/${id}/nodes/${id}-1001`, { restart: false }],
       ["POST", `/clusters/${id}/nodes/remove`, { nodes: [`${id}-1002`] }],
+      ["POST", `/clusters/${id}/nodes/${id}-1000/replace`, undefined],
     ] as const) {
       await walk.call(user, method, `${path}?dryRun=true`, body !== undefined ? { body } : {});
       await walk.call(user, method, path, body !== undefined ? { body } : {});
@@ -195,7 +196,10 @@ test("a sim cluster through every operation, dry runs and refusals included", as
     await walk.call(user, "PUT", `/clusters/${id}/config`, { body: { restart: true }, status: 400, documentRefuses: true });
     await walk.call(user, "POST", `/clusters/${id}/services`, { body: { services: "redis" }, status: 400, documentRefuses: true });
     await walk.call(user, "DELETE", `/clusters/${id}/nodes/${id}-1999`, { status: 404 });
-    await walk.call(user, "DELETE", `/clusters/${id}/nodes/${id}-1000`, { status: 409 });
+    // Node 1003 replaced node 1000 and is the cluster's last.
+    await walk.call(user, "DELETE", `/clusters/${id}/nodes/${id}-1003`, { status: 409 });
+    await walk.call(user, "POST", `/clusters/${id}/nodes/${id}-1000/replace`, { status: 404 });
+    await walk.call(user, "POST", `/clusters/${id}/nodes/${id}-1003/replace`, { body: { restart: "maybe" }, status: 400, documentRefuses: true });
     await walk.call(user, "POST", `/clusters/${id}/nodes/remove`, { body: { nodes: [] }, status: 400, documentRefuses: true });
     await walk.call(user, "POST", "/clusters", { body: { ...create, description: "x".repeat(MAX_REQUEST_BYTES) }, status: 413 });
 
