@@ -14,8 +14,9 @@ import { provisionersPageForSuperadmin } from "./pages/admin/provisioners-page.j
 import { tenantPageForSuperadmin } from "./pages/admin/tenant-page.js";
 import { tenantsPageForSuperadmin } from "./pages/admin/tenants-page.js";
 import { metricsPageForAdmins } from "./pages/metrics/metrics-page.js";
+import { auditPageForAdmins } from "./pages/admin/audit-page.js";
 import { helpPage } from "./pages/help.js";
-import { CATALOG_PATH, HELP_PATH, HOME_PATH, METRICS_PATH, NEW_CLUSTER_PATH, PROVISIONERS_PATH, SIGN_IN_PATH, TENANTS_PATH } from "./paths.js";
+import { AUDIT_PATH, CATALOG_PATH, HELP_PATH, HOME_PATH, METRICS_PATH, NEW_CLUSTER_PATH, PROVISIONERS_PATH, SIGN_IN_PATH, TENANTS_PATH } from "./paths.js";
 import { isSuperadmin, isTenantAdmin } from "./session.js";
 
 export const pages: readonly PageDefinition[] = [
@@ -28,6 +29,7 @@ export const pages: readonly PageDefinition[] = [
   { pattern: "/catalog/:kind/:name", title: "Catalog entity", mount: catalogEntityPage },
   { pattern: "/catalog/new/:kind", title: "New catalog entity", mount: newCatalogEntityPage },
   { pattern: METRICS_PATH, title: "Metrics", nav: { label: "Metrics", visible: isTenantAdmin }, mount: metricsPageForAdmins },
+  { pattern: AUDIT_PATH, title: "Audit log", nav: { label: "Audit", visible: isTenantAdmin }, mount: auditPageForAdmins },
   { pattern: TENANTS_PATH, title: "Tenants", nav: { label: "Tenants", visible: isSuperadmin }, mount: tenantsPageForSuperadmin },
   { pattern: "/admin/tenants/:name", title: "Tenant", mount: tenantPageForSuperadmin },
   { pattern: PROVISIONERS_PATH, title: "Provisioners", nav: { label: "Provisioners", visible: isSuperadmin }, mount: provisionersPageForSuperadmin },

@@ -12,4 +12,6 @@ export const TENANTS_PATH = "/admin/tenants";
 export const tenantPath = (name: string) => `/admin/tenants/${encodeURIComponent(name)}`;
 export const PROVISIONERS_PATH = "/admin/provisioners";
 export const METRICS_PATH = "/metrics";
+export const AUDIT_PATH = "/audit";
+export const auditPath = (filters: Readonly<Record<string, string>>) => `${AUDIT_PATH}?${new URLSearchParams(filters).toString()}`;
 export const HELP_PATH = "/help";

@@ -1,17 +1,19 @@
 /**
- * One cluster: facts and lease, buttons for every operation (dry run first), and tabs for nodes, services,
- * config and the running plan. The event stream keeps it current: task and stage events redraw the plan at once,
- * status, stage and lease events read the cluster again (at most one read at a time).
+ * One cluster: facts and lease, buttons for every operation (dry run first), and tabs for nodes (health, add,
+ * remove, replace), services, config and the running plan. The event stream keeps it current: task and stage events redraw the plan at once,
+ * status, stage, lease and node health events read the cluster again (at most one read at a time).
  */
 import type { ClusterDetails, ClusterStreamEvent, PlanView } from "@corral/contracts";
 import { ApiError } from "../api.js";
 import { formatTime, h, replaceChildren } from "../components/dom.js";
 import { runOperation } from "../components/operation.js";
 import { planStages } from "../components/plan-stages.js";
+import { askRestartMode } from "../components/rolling-restart.js";
 import { progressText, statusBadge } from "../components/status-badge.js";
 import { watchCluster, type Feed } from "../events.js";
-import { HOME_PATH } from "../paths.js";
+import { auditPath, HOME_PATH } from "../paths.js";
 import type { MountedPage, PageContext } from "../router.js";
+import { isTenantAdmin } from "../session.js";
 import { configTab } from "./cluster/config-tab.js";
 import { leaseCard } from "./cluster/lease-card.js";
 import { nodesTab } from "./cluster/nodes-tab.js";
@@ -21,8 +23,8 @@ import { TaskStates } from "./cluster/task-states.js";
 const TABS = ["Nodes", "Services", "Config", "Plan"] as const;
 type Tab = (typeof TABS)[number];
 
-/** Events after which the cluster is read again (task events only move the plan's task states). */
-const REREAD_ON = new Set<ClusterStreamEvent["type"]>(["cluster.status", "plan.stage", "plan.finished", "lease.changed"]);
+/** Events after which the cluster is read again (task events only move the plan's task states; reads coalesce). */
+const REREAD_ON = new Set<ClusterStreamEvent["type"]>(["cluster.status", "plan.stage", "plan.finished", "lease.changed", "node.health"]);
 
 export function clusterPage(ctx: PageContext): MountedPage {
   const id = ctx.params["id"] ?? "";
@@ -38,7 +40,7 @@ export function clusterPage(ctx: PageContext): MountedPage {
   const facts = h("div", { class: "card facts-card" });
   const toolbar = h("div", { class: "toolbar operations", role: "group", "aria-label": "Operations" });
   const problem = h("p", { class: "error", role: "alert" });
-  const nodes = nodesTab();
+  const nodes = nodesTab(api, () => void reread());
   const panels: Record<Tab, HTMLElement> = {
     Nodes: nodes.element,
     Services: h("div"),
@@ -95,8 +97,13 @@ export function clusterPage(ctx: PageContext): MountedPage {
       toolbar,
       operationButton("Start all", () => runOperation(api, { title: "Start all services", endpoint: "clusters.startServices", params, providerType })),
       operationButton("Stop all", () => runOperation(api, { title: "Stop all services", endpoint: "clusters.stopServices", params, providerType, destructive: true })),
-      operationButton("Restart all", () => runOperation(api, { title: "Restart all services", endpoint: "clusters.restartServices", params, providerType, destructive: true })),
+      operationButton("Restart all", async () => {
+        const title = "Restart all services";
+        const body = await askRestartMode(title);
+        return body ? runOperation(api, { title, endpoint: "clusters.restartServices", params, body, providerType, destructive: true }) : { done: false };
+      }),
       operationButton("Configure…", async () => (selectTab("Config"), { done: false })),
+      operationButton("Add nodes…", async () => (selectTab("Nodes"), nodes.openAddNodes(), { done: false })),
       operationButton("Add services…", async () => (selectTab("Services"), { done: false })),
       operationButton("Delete cluster", () => runOperation(api, { title: `Delete cluster ${c.name}`, endpoint: "clusters.delete", params, providerType, destructive: true }), {
         danger: true,
@@ -126,11 +133,12 @@ export function clusterPage(ctx: PageContext): MountedPage {
         h("dd", null, formatTime(c.createTime)),
         h("dt", null, "Nodes"),
         h("dd", null, String(c.nodes.length)),
+        ...(isTenantAdmin(ctx.session) ? [h("dt", null, "Audit"), h("dd", null, h("a", { href: `#${auditPath({ target: c.id })}` }, "Who did what to this cluster"))] : []),
       ),
       leaseCard(api, c, () => void reread()),
     );
     drawToolbar(c);
-    nodes.update(c.nodes);
+    nodes.update(c);
     // Rebuilt only when what they show changed, so a refresh does not throw away what the user is typing.
     const servicesKey = `${c.status}|${c.services.join(",")}`;
     if (servicesKey !== shownServicesKey) replaceChildren(panels.Services, servicesTab(api, c, () => void reread()));

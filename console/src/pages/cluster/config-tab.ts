@@ -1,13 +1,14 @@
-/** The cluster's config as JSON, editable; Configure dry-runs, then pushes it (and restarts services unless unchecked). */
+/** The cluster's config as JSON, editable; Configure dry-runs, then pushes it (and restarts services unless unchecked, all at once or rolling). */
 import type { ClusterDetails, JsonObject } from "@corral/contracts";
 import type { Api } from "../../api.js";
 import { h } from "../../components/dom.js";
 import { field } from "../../components/form.js";
 import { runOperation } from "../../components/operation.js";
+import { restartChoice } from "../../components/rolling-restart.js";
 
 export function configTab(api: Api, cluster: ClusterDetails, changed: () => void): HTMLElement {
   const config = field({ name: "config", label: "Config (JSON)", type: "textarea", value: JSON.stringify(cluster.config, null, 2) });
-  const restart = field({ name: "restart", label: "Restart services after configuring", type: "checkbox", value: "true" });
+  const restart = restartChoice("Restart services after configuring", true);
   const submit = async (event: Event) => {
     event.preventDefault();
     let parsed: JsonObject;
@@ -18,7 +19,9 @@ export function configTab(api: Api, cluster: ClusterDetails, changed: () => void
     }
     if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return config.showError("the config must be a JSON object");
     config.showError(undefined);
-    const body = { config: parsed, restart: restart.value() === "true" };
+    const restarting = restart.value();
+    if (!restarting) return;
+    const body = { config: parsed, ...restarting };
     const outcome = await runOperation(api, { title: "Configure", endpoint: "clusters.putConfig", params: { id: cluster.id }, body, providerType: cluster.provider.providertype });
     if (outcome.done) changed();
   };

@@ -1,9 +1,10 @@
-/** The cluster's services, each with start, stop and restart, and a form to add services (every button dry-runs first). */
+/** The cluster's services, each with start, stop and restart (all at once, or rolling as chosen above the list), and a form to add services (every button dry-runs first). */
 import type { ClusterDetails } from "@corral/contracts";
 import type { Api } from "../../api.js";
 import { h } from "../../components/dom.js";
 import { field } from "../../components/form.js";
 import { runOperation } from "../../components/operation.js";
+import { rollingChoice } from "../../components/rolling-restart.js";
 
 const SERVICE_OPS = [
   { verb: "start", endpoint: "clusters.startServices", destructive: false },
@@ -14,6 +15,8 @@ const SERVICE_OPS = [
 export function servicesTab(api: Api, cluster: ClusterDetails, changed: () => void): HTMLElement {
   const providerType = cluster.provider.providertype;
   const live = cluster.status !== "terminated";
+  // How the restart buttons restart: every node of the service at once, or rolling.
+  const restartMode = rollingChoice();
   const rows = cluster.services.map((service) =>
     h(
       "li",
@@ -28,7 +31,9 @@ export function servicesTab(api: Api, cluster: ClusterDetails, changed: () => vo
             "aria-label": `${op.verb} ${service}`,
             onclick: async () => {
               const title = `${op.verb[0]?.toUpperCase()}${op.verb.slice(1)} ${service}`;
-              const outcome = await runOperation(api, { title, endpoint: op.endpoint, params: { id: cluster.id, service }, destructive: op.destructive, providerType });
+              const body = op.verb === "restart" ? restartMode.value() : {};
+              if (!body) return;
+              const outcome = await runOperation(api, { title, endpoint: op.endpoint, params: { id: cluster.id, service }, body, destructive: op.destructive, providerType });
               if (outcome.done) changed();
             },
           },
@@ -49,6 +54,7 @@ export function servicesTab(api: Api, cluster: ClusterDetails, changed: () => vo
   return h(
     "div",
     { class: "services-tab" },
+    live ? h("div", { class: "card restart-mode" }, restartMode.element) : null,
     h("ul", { class: "service-list" }, ...rows),
     live ? h("form", { class: "card", onsubmit: add }, toAdd.element, h("button", { type: "submit" }, "Add services")) : null,
   );
