@@ -19,7 +19,8 @@ import { eventually } from "../helpers/eventually.js";
 import { fixtureTemplate } from "../helpers/fixture-catalog.js";
 import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
 
-// Two provisioners (capacity 20 each): every test's tenant gets its workers, whatever order the tests start in.
+// Two provisioners (capacity 20 each): every test's tenant gets its workers, whatever order the tests start in. The
+// replacement and repair tests run one at a time, before the others, to keep the system's load down.
 const test = testWithSystem({ clusters: 1, provisioners: 2, reconcileIntervalMs: 500 });
 type T = SystemTest;
 
@@ -283,7 +284,7 @@ async function reportHealth(t: T, tenant: E2eTenant, clusterId: string, nodeId: 
 
 const typesOf = (n: NodeBody) => ({ hardwaretype: n.properties["hardwaretype"], imagetype: n.properties["imagetype"] });
 
-test("replace a node: a dry run changes nothing; a new node with its services and types, the peers reconfigured, the old machine deleted", async (t) => {
+test.serial("replace a node: a dry run changes nothing; a new node with its services and types, the peers reconfigured, the old machine deleted", async (t) => {
   const tenant = await tenantWithSimCatalog(t.context.sys, "replace", { workers: 2 });
   const id = await webapp(t, tenant, "replace1", PEERS_CONFIG);
   const before = await get(t, tenant.user, `/clusters/${id}`);
@@ -331,7 +332,7 @@ test("replace a node: a dry run changes nothing; a new node with its services an
   assertError(t, await send(t, tenant.user, "POST", `/clusters/${id}/nodes/${old.id}/replace`), 404, "a node already replaced");
 });
 
-test("replace a node whose machine is missing: nothing is sent to the old machine", async (t) => {
+test.serial("replace a node whose machine is missing: nothing is sent to the old machine", async (t) => {
   const tenant = await tenantWithSimCatalog(t.context.sys, "replacem", { workers: 2 });
   const id = await webapp(t, tenant, "replace2", PEERS_CONFIG);
   const old: NodeBody = (await get(t, tenant.user, `/clusters/${id}`)).nodes[2];
@@ -348,7 +349,7 @@ test("replace a node whose machine is missing: nothing is sent to the old machin
   t.true(restarted.includes("STOP") && restarted.includes("START"), "restart: true restarts the reconfigured services");
 });
 
-test("replace a node: refusals", async (t) => {
+test.serial("replace a node: refusals", async (t) => {
   const tenant = await tenantWithSimCatalog(t.context.sys, "replaceno", { workers: 2, tenant: { maxNodes: 4 } });
   const { baseUrl } = t.context.sys;
   const id = await webapp(t, tenant, "replace3");
@@ -383,7 +384,7 @@ const cacheTemplate = {
   constraints: { services: { redis: { quantities: { max: 1 } } } },
 };
 
-test("remove nodes: a service whose last node leaves leaves the cluster; a removal that fails keeps its nodes and services", async (t) => {
+test.serial("remove nodes: a service whose last node leaves leaves the cluster; a removal that fails keeps its nodes and services", async (t) => {
   const { baseUrl } = t.context.sys;
   const tenant = await tenantWithSimCatalog(t.context.sys, "shrinks", { workers: 2, catalog: { extraTemplates: [cacheTemplate] } });
   const id = await createActiveCluster(baseUrl, tenant.user, { name: "cache1", clusterTemplate: "cache-pair", numMachines: 2 });
@@ -423,7 +424,7 @@ const repairWebapp = {
   administration: { leaseduration: { initial: 0, max: 0, step: 0 }, repair: { auto: true, afterSeconds: 1 } },
 };
 
-test("automatic repair: a node missing past the template's time is replaced once; without repair nothing happens", async (t) => {
+test.serial("automatic repair: a node missing past the template's time is replaced once; without repair nothing happens", async (t) => {
   const { baseUrl } = t.context.sys;
   const tenant = await tenantWithSimCatalog(t.context.sys, "repair", { workers: 2, catalog: { extraTemplates: [repairWebapp] } });
   const id = await createActiveCluster(baseUrl, tenant.user, { name: "repair1", clusterTemplate: "webapp-repair", numMachines: 3, config: PEERS_CONFIG });
