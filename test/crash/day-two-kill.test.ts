@@ -1,27 +1,25 @@
 /**
  * Crash tests of day-two operations on real machines: a 3-node cluster of the peers catalog
- * (test/helpers/docker-peers.ts) on the `docker` provider grows by two nodes while the clusters service and two
- * provisioners run as child processes, and one of them is killed with SIGKILL while a new node's CREATE, CONFIRM
- * or BOOTSTRAP is in flight. The cluster must end active with exactly the nodes it should have, one container each
- * (the one its stored `providerid` names), every member listing every node, and its delete must leave nothing.
+ * (test/helpers/docker-peers.ts) on the `docker` provider grows by two nodes, then has a node replaced, while the
+ * clusters service and two provisioners run as child processes; in each operation one of them is killed with
+ * SIGKILL while a new node's CREATE, CONFIRM or BOOTSTRAP is in flight. The cluster must end active with exactly
+ * the nodes it should have, one container each (the one its stored `providerid` names), every member listing every
+ * node, the replaced node and its container gone, and its delete must leave nothing.
  *
  * Which provisioner runs which task is read from the provisioners' debug lines ("running task", "task done").
  */
 import anyTest, { type ExecutionContext, type TestFn } from "ava";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { NodeView } from "@corral/contracts";
 import { api } from "../helpers/api.js";
 import { show } from "../helpers/assertions.js";
-import { clusterProblems, openClusterState, type ClusterState } from "../helpers/cluster-state.js";
+import { clusterProblems } from "../helpers/cluster-state.js";
 import { createCluster, getOk, waitForStatus } from "../helpers/clusters.js";
-import { removeTenantContainers, tenantContainers, type DemoTenant } from "../helpers/docker-demo.js";
-import { ensureDockerForTests } from "../helpers/docker-hosts.js";
+import { startDockerCrashRig, stopDockerCrashRig, type DockerCrashRig } from "../helpers/docker-crash-rig.js";
+import { tenantContainers, type DemoTenant } from "../helpers/docker-demo.js";
 import { createPeersTenant, peersIn, PEERS_TEMPLATE } from "../helpers/docker-peers.js";
 import { eventually } from "../helpers/eventually.js";
-import { createProcessSet, runningTasksOf, startClustersProcess, startProvisionerProcess, type ProcessSet, type ServiceProcess } from "../helpers/processes.js";
-import { startSystem, type TestSystem } from "../helpers/system.js";
+import { runningTasksOf, startProvisionerProcess, type ServiceProcess } from "../helpers/processes.js";
 
 /** A provisioner child and the tasks it runs now (`<taskId>.<dispatch>` -> task name). */
 interface ProvisionerChild {
@@ -30,14 +28,8 @@ interface ProvisionerChild {
   running: Map<string, string>;
 }
 
-interface Context {
-  sys: TestSystem;
-  procs: ProcessSet;
-  dir: string;
-  state: ClusterState;
-  clusters: ServiceProcess;
+interface Context extends DockerCrashRig {
   provisioners: Map<string, ProvisionerChild>;
-  tenants: DemoTenant[];
 }
 type T = ExecutionContext<Context>;
 const test = anyTest as TestFn<Context>;
@@ -48,24 +40,12 @@ const EARLY_TASKS = new Set(["CREATE", "CONFIRM", "BOOTSTRAP"]);
 const SETTLE_MS = 240_000;
 
 test.before(async (t) => {
-  await ensureDockerForTests();
-  t.context.procs = createProcessSet();
-  t.context.tenants = [];
   t.context.provisioners = new Map();
-  t.context.dir = await mkdtemp(join(tmpdir(), "corral-day-two-crash-"));
-  t.context.sys = await startSystem({ requestTimeoutMs: 5_000 });
-  t.context.state = await openClusterState(t.context.sys.nc);
-  t.context.clusters = await t.context.procs.start(() => startClustersProcess({ natsUrl: t.context.sys.nats.url }));
+  await startDockerCrashRig(t.context, "corral-day-two-crash-");
   for (const id of PROVISIONER_IDS) await startProvisionerChild(t.context, id);
 });
 
-test.after.always(async (t) => {
-  // Processes first, so no task makes a container after the sweep.
-  await t.context.procs?.stopAll();
-  for (const tenant of t.context.tenants ?? []) await removeTenantContainers(tenant.name, tenant.network);
-  await t.context.sys?.stop();
-  if (t.context.dir) await rm(t.context.dir, { recursive: true, force: true });
-});
+test.after.always((t) => stopDockerCrashRig(t.context));
 
 /** Starts provisioner `id` at debug level (its task lines tell what it runs), with its own work directory. */
 async function startProvisionerChild(c: Context, id: string): Promise<ProvisionerChild> {
@@ -194,18 +174,37 @@ async function growWithKill(t: T, tenant: DemoTenant, id: string, kill: Kill): P
   await assertExactlyOnContainers(t, tenant, id, 5);
 }
 
-test.serial("crash - a provisioner killed mid-grow on docker: the cluster has 5 nodes, one container each, nothing left behind", async (t) => {
+/** Replaces a member node of the `count`-node cluster, killing a process mid-way; the old node and its container go. */
+async function replaceWithKill(t: T, tenant: DemoTenant, id: string, count: number, kill: Kill): Promise<void> {
+  const before = await nodesOf(t, tenant, id);
+  const old = before.filter((n) => !n.services.includes("leader"))[0]!;
+  const planId = await startJob(t, tenant, `/clusters/${id}/nodes/${old.id}/replace`, {});
+  const { provisioner, held } = await midNewMachines(t, tenant, id, planId, count);
+  const killedAt = Date.now();
+  await kill(t, provisioner, held);
+  await settle(t, tenant, id);
+  t.log(`replace: active ${Date.now() - killedAt} ms after the kill`);
+  t.like(await getOk(t.context.sys.baseUrl, tenant.user, `/clusters/${id}/status`), { action: "replace_node", actionstatus: "complete" });
+  const nodes = await assertExactlyOnContainers(t, tenant, id, count, [old.id]);
+  t.false(nodes.some((n) => n.id === old.id), "the replaced node left the cluster");
+  t.is(nodes.length - before.filter((b) => nodes.some((n) => n.id === b.id)).length, 1, "one new node");
+  t.deepEqual(await tenantContainers(tenant.name, { "corral.node": old.id }), [], "the old node's container is gone");
+}
+
+test.serial("crash - a provisioner killed mid-grow and mid-replace on docker: 5 nodes, one container each, nothing left behind", async (t) => {
   t.timeout(SETTLE_MS * 3);
   await ensureProvisioners(t.context);
   const { tenant, id } = await threeNodeCluster(t, "d2-prov");
   await growWithKill(t, tenant, id, killProvisioner);
+  await replaceWithKill(t, tenant, id, 5, killProvisioner);
   await deleteAndAssertGone(t, tenant, id);
 });
 
-test.serial("crash - the clusters service killed mid-grow on docker and restarted: 5 nodes, one container each, nothing left behind", async (t) => {
+test.serial("crash - the clusters service killed mid-grow and mid-replace on docker: 5 nodes, one container each, nothing left behind", async (t) => {
   t.timeout(SETTLE_MS * 3);
   await ensureProvisioners(t.context);
   const { tenant, id } = await threeNodeCluster(t, "d2-clus");
   await growWithKill(t, tenant, id, killClusters);
+  await replaceWithKill(t, tenant, id, 5, killClusters);
   await deleteAndAssertGone(t, tenant, id);
 });

@@ -3,8 +3,11 @@
  * (docker exec): the peers catalog (test/helpers/docker-peers.ts) puts `member` on every node, whose CONFIGURE writes
  * its `%join(host.service.member,',')%` peers to a file. One cluster goes through the steps in order: created with 3
  * nodes, grown to 5 (every member's file lists all five), one node removed (the four that remain list four, its
- * container is gone), removals refused with 409 naming size, quantities and requires, and a container removed
- * behind Corral's back (`docker rm -f`) turning its node's health `missing` in the API and on the event stream.
+ * container is gone), removals refused with 409 naming size, quantities and requires, a rolling restart of the
+ * members one node at a time (no two down at once, by the node action histories and by the containers' own logs),
+ * a container removed behind Corral's back (`docker rm -f`) turning its node's health `missing` in the API and on
+ * the event stream, and that node replaced. A second cluster, of a template with `administration.repair.auto`,
+ * has a removed container replaced without a request.
  */
 import type { NodeHealthEvent, NodeView } from "@corral/contracts";
 import { api, type ApiResponse } from "../helpers/api.js";
@@ -13,7 +16,7 @@ import { clusterProblems, openClusterState, type ClusterState } from "../helpers
 import { createCluster, getOk, waitForStatus } from "../helpers/clusters.js";
 import { docker, removeTenantContainers, tenantContainers, type DemoTenant } from "../helpers/docker-demo.js";
 import { ensureDockerForTests } from "../helpers/docker-hosts.js";
-import { createPeersTenant, peersIn, PEERS_TEMPLATE } from "../helpers/docker-peers.js";
+import { createPeersTenant, memberEvents, peersIn, PEERS_REPAIR_TEMPLATE, PEERS_TEMPLATE } from "../helpers/docker-peers.js";
 import { openSse, type SseClient } from "../helpers/event-clients.js";
 import { eventually } from "../helpers/eventually.js";
 import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
@@ -156,6 +159,39 @@ test.serial("removals that would break the template are refused with 409 naming 
   await assertMembers(t, clusterId, 4);
 });
 
+test.serial("a rolling restart of member with maxUnavailable 1: the histories show no two nodes down at once", async (t) => {
+  t.timeout(SETTLE_MS);
+  const res = await send(t, "POST", `/clusters/${clusterId}/services/member/restart`, { rolling: { maxUnavailable: 1 } });
+  assertOk(t, res, "a rolling restart of member");
+  const planId: string = res.body.planId;
+  await settle(t, clusterId);
+  const { nodes, containers } = await assertMembers(t, clusterId, 4);
+  const fromApi: Array<{ nodeId: string; from: number; to: number }> = [];
+  const fromInside: Array<{ nodeId: string; from: number; to: number }> = [];
+  for (const node of nodes) {
+    const member = actionsOf(node, planId).filter((a) => a.service === "member");
+    const stop = member.find((a) => a.action === "STOP");
+    const start = member.find((a) => a.action === "START");
+    t.truthy(stop && start, `${node.id}: member stopped and started`);
+    t.is(member.length, 2, `${node.id}: member stopped and started once`);
+    if (stop && start) fromApi.push({ nodeId: node.id, from: stop.submitTime, to: start.statusTime });
+    const logged = (await memberEvents(containers.get(node.id)!)).filter((e) => e.taskId.startsWith(`${planId}-`));
+    const stopped = logged.find((e) => e.what === "stop");
+    const started = logged.find((e) => e.what === "start");
+    t.truthy(stopped && started, `${node.id}'s container logged the stop and the start`);
+    if (stopped && started) fromInside.push({ nodeId: node.id, from: stopped.at, to: started.at });
+  }
+  for (const [source, windows] of [["node action histories", fromApi], ["the containers' own logs", fromInside]] as const) {
+    const sorted = [...windows].sort((a, b) => a.from - b.from);
+    t.is(sorted.length, 4, `${source}: four nodes went down`);
+    for (let i = 1; i < sorted.length; i++) {
+      const [prev, next] = [sorted[i - 1]!, sorted[i]!];
+      t.true(next.from >= prev.to, `${source}: ${next.nodeId} went down at ${next.from}, before ${prev.nodeId} was up again at ${prev.to}`);
+    }
+  }
+  t.false(nodes.some((n) => actionsOf(n, planId).some((a) => a.service === "leader")), "leader is not restarted");
+});
+
 /** Waits until every node of the cluster has been found healthy. */
 async function allHealthy(t: T, id: string, owner = tenant): Promise<NodeView[]> {
   return eventually(
@@ -212,4 +248,55 @@ test.serial("a container removed with docker rm -f: its node turns missing in th
   } finally {
     sse.close();
   }
+});
+
+test.serial("replace the missing node: a new container takes its place, the members list it, one container per node", async (t) => {
+  t.timeout(SETTLE_MS);
+  const before = await nodesOf(t, clusterId);
+  const victim = before.find((n) => n.health?.state === "missing");
+  if (!victim) return void t.fail("no missing node (the health step failed)");
+  const dry = await send(t, "POST", `/clusters/${clusterId}/nodes/${victim.id}/replace?dryRun=true`, {});
+  assertOk(t, dry, "dry run of the replace");
+  t.like(dry.body, { dryRun: true, clusterId, plan: { action: "REPLACE_NODE" } });
+  t.deepEqual((await nodesOf(t, clusterId)).map((n) => n.id), before.map((n) => n.id), "a dry run changes nothing");
+
+  const res = await send(t, "POST", `/clusters/${clusterId}/nodes/${victim.id}/replace`, {});
+  assertOk(t, res, `replacing ${victim.id}`);
+  leftNodes.push(victim.id);
+  await settle(t, clusterId);
+  t.like(await getOk(t.context.sys.baseUrl, tenant.user, `/clusters/${clusterId}/status`), { action: "replace_node", actionstatus: "complete" });
+  const { nodes } = await assertMembers(t, clusterId, 4);
+  t.false(nodes.some((n) => n.id === victim.id), "the replaced node left the cluster");
+  const added = nodes.filter((n) => !before.some((b) => b.id === n.id));
+  t.is(added.length, 1, "one new node");
+  t.deepEqual(added[0]?.services, victim.services, "with the same services");
+  t.deepEqual(await tenantContainers(tenant.name, { "corral.node": victim.id }), [], "no container of the old node");
+  await allHealthy(t, clusterId);
+});
+
+test.serial("repair.auto: a container removed with docker rm -f is replaced without a request", async (t) => {
+  t.timeout(SETTLE_MS * 2);
+  const { sys } = t.context;
+  const owner = await createPeersTenant(sys, "day2-repair", { repairAfterSeconds: 2 });
+  tenants.push(owner);
+  const id = await createCluster(sys.baseUrl, owner.user, { name: "repair", clusterTemplate: PEERS_REPAIR_TEMPLATE, numMachines: 3 });
+  await settle(t, id, owner);
+  const nodes = await allHealthy(t, id, owner);
+  const victim = nodes.filter((n) => !hasLeader(n)).at(-1)!;
+  const removedAt = await removeContainer((await tenantContainers(owner.name, { "corral.node": victim.id }))[0]!);
+  const repaired = await eventually(
+    async () => {
+      const status = await getOk(sys.baseUrl, owner.user, `/clusters/${id}/status`);
+      const list = await nodesOf(t, id, owner);
+      return status.status === "active" && status.action === "replace_node" && !list.some((n) => n.id === victim.id) ? list : false;
+    },
+    { what: `node ${victim.id} of ${id} replaced by the repair`, timeoutMs: SETTLE_MS, intervalMs: 500 },
+  );
+  t.log(`repaired ${Date.now() - removedAt} ms after docker rm -f`);
+  await assertMembers(t, id, 3, { owner, left: [victim.id] });
+  t.deepEqual(repaired.find((n) => !nodes.some((m) => m.id === n.id))?.services, victim.services, "the new node holds the old one's services");
+  const plans = await getOk<Array<{ action: string }>>(sys.baseUrl, owner.user, `/clusters/${id}/plans`);
+  t.is(plans.filter((p) => p.action === "REPLACE_NODE").length, 1, "one repair");
+  t.deepEqual(await tenantContainers(owner.name, { "corral.node": victim.id }), []);
+  await allHealthy(t, id, owner);
 });
