@@ -36,6 +36,7 @@ import { createClusterCatalog, type ClusterCatalog } from "../../test/helpers/cl
 import { createClusterClient } from "./create-client.js";
 import { cpuMeter, machine, round, startBenchSystem, trackClusters, waitForQuietMachine, type BenchSystem } from "./lib.js";
 import { envNumber as env } from "../env.js";
+import { latencySummary } from "../stats.js";
 
 const SMOKE = process.env["BENCH_SMOKE"] === "1";
 const ROUNDS = env("BENCH_ROUNDS", SMOKE ? 1 : 3);
@@ -74,19 +75,7 @@ interface Phase {
   cpuSeconds: Record<string, number>;
 }
 
-interface Latencies {
-  p50: number;
-  p90: number;
-  max: number;
-  mean: number;
-}
-
-function latencies(samples: readonly number[]): Latencies {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
-  const mean = sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length);
-  return { p50: round(at(50), 1), p90: round(at(90), 1), max: round(sorted.at(-1) ?? 0, 1), mean: round(mean, 1) };
-}
+type Latencies = ReturnType<typeof latencySummary>;
 
 /** Asks the probe in the clusters process for what it measured since it was last asked (and starts it over). */
 async function loopDelay(sys: BenchSystem, dir: string): Promise<LoopDelay> {
@@ -153,8 +142,8 @@ async function phase(
   return {
     clusters: count,
     nodes,
-    answerMs: latencies(answers),
-    activeMs: latencies(actives),
+    answerMs: latencySummary(answers),
+    activeMs: latencySummary(actives),
     seconds: round((activeAt - started) / 1000, 2),
     clustersLoopDelay,
     cpuSeconds,

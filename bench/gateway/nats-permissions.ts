@@ -16,6 +16,7 @@ import { inboxPrefixOf } from "@corral/contracts";
 import { generateBusCredentials, servicePermissions, startNats, type NatsPermissions, type NatsUser } from "@corral/deploy";
 import { connect } from "@nats-io/transport-node";
 import { cpuSeconds } from "./process-cpu.js";
+import { median } from "../stats.js";
 
 const REQUESTS = Number(process.env["BENCH_REQUESTS"] ?? 200_000);
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 2);
@@ -76,7 +77,6 @@ for (let r = 0; r < ROUNDS; r++) {
     console.log(mode, runs[mode].at(-1), "µs nats-server CPU/request");
   }
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const result = {
   date: new Date().toISOString(),
   requests: REQUESTS,

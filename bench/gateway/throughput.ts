@@ -21,6 +21,7 @@ import { createProviders, IDENTITY } from "./bench-providers.js";
 import { launchCorral, type LaunchedCorral } from "./launched-corral.js";
 import { cpuSeconds } from "./process-cpu.js";
 import { ensureWrk, runWrk, type LoadOptions, type LoadResult } from "./wrk.js";
+import { median } from "../stats.js";
 
 const DURATION_S = Number(process.env["BENCH_DURATION_S"] ?? 5);
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
@@ -39,7 +40,6 @@ interface Run extends LoadResult {
 }
 
 const load: LoadOptions = { connections: CONNECTIONS, durationSeconds: DURATION_S };
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /** One wrk run, with the CPU time `pids` used meanwhile. */

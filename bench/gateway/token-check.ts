@@ -17,13 +17,13 @@ import { registerFixturePluginTypes } from "../../test/helpers/registry.js";
 import { startSystem } from "../../test/helpers/system.js";
 import { bearer, tokenFor } from "../../test/helpers/tokens.js";
 import { ensureWrk, runWrk, type LoadResult } from "./wrk.js";
+import { median } from "../stats.js";
 
 const DURATION_S = Number(process.env["BENCH_DURATION_S"] ?? 5);
 const CONNECTIONS = Number(process.env["BENCH_CONNECTIONS"] ?? 64);
 const CALLS = Number(process.env["BENCH_CALLS"] ?? 100_000);
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 7);
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const dir = mkdtempSync(join(tmpdir(), "corral-bench-token-"));
 const realmfile = join(dir, "realm.properties");

@@ -35,6 +35,7 @@ import { endpoints, requestValidator, type EndpointName } from "@corral/contract
 import { IDENTITY } from "./bench-providers.js";
 import { cpuSeconds } from "./process-cpu.js";
 import { ensureWrk, runWrk, type LoadOptions, type LoadResult } from "./wrk.js";
+import { median } from "../stats.js";
 
 const SMOKE = process.env["BENCH_SMOKE"] === "1";
 const HERE = new URL("../..", import.meta.url).pathname;
@@ -74,7 +75,6 @@ interface Case {
 }
 
 const scratch = mkdtempSync(join(tmpdir(), "corral-bench-validation-"));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const round2 = (x: number) => Math.round(x * 100) / 100;
 const round4 = (x: number) => Math.round(x * 10000) / 10000;
 

@@ -19,6 +19,7 @@ import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { loadSnapshot, log, machine, round, writeResult } from "../real-machines/lib.js";
+import { median } from "../stats.js";
 
 const run = promisify(execFile);
 const BEFORE = process.env["BENCH_BEFORE"];
@@ -62,7 +63,6 @@ for (let r = 0; r < ROUNDS; r++) {
     log(`${arm}: ${result.secondsToActive} s to active, floor ${result.floorSeconds} s (${result.ratioToFloor}x)`);
   }
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const summary = (xs: TargetRound[]) => ({
   medianSecondsToActive: median(xs.map((x) => x.secondsToActive)),
   medianFloorSeconds: median(xs.map((x) => x.floorSeconds)),

@@ -11,6 +11,7 @@ import { createTestNetwork, ensureDockerForTests, removeTestContainers, TEST_LAB
 import { waitForQuietMachine } from "../clusters/lib.js";
 import { loadSnapshot, log, machine, writeResult } from "../real-machines/lib.js";
 import { dockerFloor, type FloorResult } from "./floors.js";
+import { median } from "../stats.js";
 
 const NODES = Number(process.env["BENCH_NODES"] ?? 50);
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
@@ -30,7 +31,6 @@ try {
       results.set(concurrency, [...(results.get(concurrency) ?? []), floor]);
     }
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
   writeResult("providers-floor-concurrency.json", {
     date: new Date().toISOString(),
     machine: machine(),

@@ -46,6 +46,7 @@ import { cpuWindow, loadSnapshot, log, machine, round, totalMemoryGiB, writeResu
 import { planTiming, timingSummary, type NodeActionsView, type PlanTiming, type PlanView } from "../real-machines/plan-timing.js";
 import { benchCatalog, SERVICE_CHECK, templateOf, type ProviderMapping, type ProviderName } from "./catalog.js";
 import { dockerFloor, FLOOR_CONCURRENCY, lxdFloor, type FloorResult } from "./floors.js";
+import { median } from "../stats.js";
 
 const run = promisify(execFile);
 const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(",").map((s) => s.trim()).filter(Boolean);
@@ -73,7 +74,6 @@ const EC2_TIMING = { CORRAL_EC2_POLL_MS: "200", CORRAL_EC2_MAX_POLL_MS: "1000" }
 const EC2_CREDENTIALS = { access_key_id: "AKIABENCHPROVIDERS00", secret_access_key: "bench/providers/never-shown" };
 
 const s = (ms: number) => round(ms / 1000, 2);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 // ---- what the run made, removed by cleanUp (also from the watchdog) ----
 let sys: TestSystem | undefined;

@@ -19,15 +19,7 @@ export { machine, round } from "../clusters/lib.js";
 
 const run = promisify(execFile);
 
-/** `p`-th percentile of ascending `sorted`. */
-export const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
-
-/** p50/p90/p99/max of unsorted samples, ms, rounded to 0.1. */
-export function latencySummary(samples: readonly number[]): { p50: number; p90: number; p99: number; max: number; mean: number } {
-  const s = [...samples].sort((a, b) => a - b);
-  const mean = s.reduce((a, b) => a + b, 0) / Math.max(1, s.length);
-  return { p50: round(percentile(s, 50), 1), p90: round(percentile(s, 90), 1), p99: round(percentile(s, 99), 1), max: round(s.at(-1) ?? 0, 1), mean: round(mean, 1) };
-}
+export { latencySummary, percentile } from "../stats.js";
 
 /** What else the machine is doing: other engineers' tests share its 2 cores and its Docker. */
 export interface LoadSnapshot {

@@ -24,6 +24,7 @@ import { fileURLToPath } from "node:url";
 import { containerRssBytes, cpuWindow, loadSnapshot, log, machine, round, startSshFleet, totalMemoryGiB, writeResult } from "./lib.js";
 import type { MemorySample, PhaseReport, PhaseRequest } from "./ssh-memory-provisioner.js";
 import { envNumber as env } from "../env.js";
+import { median } from "../stats.js";
 
 const HOSTS = env("BENCH_HOSTS", 25);
 const SESSIONS = env("BENCH_SESSIONS", 200);
@@ -32,7 +33,6 @@ const SLEEP_S = env("BENCH_SLEEP_S", 10);
 const MiB = 1024 * 1024;
 const mib = (bytes: number) => round(bytes / MiB, 1);
 const kib = (bytes: number) => round(bytes / 1024, 1);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 /** A sample in MiB, for the results file. */
 const view = (s: MemorySample) => ({
