@@ -8,34 +8,24 @@
  * Which provisioner runs which task is read from the provisioners' own debug lines ("running task", "task done").
  */
 import anyTest, { type ExecutionContext, type TestFn } from "ava";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buckets, kvKey, type ProvisionerRecord } from "@corral/contracts";
 import { openBucket, readValue } from "@corral/shared";
 import { api } from "../helpers/api.js";
 import { show } from "../helpers/assertions.js";
-import { clusterProblems, openClusterState, type ClusterNode, type ClusterState } from "../helpers/cluster-state.js";
+import { clusterProblems, type ClusterNode } from "../helpers/cluster-state.js";
 import { createCluster, waitForStatus, type StatusBody } from "../helpers/clusters.js";
+import { startDockerCrashRig, stopDockerCrashRig, type DockerCrashRig } from "../helpers/docker-crash-rig.js";
 import {
   DEMO_SERVICES,
   createDemoTenant,
   docker,
   inContainer,
-  removeTenantContainers,
   tenantContainers,
   type DemoTenant,
 } from "../helpers/docker-demo.js";
-import { ensureDockerForTests } from "../helpers/docker-hosts.js";
 import { eventually } from "../helpers/eventually.js";
-import {
-  createProcessSet,
-  startClustersProcess,
-  startProvisionerProcess,
-  type ProcessSet,
-  type ServiceProcess,
-} from "../helpers/processes.js";
-import { startSystem, type TestSystem } from "../helpers/system.js";
+import { startProvisionerProcess, type ServiceProcess } from "../helpers/processes.js";
 
 /** One provisioner process; `instance` tells a restarted process (same id) from the one it replaced. */
 interface ProvisionerChild {
@@ -62,16 +52,10 @@ interface ContainerStart {
   how: string;
 }
 
-interface Context {
-  sys: TestSystem;
-  procs: ProcessSet;
-  dir: string;
-  state: ClusterState;
-  clusters: ServiceProcess;
+interface Context extends DockerCrashRig {
   provisioners: Map<string, ProvisionerChild>;
   events: TaskEvent[];
   starts: ContainerStart[];
-  tenants: DemoTenant[];
 }
 type T = ExecutionContext<Context>;
 const test = anyTest as TestFn<Context>;
@@ -86,26 +70,14 @@ const TASK_MESSAGES: Record<string, TaskEvent["what"]> = {
 };
 
 test.before(async (t) => {
-  await ensureDockerForTests();
-  t.context.procs = createProcessSet();
   t.context.events = [];
   t.context.starts = [];
-  t.context.tenants = [];
   t.context.provisioners = new Map();
-  t.context.dir = await mkdtemp(join(tmpdir(), "corral-docker-crash-"));
-  t.context.sys = await startSystem({ requestTimeoutMs: 5_000 });
-  t.context.state = await openClusterState(t.context.sys.nc);
-  t.context.clusters = await t.context.procs.start(() => startClustersProcess({ natsUrl: t.context.sys.nats.url }));
+  await startDockerCrashRig(t.context, "corral-docker-crash-");
   for (const id of PROVISIONER_IDS) await startProvisionerChild(t.context, id);
 });
 
-test.after.always(async (t) => {
-  // Processes first, so no task makes a container after the sweep.
-  await t.context.procs?.stopAll();
-  for (const tenant of t.context.tenants ?? []) await removeTenantContainers(tenant.name, tenant.network);
-  await t.context.sys?.stop();
-  if (t.context.dir) await rm(t.context.dir, { recursive: true, force: true });
-});
+test.after.always((t) => stopDockerCrashRig(t.context));
 
 const workDirOf = (c: Context, id: string) => join(c.dir, id);
 
