@@ -1,5 +1,5 @@
 /**
- * Growing and shrinking benchmark (solver time only, no cluster): a BENCH_NODES-node cluster of each case grows by
+ * Growing and shrinking benchmark. First the solver alone: a BENCH_NODES-node cluster of each case grows by
  * BENCH_GROW nodes and shrinks back, timed in the solver library:
  *
  * - grow: `growCluster` with the solver choosing the new nodes, and with the services named (workers);
@@ -9,10 +9,14 @@
  * Cases: k8s-distributed (the multi-tier template: control plane, workers with and without coredns) and webapp
  * (postgresql at its max on one node). Target: each grow and each check under 100 ms on 1,000 + 100 nodes.
  *
- * Run: node --import=tsx bench/solver/grow.ts -> bench/results/solver-grow.json
+ * Then live (grow-live.ts): a `sim` cluster of BENCH_NODES nodes grown by BENCH_GROW through the API and shrunk
+ * back, as child processes: the dry runs (solver and planner through the services), time to answer and to active.
+ *
+ * Run alone: node --import=tsx bench/solver/grow.ts -> bench/results/solver-grow.json
  * Smoke: BENCH_SMOKE=1 node --import=tsx bench/solver/grow.ts (50 nodes + 5, few runs)
  *      -> bench/results/solver-grow-smoke.json (not committed)
- * Env: BENCH_NODES (1000), BENCH_GROW (100), BENCH_RUNS (15)
+ * Env: BENCH_NODES (1000), BENCH_GROW (100), BENCH_RUNS (15), BENCH_LIVE (1; 0 skips the live part),
+ *      BENCH_PROVISIONERS (2), BENCH_CAPACITY (32), BENCH_TIMEOUT_S (600 per operation)
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -22,11 +26,13 @@ import type { ClusterTemplate, ExistingNode } from "@corral/contracts";
 import { checkLayout, checkShrink, growCluster, solveLayout, type GrowRequest } from "@corral/solver";
 import { fixtureSolverCatalog, fixtureTemplate } from "../../test/helpers/fixture-catalog.js";
 import { envNumber } from "../env.js";
+import { growLive } from "./grow-live.js";
 
 const SMOKE = process.env["BENCH_SMOKE"] === "1";
 const NODES = envNumber("BENCH_NODES", SMOKE ? 50 : 1000);
 const GROW = envNumber("BENCH_GROW", SMOKE ? 5 : 100);
 const RUNS = envNumber("BENCH_RUNS", SMOKE ? 3 : 15);
+const LIVE = envNumber("BENCH_LIVE", 1) === 1;
 const TARGET_MS = 100;
 const OUT = join(dirname(fileURLToPath(import.meta.url)), "../results", SMOKE ? "solver-grow-smoke.json" : "solver-grow.json");
 
@@ -116,6 +122,15 @@ const results = {
     "k8s-distributed": benchTemplate("k8s-distributed", ["base", "containerd", "kube-proxy", "kubelet"]),
     webapp: benchTemplate("webapp", ["app-config", "base", "nginx", "node-app"]),
   },
+  live: LIVE
+    ? await growLive({
+        nodes: NODES,
+        grow: GROW,
+        provisioners: envNumber("BENCH_PROVISIONERS", SMOKE ? 1 : 2),
+        capacity: envNumber("BENCH_CAPACITY", SMOKE ? 8 : 32),
+        timeoutMs: envNumber("BENCH_TIMEOUT_S", 600) * 1000,
+      })
+    : "skipped (BENCH_LIVE=0)",
 };
 
 mkdirSync(dirname(OUT), { recursive: true });
@@ -127,4 +142,10 @@ for (const [name, c] of Object.entries(results.cases)) {
       `shrink back check ${r.shrinkBack.medianMs} ms, pass ${r.pass}`,
   );
 }
+if (typeof results.live === "object") {
+  for (const [name, c] of Object.entries(results.live.cases)) {
+    console.log(`live ${name}: grow active in ${c.grow.requestToActiveMs} ms (dry run ${c.grow.dryRunMs} ms), shrink back ${c.shrinkBack.requestToActiveMs} ms (dry run ${c.shrinkBack.dryRunMs} ms)`);
+  }
+}
 console.log(`-> ${OUT}`);
+process.exit(0);
