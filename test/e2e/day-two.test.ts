@@ -12,6 +12,8 @@
  * once. Health reports are the test's own, published as a provisioner would.
  */
 import { clusterEventFilter, encode, healthReportSubject, type ClusterStatusEvent, type NodeHealthReport, type NodeHealthState } from "@corral/contracts";
+import { startClustersService } from "@corral/clusters";
+import { silentLogger } from "@corral/shared";
 import { api, type ApiResponse, type Caller } from "../helpers/api.js";
 import { assertError, assertOk } from "../helpers/assertions.js";
 import { createActiveCluster, getOk, latestPlan, readEvents, tenantWithSimCatalog, waitForStatus, type E2eTenant } from "../helpers/clusters.js";
@@ -464,4 +466,29 @@ test.serial("automatic repair: a node missing past the template's time is replac
   const untouched = await get(t, tenant.user, `/clusters/${plain}`);
   t.is(untouched.jobs.length, 1, "a template without repair: the missing node stays");
   t.true(untouched.nodes.some((n: NodeBody) => n.id === plainOld.id));
+});
+
+test.serial("automatic repair survives a restart of the clusters service: the new instance repairs what the old one had not", async (t) => {
+  const { sys } = t.context;
+  const slowRepair = { ...repairWebapp, name: "webapp-repair3", administration: { ...repairWebapp.administration, repair: { auto: true, afterSeconds: 3 } } };
+  const tenant = await tenantWithSimCatalog(sys, "repairk", { workers: 2, catalog: { extraTemplates: [slowRepair] } });
+  const id = await createActiveCluster(sys.baseUrl, tenant.user, { name: "repair2", clusterTemplate: "webapp-repair3", numMachines: 3 });
+  const old: NodeBody = (await get(t, tenant.user, `/clusters/${id}`)).nodes[2];
+  await reportHealth(t, tenant, id, old.id, "missing");
+  // Stopped before the 3 s pass: the only record of the dead node is its stored health.
+  await sys.clusterServices[0]!.stop();
+  await new Promise((resolve) => setTimeout(resolve, 3_500));
+  sys.clusterServices[0] = await startClustersService({ nc: sys.nc, log: silentLogger, reconcileIntervalMs: 500 });
+  const repaired = await eventually(
+    async () => {
+      const cluster = await get(t, tenant.user, `/clusters/${id}`);
+      return cluster.jobs.length === 2 && cluster.status === "active" ? cluster : false;
+    },
+    { what: "the repair done by the new instance", timeoutMs: 30_000 },
+  );
+  t.deepEqual(
+    repaired.nodes.map((n: NodeBody) => n.id),
+    [`${id}-1000`, `${id}-1001`, `${id}-1003`],
+  );
+  t.like(await get(t, tenant.user, `/clusters/${id}/status`), { action: "replace_node", actionstatus: "complete" });
 });
