@@ -110,6 +110,17 @@ export const subjects = {
     /** Checks a Bearer token: `{token}` -> `{userId, tenant?, roles, expiresAt}` or 401. */
     verify: "corral.auth.verify",
   },
+  webhooks: {
+    create: "corral.webhooks.create",
+    list: "corral.webhooks.list",
+    get: "corral.webhooks.get",
+    update: "corral.webhooks.update",
+    delete: "corral.webhooks.delete",
+    deliveries: "corral.webhooks.deliveries",
+    test: "corral.webhooks.test",
+    /** Internal (tenant deletion): `{tenant}` removes the tenant's webhook endpoints and their deliveries. Idempotent. */
+    purgeTenant: "corral.webhooks.purgeTenant",
+  },
   solver: {
     layout: "corral.solver.layout",
     addServices: "corral.solver.addServices",

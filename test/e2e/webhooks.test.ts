@@ -8,7 +8,7 @@ import anyTest, { type TestFn } from "ava";
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { clusterEventSubject, encode, inboxPrefixOf, withUrlCredentials, type ClusterStatusEvent, type WebhookDelivery } from "@corral/contracts";
-import { connectNats, silentLogger } from "@corral/shared";
+import { callEndpoint, connectNats, silentLogger } from "@corral/shared";
 import { startWebhooksService, type WebhooksService } from "@corral/webhooks";
 import { api, SUPERADMIN, type Caller } from "../helpers/api.js";
 import { eventually } from "../helpers/eventually.js";
@@ -296,4 +296,16 @@ test.serial("test deliveries and audit entries reach the tenant's endpoint only"
   t.false(receiver.requests("/audit-beta").some((r) => JSON.stringify(r.payload).includes("audited")));
   // Registering an endpoint is audited without its secret.
   t.false(receiver.requests("/audit-acme").some((r) => JSON.stringify(r.payload).includes("whsec_")));
+});
+
+test.serial("a deleted tenant's endpoints and deliveries are purged, and no other tenant's", async (t) => {
+  const { sys } = t.context;
+  const before = (await api(sys.baseUrl, "GET", "/webhooks", BETA)).body as Array<{ id: string }>;
+  t.true(before.length > 0);
+  const acme = ((await api(sys.baseUrl, "GET", "/webhooks", ACME)).body as unknown[]).length;
+  t.deepEqual(await callEndpoint(sys.nc, "webhooks.purgeTenant", { tenant: "beta" }), { removed: before.length });
+  t.deepEqual((await api(sys.baseUrl, "GET", "/webhooks", BETA)).body, []);
+  t.is((await api(sys.baseUrl, "GET", `/webhooks/${before[0]!.id}/deliveries`, BETA)).status, 404);
+  t.is(((await api(sys.baseUrl, "GET", "/webhooks", ACME)).body as unknown[]).length, acme);
+  t.deepEqual(await callEndpoint(sys.nc, "webhooks.purgeTenant", { tenant: "beta" }), { removed: 0 });
 });

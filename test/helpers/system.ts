@@ -21,6 +21,7 @@ import { startAuthService, type AuthService } from "@corral/auth";
 import { readOidcSettings } from "@corral/auth/internal";
 import { startMetricsService, type MetricsService } from "@corral/metrics";
 import { startSolverService, type SolverService } from "@corral/solver/service";
+import { startWebhooksService, type WebhooksService } from "@corral/webhooks";
 import { openGatewaySecurity, type GatewaySecurity } from "@corral/gateway/testing";
 import { startRedis, type ServerHandle } from "./servers.js";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -74,6 +75,8 @@ export interface SystemOptions {
   metrics?: number;
   /** Clock of the metrics services (ms; node usage counts open nodes until it). @default Date.now */
   metricsNow?: () => number;
+  /** Instances of the webhooks service; deliveries may reach 127.0.0.1 (`webhooks.allowedNetworks`). @default 0 */
+  webhooks?: number;
   /** Instances of the solver service (dry runs ask it). @default 1 */
   solvers?: number;
   /**
@@ -199,6 +202,12 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
       );
     }
   }
+  const webhooksServices: WebhooksService[] = [];
+  for (let i = 0; i < (options.webhooks ?? 0); i++) {
+    webhooksServices.push(
+      await startWebhooksService({ nc: await open(`webhooks-${i}`, "webhooks"), ...(await observed(`webhooks-${i}`)), allowedNetworks: ["127.0.0.1/32"] }),
+    );
+  }
   const tokenUrl = auth?.tokenUrl ?? (securityConfig ? "http://127.0.0.1:55059/token" : undefined);
   const gateways: Gateway[] = [];
   for (let i = 0; i < (options.gateways ?? 1); i++) {
@@ -285,6 +294,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
         await Promise.all(solvers.map((s) => s.stop()));
         await Promise.all(pluginServices.map((p) => p.stop()));
         await Promise.all(metricsServices.map((m) => m.stop()));
+        await Promise.all(webhooksServices.map((w) => w.stop()));
         await Promise.all(tenancies.map((t) => t.stop()));
         await Promise.all(metricsServers.map((s) => s.stop()));
         await Promise.all(connections.map((c) => c.drain().catch(() => {})));

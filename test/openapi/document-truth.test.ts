@@ -35,7 +35,7 @@ const exercised = new Set<RouteKey>();
 let tenant: E2eTenant;
 
 test.before(async (t) => {
-  const sys = await startSystem({ clusters: 1, provisioners: 1, metrics: 1, simSecured: true, reconcileIntervalMs: 500, maxRequestBytes: MAX_REQUEST_BYTES });
+  const sys = await startSystem({ clusters: 1, provisioners: 1, metrics: 1, webhooks: 1, simSecured: true, reconcileIntervalMs: 500, maxRequestBytes: MAX_REQUEST_BYTES });
   t.context.sys = sys;
   t.context.prism = await startPrismProxy({ document: `${sys.baseUrl}/openapi.json`, upstream: sys.baseUrl });
 });
@@ -260,6 +260,26 @@ test("metrics: queues, node usage and the audit log, with their refusals", async
     await walk.call(user, "GET", "/audit", { status: 401 });
     await walk.call(admin, "GET", "/audit?limit=0", { status: 400, documentRefuses: true });
     await walk.call(admin, "GET", "/audit?since=soon", { status: 400 });
+  });
+});
+
+test("webhooks: endpoints, deliveries and a test delivery, with their refusals", async (t) => {
+  const { admin, user } = tenant;
+  await walkThrough(t, async (walk) => {
+    // Nothing listens on port 9: deliveries fail, which the answers describe too.
+    const url = "http://127.0.0.1:9/hook";
+    const created = await walk.call(admin, "POST", "/webhooks", { body: { url, events: ["cluster.status", "audit"], description: "truth" } });
+    const id = created.body.id as string;
+    await walk.call(admin, "GET", "/webhooks");
+    await walk.call(admin, "GET", `/webhooks/${id}`);
+    await walk.call(admin, "PUT", `/webhooks/${id}`, { body: { events: ["audit"], enabled: true } });
+    await walk.call(admin, "POST", `/webhooks/${id}/test`);
+    await walk.call(admin, "GET", `/webhooks/${id}/deliveries?limit=5`);
+    await walk.call(user, "GET", "/webhooks", { status: 401 });
+    await walk.call(admin, "POST", "/webhooks", { body: { url: "http://10.0.0.1/hook", events: ["audit"] }, status: 400 });
+    await walk.call(admin, "POST", "/webhooks", { body: { url, events: [] }, status: 400, documentRefuses: true });
+    await walk.call(admin, "GET", "/webhooks/nope", { status: 404 });
+    await walk.call(admin, "DELETE", `/webhooks/${id}`);
   });
 });
 

@@ -25,7 +25,7 @@ import { metricEndpoints, metricsInternalEndpoints } from "./metrics.js";
 import { pluginEndpoints, pluginsInternalEndpoints } from "./plugins.js";
 import { endpointSubject } from "../subjects.js";
 import { solverEndpoints } from "./solver.js";
-import { webhookEndpoints } from "./webhooks.js";
+import { webhookEndpoints, webhooksInternalEndpoints } from "./webhooks.js";
 import { catalogEndpoints, hostPoolAndTransferEndpoints, tenancyInternalEndpoints, tenantEndpoints } from "./tenancy.js";
 
 export const endpoints = {
@@ -47,6 +47,7 @@ export const endpoints = {
   ...clustersInternalEndpoints,
   ...pluginsInternalEndpoints,
   ...metricsInternalEndpoints,
+  ...webhooksInternalEndpoints,
   ...authEndpoints,
   ...solverEndpoints,
 } satisfies Record<string, Endpoint>;

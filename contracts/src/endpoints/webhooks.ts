@@ -12,8 +12,8 @@ import {
   type WebhookDeliveryPage,
   type WebhookView,
 } from "../webhooks.js";
-import { endpointSubject } from "../subjects.js";
-import { bodyOf, booleanField, distinct, integerField, textField } from "../validation/fields.js";
+import { subjects } from "../subjects.js";
+import { bodyOf, booleanField, distinct, integerField, nameField, textField } from "../validation/fields.js";
 import { registerPattern } from "../validation/problems.js";
 import { endpointsOf, route } from "./endpoint.js";
 import { arrayOf, boolean, count, objectOf, oneOfValues, string, typedSchema } from "./json-schema.js";
@@ -53,11 +53,12 @@ const idParams = { params: Type.Object({ id: textField({ description: "The endpo
 const notFound = "No endpoint of the caller's tenant has this id.";
 
 const define = endpointsOf("webhooks");
+const w = subjects.webhooks;
 const one = "/webhooks/:id";
 
 export const webhookEndpoints = {
   "webhooks.create": define.rest({
-    subject: endpointSubject("webhooks.create"),
+    subject: w.create,
     routes: [route("POST", "/webhooks")],
     access: "admin",
     body: "json",
@@ -73,13 +74,13 @@ export const webhookEndpoints = {
     reply: typedSchema<CreatedWebhook>(createdSchema),
     errors: { 400: "A URL that is no http(s) URL or whose address is loopback, link-local, private or metadata (unless the operator allows it), an unknown event type, a malformed secret." },
   }),
-  "webhooks.list": define.get(endpointSubject("webhooks.list"), "/webhooks", "admin", typedSchema<WebhookView[]>(arrayOf(viewSchema))),
-  "webhooks.get": define.get(endpointSubject("webhooks.get"), one, "admin", typedSchema<WebhookView>(viewSchema), {
+  "webhooks.list": define.get(w.list, "/webhooks", "admin", typedSchema<WebhookView[]>(arrayOf(viewSchema))),
+  "webhooks.get": define.get(w.get, one, "admin", typedSchema<WebhookView>(viewSchema), {
     ...idParams,
     errors: { 404: notFound },
   }),
   "webhooks.update": define.rest({
-    subject: endpointSubject("webhooks.update"),
+    subject: w.update,
     routes: [route("PUT", one)],
     access: "admin",
     body: "json",
@@ -98,9 +99,9 @@ export const webhookEndpoints = {
     reply: typedSchema<WebhookView>(viewSchema),
     errors: { 400: "As for `POST /webhooks`.", 404: notFound },
   }),
-  "webhooks.delete": define.command(endpointSubject("webhooks.delete"), "DELETE", one, "admin", { ...idParams, errors: { 404: notFound } }),
+  "webhooks.delete": define.command(w.delete, "DELETE", one, "admin", { ...idParams, errors: { 404: notFound } }),
   "webhooks.deliveries": define.get(
-    endpointSubject("webhooks.deliveries"),
+    w.deliveries,
     `${one}/deliveries`,
     "admin",
     typedSchema<WebhookDeliveryPage>(objectOf({ deliveries: arrayOf(deliverySchema) })),
@@ -115,12 +116,21 @@ export const webhookEndpoints = {
     },
   ),
   "webhooks.test": define.rest({
-    subject: endpointSubject("webhooks.test"),
+    subject: w.test,
     routes: [route("POST", `${one}/test`)],
     access: "admin",
     body: "none",
     request: idParams,
     reply: typedSchema<WebhookDelivery>(deliverySchema),
     errors: { 404: notFound },
+  }),
+};
+
+export const webhooksInternalEndpoints = {
+  /** Tenant deletion: removes every endpoint of the tenant and their deliveries; `{removed}` endpoints. Idempotent. */
+  "webhooks.purgeTenant": define.internal({
+    subject: w.purgeTenant,
+    request: bodyOf({ tenant: nameField() }),
+    reply: objectOf({ removed: count }),
   }),
 };

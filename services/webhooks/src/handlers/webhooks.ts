@@ -97,6 +97,14 @@ export function webhookHandlers(deps: WebhookHandlerDeps) {
       records.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.seq - a.seq || b.index - a.index);
       return { deliveries: records.slice(0, limit).map(deliveryView) };
     },
+    "webhooks.purgeTenant": async ({ tenant }) => {
+      const records = await webhooks.list(tenant);
+      for (const record of records) {
+        await deliveries.dropWebhook(tenant, record.id);
+        await webhooks.delete(tenant, record.id);
+      }
+      return { removed: records.length };
+    },
     "webhooks.test": async ({ identity, params }): Promise<WebhookDelivery> => {
       const webhook = await found(identity.tenant, params.id);
       const at = now();
