@@ -2,7 +2,7 @@
  * `corral clusters nodes add|remove|replace` through the real binary against a running Corral (`sim`, health checked
  * every 300 ms): each dry run shows only the nodes that change and the plan, and changes nothing; --wait follows the
  * plan to its end; a refused removal prints the server's reason and exits 3; `clusters nodes` and `status` show the
- * nodes' health; --rolling restarts in batches no larger than asked.
+ * nodes' health; --rolling restarts in batches no larger than asked, here and on the derived services restart.
  */
 import anyTest, { type TestFn } from "ava";
 import type { ClusterDetails, DryRunResult } from "@corral/contracts";
@@ -152,4 +152,18 @@ test("--rolling 1: the dry run's restart stops one node of a service at a time",
   for (const stops of stopsByStage) t.is(new Set(stops).size, stops.length, `at most one node of a service down at a time: ${JSON.stringify(stopsByStage)}`);
   const table = await corral(t, ["clusters", "nodes", "add", id, "--count", "1", "--rolling", "1", "--dry-run"]);
   t.regex(table.stdout, /^stage \d+: STOP nginx on \S+$/m);
+});
+
+test("services restart --rolling 1: the derived command takes the bare number; one node of a service down at a time", async (t) => {
+  const id = await webapp(t, "restart");
+  const dry = await corral(t, ["clusters", "services", "restart", id, "--rolling", "1", "--dry-run", "-o", "json"]);
+  t.is(dry.code, 0, shown(dry));
+  const result = JSON.parse(dry.stdout) as DryRunResult;
+  t.is(result.plan.action, "RESTART_SERVICES");
+  const stopsByStage = result.plan.stages.map((stage) => stage.filter((task) => task.taskName === "STOP").map((task) => task.service));
+  t.is(stopsByStage.flat().filter((service) => service === "nginx").length, 3, JSON.stringify(stopsByStage));
+  for (const stops of stopsByStage) t.is(new Set(stops).size, stops.length, `at most one node of a service down at a time: ${JSON.stringify(stopsByStage)}`);
+  const restarted = await corral(t, ["clusters", "services", "restart", id, "nginx", "--rolling", "1", "--wait"]);
+  t.is(restarted.code, 0, shown(restarted));
+  t.regex(restarted.stdout, activeLine(id, "restart_services"));
 });

@@ -1,7 +1,8 @@
 /**
  * Options for a request body, derived from the endpoint's request schema: `-f <file>` / `--data <json>` for the
  * whole body, and one `--kebab-name <value>` per top-level property (`numMachines` -> `--num-machines 3`), whose
- * value is read as the schema says (integers, `true|false`, comma lists, JSON or `@file` for objects).
+ * value is read as the schema says (integers, `true|false`, comma lists, JSON or `@file` for objects; an object of
+ * one integer member also takes the bare number: `--rolling 2` is `{"maxUnavailable": 2}`).
  */
 import { primaryForm, type JsonSchema } from "@corral/contracts";
 import { UsageError } from "../errors.js";
@@ -36,8 +37,16 @@ export function propertyOptionSpecs(properties: readonly PropertyOption[]): Opti
   );
 }
 
+/** The member of an object schema that is its only one and an integer (`rolling`'s `maxUnavailable`). */
+function soleIntegerMember(schema: JsonSchema): string | undefined {
+  const members = Object.entries(schema.properties ?? {});
+  const [name, member] = members[0] ?? [];
+  return members.length === 1 && member !== undefined && primaryForm(member).type === "integer" ? name : undefined;
+}
+
 function valueNameOf(schema: JsonSchema): string {
   if (schema.enum) return schema.enum.join("|");
+  if (schema.type === "object" && soleIntegerMember(schema) !== undefined) return "n|json|@file";
   switch (schema.type) {
     case "integer":
     case "number":
@@ -93,8 +102,11 @@ async function valueOf(raw: string, p: PropertyOption, stdin: NodeJS.ReadableStr
     case "array":
       if (p.schema.items?.type === "string") return raw.split(",").map((s) => s.trim()).filter((s) => s !== "");
       return structured(raw, p, stdin);
-    default:
+    default: {
+      const member = soleIntegerMember(p.schema);
+      if (member !== undefined && /^\d+$/.test(raw)) return { [member]: Number(raw) };
       return structured(raw, p, stdin);
+    }
   }
 }
 
