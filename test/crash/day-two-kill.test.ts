@@ -15,7 +15,7 @@ import { api } from "../helpers/api.js";
 import { show } from "../helpers/assertions.js";
 import { clusterProblems } from "../helpers/cluster-state.js";
 import { createCluster, getOk, waitForStatus } from "../helpers/clusters.js";
-import { startDockerCrashRig, stopDockerCrashRig, type DockerCrashRig } from "../helpers/docker-crash-rig.js";
+import { dumpOnFailure, startDockerCrashRig, stopDockerCrashRig, type DockerCrashRig } from "../helpers/docker-crash-rig.js";
 import { tenantContainers, type DemoTenant } from "../helpers/docker-demo.js";
 import { createPeersTenant, peersIn, PEERS_TEMPLATE } from "../helpers/docker-peers.js";
 import { eventually } from "../helpers/eventually.js";
@@ -61,15 +61,6 @@ async function startProvisionerChild(c: Context, id: string): Promise<Provisione
 /** Starts again every provisioner that is not running. */
 async function ensureProvisioners(c: Context): Promise<void> {
   for (const id of PROVISIONER_IDS) if (!c.provisioners.get(id)?.proc.isAlive()) await startProvisionerChild(c, id);
-}
-
-async function dumpOnFailure<R>(t: T, p: Promise<R>): Promise<R> {
-  try {
-    return await p;
-  } catch (err) {
-    t.log(t.context.procs.dump());
-    throw err;
-  }
 }
 
 const settle = (t: T, tenant: DemoTenant, id: string, status: "active" | "terminated" = "active") =>

@@ -15,7 +15,7 @@ import { api } from "../helpers/api.js";
 import { show } from "../helpers/assertions.js";
 import { clusterProblems, type ClusterNode } from "../helpers/cluster-state.js";
 import { createCluster, waitForStatus, type StatusBody } from "../helpers/clusters.js";
-import { startDockerCrashRig, stopDockerCrashRig, type DockerCrashRig } from "../helpers/docker-crash-rig.js";
+import { dumpOnFailure, startDockerCrashRig, stopDockerCrashRig, type DockerCrashRig } from "../helpers/docker-crash-rig.js";
 import {
   DEMO_SERVICES,
   createDemoTenant,
@@ -188,15 +188,6 @@ async function midCreate(t: T, tenant: DemoTenant, clusterId: string) {
       { what: `CREATE/CONFIRM/BOOTSTRAP of ${clusterId} in flight with a container made`, timeoutMs: 120_000, intervalMs: 20 },
     ),
   );
-}
-
-async function dumpOnFailure<R>(t: T, p: Promise<R>): Promise<R> {
-  try {
-    return await p;
-  } catch (err) {
-    t.log(t.context.procs.dump());
-    throw err;
-  }
 }
 
 async function settle(t: T, tenant: DemoTenant, id: string, status: "active" | "terminated"): Promise<StatusBody> {

@@ -4,6 +4,7 @@
  * children's work directories, the stored state's reader, and the tenants whose containers are swept at the end.
  * The tests start their provisioner children themselves (they read different lines of their logs).
  */
+import type { ExecutionContext } from "ava";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -47,4 +48,14 @@ export async function stopDockerCrashRig(rig: Partial<DockerCrashRig>): Promise<
   for (const tenant of rig.tenants ?? []) await removeTenantContainers(tenant.name, tenant.network);
   await rig.sys?.stop();
   if (rig.dir) await rm(rig.dir, { recursive: true, force: true });
+}
+
+/** Awaits `p`; when it rejects, logs the last output of every child process first. */
+export async function dumpOnFailure<R>(t: ExecutionContext<{ procs: ProcessSet }>, p: Promise<R>): Promise<R> {
+  try {
+    return await p;
+  } catch (err) {
+    t.log(t.context.procs.dump());
+    throw err;
+  }
 }
