@@ -463,6 +463,10 @@ test.serial("automatic repair: a node missing past the template's time is replac
   );
   await new Promise((resolve) => setTimeout(resolve, 3_000));
   t.is((await get(t, tenant.user, `/clusters/${id}`)).jobs.length, 2, "no second replacement");
+  const oldHealthEvents = (await readEvents<{ type: string; nodeId?: string }>(t.context.sys.nc, clusterEventFilter(tenant.name, id)))
+    .map((e) => e.data)
+    .filter((e) => e.type === "node.health" && e.nodeId === old.id);
+  t.is(oldHealthEvents.length, 1, "the late report about the gone node is ignored: only the first finding was announced");
   const untouched = await get(t, tenant.user, `/clusters/${plain}`);
   t.is(untouched.jobs.length, 1, "a template without repair: the missing node stays");
   t.true(untouched.nodes.some((n: NodeBody) => n.id === plainOld.id));

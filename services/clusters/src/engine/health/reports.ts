@@ -2,6 +2,7 @@ import { isTerminatedCluster, NODE_HEALTH_STATES, type NodeHealthEntry, type Nod
 import type { ReadingDeps } from "../../adapters/deps.js";
 import { followHealthReports, type HealthReportFeed } from "../../adapters/health-reports.js";
 import { statusOf } from "../../domain/cluster-status.js";
+import { clusterNodeIds } from "../../domain/ids.js";
 import { nodeHealthEvent, withHealth } from "../../domain/node-health.js";
 import type { NodeChange } from "../../adapters/node-store.js";
 import type { ClusterNode } from "../../domain/records.js";
@@ -32,9 +33,11 @@ export async function applyHealthReport(deps: ReadingDeps, tenant: string, repor
   for (const [clusterId, entries] of byCluster) {
     const cluster = (await deps.clusters.get(clusterId))?.value;
     if (!cluster || cluster.tenant !== tenant || isTerminatedCluster({ tenant, status: statusOf(cluster) })) continue;
+    // A node that left (removed, or replaced while its machine was unreachable) keeps its stored record: skip it.
+    const members = new Set(clusterNodeIds(cluster));
     const before = new Map<string, ClusterNode>();
     const changes = new Map<string, NodeChange>(
-      entries.map((entry) => [
+      entries.filter((entry) => members.has(entry.nodeId)).map((entry) => [
         entry.nodeId,
         (node) => {
           before.set(node.id, node);
