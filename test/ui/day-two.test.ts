@@ -112,6 +112,18 @@ test("restart all, rolling with at most one node down: the dry run and the plan 
     const stopped = stage.filter((task) => task.taskName === "STOP").map((task) => task.service);
     t.is(new Set(stopped).size, stopped.length, `at most one node of a service stopped at a time: ${JSON.stringify(stage)}`);
   }
+
+  // The services tab's restart buttons follow the choice above the list.
+  await clickButton(page, "Services");
+  await page.click(".restart-mode input[name=rolling]");
+  await fillIn(page, ".restart-mode input[name=maxUnavailable]", "1");
+  await page.click(".service-row[data-service=nginx] button[aria-label='restart nginx']");
+  await waitForText(page, "dialog[open]", "Dry run");
+  const serviceStops = await page.$$eval("dialog[open] .stages > li .task-group", (groups) =>
+    groups.filter((g) => g.querySelector(".task-name")?.textContent === "STOP nginx").map((g) => g.textContent ?? ""),
+  );
+  t.deepEqual(serviceStops, ["STOP nginx1 waiting", "STOP nginx1 waiting", "STOP nginx1 waiting"]);
+  await page.keyboard.press("Escape");
 });
 
 test("the audit page: an admin's entries newest first, filtered by target, following new ones; a user is told it is not theirs", async (t) => {
@@ -124,9 +136,10 @@ test("the audit page: an admin's entries newest first, filtered by target, follo
   await page.click("header.top nav a[href='#/audit']");
   await waitForText(page, ".vtable[aria-label='Audit log'] tbody", "clusters.create", 30_000);
 
-  // Filtered by the cluster (as the cluster page's link does): only its entries.
-  await fillIn(page, ".audit-filters input[name=target]", id);
-  await clickButton(page, "Show", ".audit-filters");
+  // The cluster page's link opens the log filtered by the cluster: only its entries.
+  await openSignedIn(page, baseUrl, tenant.admin, `/clusters/${encodeURIComponent(id)}`);
+  await clickRow(page, ".facts-card a[href^='#/audit?']");
+  await page.waitForFunction((target) => (document.querySelector(".audit-filters input[name=target]") as HTMLInputElement | null)?.value === target, {}, id);
   await page.waitForFunction(
     (target) => {
       const rows = [...document.querySelectorAll(".vtable[aria-label='Audit log'] tbody tr[data-key]")];
