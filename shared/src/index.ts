@@ -60,6 +60,8 @@ export {
 } from "./hostpool.js";
 export type { HostEntry } from "./hostpool.js";
 export { ensureStreams, ensureTaskConsumer, ensureResultsConsumer } from "./tasks.js";
+export { ensureDurableConsumer, pullBatches } from "./durable-consumers.js";
+export type { DurableConsumerConfig, BatchLoop, BatchLoopOptions } from "./durable-consumers.js";
 export { openAuditLog, type AuditLog, type AuditLogOptions } from "./audit-log.js";
 export { applyAuditRetention, type AuditRetention } from "./audit-stream.js";
 export { ownResults, planBatches, resultsMessage, resultsOf, storedResults } from "./result-messages.js";

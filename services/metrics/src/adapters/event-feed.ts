@@ -1,7 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
+import { DeliverPolicy, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
 import { consumers, decode, eventFilter, streams } from "@corral/contracts";
-import { ensureStreams, sleep, type Logger } from "@corral/shared";
+import { ensureDurableConsumer, ensureStreams, pullBatches, sleep, type Logger } from "@corral/shared";
 import { parseNodeEvents, type NodeEvent, type ParsedNodeEvents } from "../domain/node-events.js";
 import type { UsageStore } from "./usage-store.js";
 
@@ -55,7 +55,6 @@ function decodeNodeEvents(m: JsMsg): ParsedNodeEvents {
 export async function startEventFeed(options: EventFeedOptions): Promise<EventFeed> {
   const { nc, store, log } = options;
   const batchSize = options.batchSize ?? 512;
-  const expires = Math.max(1000, options.pullExpiresMs ?? 1000);
   await ensureStreams(nc);
   const jsm = await jetstreamManager(nc);
   const emptyCheckMs = options.emptyCheckMs ?? 10_000;
@@ -71,29 +70,14 @@ export async function startEventFeed(options: EventFeedOptions): Promise<EventFe
   };
   // Without Redis the check fails; it is made again every `emptyCheckMs`, and the events wait in the stream.
   await replayIfEmpty().catch((err: unknown) => log.warn("could not check whether the usage store is empty", { err }));
-  const ensureConsumer = async () => {
-    try {
-      await jsm.consumers.info(streams.events, NODE_EVENTS_CONSUMER);
-    } catch {
-      await jsm.consumers
-        .add(streams.events, {
-          durable_name: NODE_EVENTS_CONSUMER,
-          filter_subject: NODE_EVENTS_FILTER,
-          ack_policy: AckPolicy.Explicit,
-          deliver_policy: DeliverPolicy.All,
-          ack_wait: 30_000_000_000,
-          max_deliver: -1,
-          max_ack_pending: 20_000,
-        })
-        .catch(async (err: unknown) => {
-          // Another instance created it in between.
-          await jsm.consumers.info(streams.events, NODE_EVENTS_CONSUMER).catch(() => {
-            throw err;
-          });
-        });
-    }
-    return jetstream(nc).consumers.get(streams.events, NODE_EVENTS_CONSUMER);
-  };
+  const consumer = () =>
+    ensureDurableConsumer(nc, streams.events, {
+      durable_name: NODE_EVENTS_CONSUMER,
+      filter_subject: NODE_EVENTS_FILTER,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: 30_000_000_000,
+      max_ack_pending: 20_000,
+    });
 
   /** Logs a Redis outage once, not once per redelivered batch. */
   let recordingFails = false;
@@ -117,29 +101,16 @@ export async function startEventFeed(options: EventFeedOptions): Promise<EventFe
     for (const m of messages) m.ack();
   };
 
-  let running = true;
-  let current: { close(): Promise<void | Error> } | undefined;
-  const loop = (async () => {
-    while (running) {
-      try {
-        const consumer = await ensureConsumer();
-        while (running && !(await replayIfEmpty())) {
-          const batch = await consumer.fetch({ max_messages: batchSize, expires });
-          current = batch;
-          const messages: JsMsg[] = [];
-          for await (const m of batch) messages.push(m);
-          current = undefined;
-          if (messages.length > 0) await handle(messages);
-        }
-      } catch (err) {
-        if (!running) break;
-        log.warn("node event feed interrupted; retrying", { err });
-        await sleep(1000);
-      }
-    }
-  })();
+  const loop = pullBatches({
+    consumer,
+    handle,
+    batchSize,
+    expiresMs: options.pullExpiresMs ?? 1000,
+    restart: replayIfEmpty,
+    log,
+    name: "node event feed",
+  });
 
-  let stopping: Promise<void> | undefined;
   return {
     async caughtUp(timeoutMs) {
       const target = (await jsm.streams.info(streams.events)).state.last_seq;
@@ -152,13 +123,6 @@ export async function startEventFeed(options: EventFeedOptions): Promise<EventFe
         await sleep(100);
       }
     },
-    stop() {
-      stopping ??= (async () => {
-        running = false;
-        await current?.close().catch(() => {});
-        await loop;
-      })();
-      return stopping;
-    },
+    stop: () => loop.stop(),
   };
 }

@@ -1,7 +1,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
+import { DeliverPolicy, type JsMsg } from "@nats-io/jetstream";
 import { consumers, decode, eventFilter, streams } from "@corral/contracts";
-import { sleep, type AuditLog, type Logger } from "@corral/shared";
+import { ensureDurableConsumer, pullBatches, type AuditLog, type Logger } from "@corral/shared";
 import { planEndEntry, planEndMessageId, planEndsIn } from "../domain/plan-ends.js";
 import type { FailedTaskLookup } from "./failed-task-lookup.js";
 
@@ -36,31 +36,14 @@ export interface PlanEndFeed {
 export async function startPlanEndFeed(options: PlanEndFeedOptions): Promise<PlanEndFeed> {
   const { nc, auditLog, failedTaskAt, log } = options;
   const batchSize = options.batchSize ?? 256;
-  const expires = Math.max(1000, options.pullExpiresMs ?? 1000);
-  const jsm = await jetstreamManager(nc);
-  const ensureConsumer = async () => {
-    try {
-      await jsm.consumers.info(streams.events, PLAN_ENDS_CONSUMER);
-    } catch {
-      await jsm.consumers
-        .add(streams.events, {
-          durable_name: PLAN_ENDS_CONSUMER,
-          filter_subjects: PLAN_END_FILTERS,
-          ack_policy: AckPolicy.Explicit,
-          deliver_policy: DeliverPolicy.New,
-          ack_wait: 30_000_000_000,
-          max_deliver: -1,
-          max_ack_pending: 20_000,
-        })
-        .catch(async (err: unknown) => {
-          // Another instance created it in between.
-          await jsm.consumers.info(streams.events, PLAN_ENDS_CONSUMER).catch(() => {
-            throw err;
-          });
-        });
-    }
-    return jetstream(nc).consumers.get(streams.events, PLAN_ENDS_CONSUMER);
-  };
+  const consumer = () =>
+    ensureDurableConsumer(nc, streams.events, {
+      durable_name: PLAN_ENDS_CONSUMER,
+      filter_subjects: PLAN_END_FILTERS,
+      deliver_policy: DeliverPolicy.New,
+      ack_wait: 30_000_000_000,
+      max_ack_pending: 20_000,
+    });
 
   /** Logs an outage of the audit stream once, not once per redelivered end. */
   let recordingFails = false;
@@ -86,37 +69,12 @@ export async function startPlanEndFeed(options: PlanEndFeedOptions): Promise<Pla
     m.ack();
   };
 
-  let running = true;
-  let current: { close(): Promise<void | Error> } | undefined;
-  const loop = (async () => {
-    while (running) {
-      try {
-        const consumer = await ensureConsumer();
-        while (running) {
-          const batch = await consumer.fetch({ max_messages: batchSize, expires });
-          current = batch;
-          const messages: JsMsg[] = [];
-          for await (const m of batch) messages.push(m);
-          current = undefined;
-          await Promise.all(messages.map(handle));
-        }
-      } catch (err) {
-        if (!running) break;
-        log.warn("plan end feed interrupted; retrying", { err });
-        await sleep(1000);
-      }
-    }
-  })();
-
-  let stopping: Promise<void> | undefined;
-  return {
-    stop() {
-      stopping ??= (async () => {
-        running = false;
-        await current?.close().catch(() => {});
-        await loop;
-      })();
-      return stopping;
-    },
-  };
+  return pullBatches({
+    consumer,
+    handle: async (messages) => void (await Promise.all(messages.map(handle))),
+    batchSize,
+    expiresMs: options.pullExpiresMs ?? 1000,
+    log,
+    name: "plan end feed",
+  });
 }
