@@ -30,6 +30,7 @@ import { createPeersTenant, peersIn, PEERS_TEMPLATE } from "../../test/helpers/d
 import { startProvisionerProcess, type ServiceProcess } from "../../test/helpers/processes.js";
 import { startSystem, type TestSystem } from "../../test/helpers/system.js";
 import { envNumber } from "../env.js";
+import { median } from "../stats.js";
 import { planTiming, timingSummary, type NodeActionsView, type PlanView } from "../real-machines/plan-timing.js";
 import { cpuWindow, loadSnapshot, log, machine, round, writeResult } from "../real-machines/lib.js";
 
@@ -113,8 +114,8 @@ try {
   for (const mode of MODES) for (let i = 0; i < ROUNDS; i++) rounds.push(await replaceOnce(sys, tenant, clusterId, mode));
   const byMode = Object.fromEntries(
     MODES.map((mode) => {
-      const ms = rounds.filter((r) => r.mode === mode).map((r) => r.activeMs).sort((a, b) => a - b);
-      return [mode, { rounds: ms.length, activeMs: { median: ms[Math.floor(ms.length / 2)] ?? 0, min: ms[0] ?? 0, max: ms.at(-1) ?? 0 } }];
+      const ms = rounds.filter((r) => r.mode === mode).map((r) => r.activeMs);
+      return [mode, { rounds: ms.length, activeMs: { median: median(ms), min: Math.min(...ms), max: Math.max(...ms) } }];
     }),
   );
   writeResult(OUT, {

@@ -30,6 +30,7 @@ import { createSimProvider, startProvisioner, type Plugin, type RunningProvision
 import { ClusterKeys, createDockerProvider, DockerClient, LABEL, labelTerm, SshPool } from "@corral/provisioner/testing";
 import { createTestNetwork, ensureDockerForTests } from "../../test/helpers/docker-hosts.js";
 import { machineCpuSeconds, round } from "../clusters/lib.js";
+import { percentile } from "../stats.js";
 
 const exec = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -67,10 +68,7 @@ function countReports(nc: NatsConnection) {
   return { count, stop: () => sub.unsubscribe() };
 }
 
-const quantile = (values: number[], q: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-};
+const quantile = (values: number[], q: number) => percentile([...values].sort((a, b) => a - b), q * 100);
 
 /** CPU seconds of one process so far (user + system), from /proc. */
 function processCpuSeconds(pid: number): number {

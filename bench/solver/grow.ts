@@ -26,6 +26,7 @@ import type { ClusterTemplate, ExistingNode } from "@corral/contracts";
 import { checkLayout, checkShrink, growCluster, solveLayout, type GrowRequest } from "@corral/solver";
 import { fixtureSolverCatalog, fixtureTemplate } from "../../test/helpers/fixture-catalog.js";
 import { envNumber } from "../env.js";
+import { median } from "../stats.js";
 import { growLive } from "./grow-live.js";
 
 const SMOKE = process.env["BENCH_SMOKE"] === "1";
@@ -50,8 +51,7 @@ function timed(fn: () => unknown): { medianMs: number; maxMs: number } {
     fn();
     samples.push(performance.now() - start);
   }
-  samples.sort((a, b) => a - b);
-  return { medianMs: round(samples[Math.floor(RUNS / 2)]!), maxMs: round(samples[RUNS - 1]!) };
+  return { medianMs: round(median(samples)), maxMs: round(Math.max(...samples)) };
 }
 
 function create(template: ClusterTemplate, numMachines: number) {
