@@ -5,8 +5,9 @@
  */
 import type { StaticDecode, TObject, TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { HasTransform, TransformDecode, TransformDecodeError, Value } from "@sinclair/typebox/value";
+import { HasTransform, TransformDecodeError, Value } from "@sinclair/typebox/value";
 import { BadRequestError } from "../errors.js";
+import { decodeAccepted } from "./decode-accepted.js";
 import { describe, isObject, label } from "./primitives.js";
 import { FieldProblem, bodyPaths, parameterPaths, pathWithin, problemOf, type PathStyle } from "./problems.js";
 
@@ -50,7 +51,8 @@ function checkOf(schema: TSchema): SchemaCheck {
 
 /**
  * One check of the compiled schema per value (compiled at the first value, so that importing a validator costs
- * nothing); then, only for schemas with decoders (numeric strings, `null` as absent, ...), one walk that decodes.
+ * nothing); then, only for schemas with decoders (numeric strings, `null` as absent, ...), one walk that decodes
+ * (decode-accepted.ts: it trusts the check, so it never checks a subtree again).
  */
 function compile<S extends TSchema>(schema: S, root: string, paths: PathStyle): Validator<StaticDecode<S>> {
   let check: SchemaCheck | undefined;
@@ -65,7 +67,7 @@ function compile<S extends TSchema>(schema: S, root: string, paths: PathStyle): 
     }
     if (!decodes) return value as StaticDecode<S>;
     try {
-      return TransformDecode(schema, [], value) as StaticDecode<S>;
+      return decodeAccepted<StaticDecode<S>>(schema, value);
     } catch (err) {
       if (err instanceof TransformDecodeError && err.error instanceof FieldProblem) {
         const { problem, within } = err.error;

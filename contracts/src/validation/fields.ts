@@ -215,37 +215,53 @@ export function bodyOf<R extends Readonly<Record<string, TSchema>>, O extends Re
     .Encode((body) => body) as never;
 }
 
-/** Where `value` is not JSON a store can keep (a non-finite number, nesting deeper than MAX_JSON_DEPTH), and why. */
-function jsonProblem(value: unknown, within: string, depth: number): FieldProblem | undefined {
-  if (value === null || typeof value === "string" || typeof value === "boolean") return undefined;
-  if (typeof value === "number") return Number.isFinite(value) ? undefined : new FieldProblem(`must be a finite number (got ${describe(value)})`, within);
-  if (depth >= MAX_JSON_DEPTH) return new FieldProblem(`is nested too deeply (at most ${MAX_JSON_DEPTH} levels)`, within);
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = jsonProblem(value[i], `${within}[${i}]`, depth + 1);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  if (isObject(value)) {
-    for (const [key, member] of Object.entries(value)) {
-      const found = member === undefined ? undefined : jsonProblem(member, within === "" ? key : `${within}.${key}`, depth + 1);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  return new FieldProblem(`must be a JSON value (got ${typeof value})`, within);
+/** A member's path within its parent's (`a` + `b[2]` -> `a.b[2]`, `[1]` + `c` -> `[1].c`). */
+function within(step: string, rest: string | undefined): string {
+  if (rest === undefined || rest === "") return step;
+  return rest.startsWith("[") ? `${step}${rest}` : `${step}.${rest}`;
 }
 
-function checkedJson<T>(value: T): T {
-  const problem = jsonProblem(value, "", 0);
-  if (problem) throw problem;
-  return value;
+/**
+ * `value` as JSON a store can keep (finite numbers, nesting at most MAX_JSON_DEPTH deep), copied when `copy`, or the
+ * FieldProblem saying where and why it is not. One walk does both; a path is only built for a problem.
+ */
+function jsonOrProblem(value: unknown, depth: number, copy: boolean): unknown {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+  if (typeof value === "number") return Number.isFinite(value) ? value : new FieldProblem(`must be a finite number (got ${describe(value)})`);
+  if (depth >= MAX_JSON_DEPTH) return new FieldProblem(`is nested too deeply (at most ${MAX_JSON_DEPTH} levels)`);
+  if (Array.isArray(value)) {
+    const out: unknown[] = copy ? new Array<unknown>(value.length) : value;
+    for (let i = 0; i < value.length; i++) {
+      const member = jsonOrProblem(value[i], depth + 1, copy);
+      if (member instanceof FieldProblem) return new FieldProblem(member.problem, within(`[${i}]`, member.within));
+      out[i] = member;
+    }
+    return out;
+  }
+  if (isObject(value)) {
+    const out: Record<string, unknown> = copy ? {} : value;
+    for (const key of Object.keys(value)) {
+      if (value[key] === undefined) continue;
+      const member = jsonOrProblem(value[key], depth + 1, copy);
+      if (member instanceof FieldProblem) return new FieldProblem(member.problem, within(key, member.within));
+      // An own `__proto__` member stays a member (assigning it would set the copy's prototype).
+      if (copy) Object.defineProperty(out, key, { value: member, enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+  return new FieldProblem(`must be a JSON value (got ${typeof value})`);
+}
+
+/** `value`, checked as JSON a store keeps (and copied when `copy`: what a request gives is never shared with what is kept). */
+function checkedJson<T>(value: T, copy = false): T {
+  const checked = jsonOrProblem(value, 0, copy);
+  if (checked instanceof FieldProblem) throw checked;
+  return checked as T;
 }
 
 /** Any JSON value (finite numbers, nested at most MAX_JSON_DEPTH deep), copied: what a request gives is never shared with what is kept. */
 export const jsonCopy = Type.Transform(Type.Unknown())
-  .Decode((value) => structuredClone(checkedJson(value)))
+  .Decode((value) => checkedJson(value, true))
   .Encode((value) => value);
 
 /**
@@ -255,7 +271,7 @@ export const jsonCopy = Type.Transform(Type.Unknown())
 export const jsonObjectField = (options: { description?: string; copy?: boolean } = {}): TTransform<TUnsafe<JsonObject>, JsonObject> => {
   const { copy, ...schemaOptions } = options;
   return Type.Transform(Type.Unsafe<JsonObject>(Type.Object({}, { ...schemaOptions, additionalProperties: true })))
-    .Decode((value) => (copy ? structuredClone(checkedJson(value)) : checkedJson(value)))
+    .Decode((value) => checkedJson(value, copy === true))
     .Encode((value) => value);
 };
 
