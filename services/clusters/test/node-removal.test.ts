@@ -2,7 +2,7 @@
 import test from "ava";
 import { clusterNodeIds, nextNodenumOf, numberingWithout } from "../src/domain/ids.js";
 import { leavingNodeIds, remainingWithChangedConfig } from "../src/domain/node-config.js";
-import type { ClusterNode } from "../src/domain/records.js";
+import { testNode } from "./helpers/nodes.js";
 
 test("numbering - removed nodes leave the list and their nodenums are never given again", (t) => {
   const fresh = { id: "c1", numNodes: 5 };
@@ -16,16 +16,7 @@ test("numbering - removed nodes leave the list and their nodenums are never give
   t.deepEqual(clusterNodeIds(again), ["c1-1001", "c1-1003"]);
 });
 
-const node = (nodenum: number, services: string[]): ClusterNode => ({
-  id: `c1-${nodenum}`,
-  clusterId: "c1",
-  nodenum,
-  services,
-  properties: { hostname: `h${nodenum}.example` },
-  results: {},
-  actions: [],
-  applied: [],
-});
+const node = testNode;
 
 test("changed config - the remaining nodes whose peer list loses the removed node", (t) => {
   const nodes = [node(1000, ["base", "db"]), node(1001, ["base", "web"]), node(1002, ["base", "web"])];

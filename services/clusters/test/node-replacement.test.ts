@@ -12,8 +12,9 @@ import { statusOf } from "../src/domain/cluster-status.js";
 import { clusterStep } from "../src/domain/cluster-steps.js";
 import { clusterNodeIds } from "../src/domain/ids.js";
 import { changedByReplacement } from "../src/domain/node-config.js";
-import type { ClusterNode, ClusterRecord } from "../src/domain/records.js";
+import type { ClusterRecord } from "../src/domain/records.js";
 import { nodeDueForRepair, repairPolicyOf } from "../src/engine/repair/policy.js";
+import { testNode } from "./helpers/nodes.js";
 
 const serviceDef = (name: string): Service => ({ name, description: "", dependencies: {}, provisioner: { actions: {} } }) as unknown as Service;
 
@@ -61,36 +62,24 @@ test("replace_node - allowed on an active cluster only, as the other node change
   for (const status of ["pending", "inconsistent", "incomplete", "terminated"] as const) t.false(isActionAllowed(status, "replace_node"), status);
 });
 
+/** The removal of node 1002, the only one with `cache`, started as plan c1-002. */
+const removalStarted = () =>
+  step(activeCluster(), { type: "job.started", action: "remove_nodes", planId: "c1-002", leavingNodenums: [1002], leavingServices: ["cache"] });
+
 test("a removal that succeeds takes its nodes and the services no remaining node holds off the cluster", (t) => {
-  const started = step(activeCluster(), {
-    type: "job.started",
-    action: "remove_nodes",
-    planId: "c1-002",
-    leavingNodenums: [1002],
-    leavingServices: ["cache"],
-  });
+  const started = removalStarted();
   t.deepEqual(started.leavingNodes, { planId: "c1-002", nodenums: [1002], services: ["cache"] });
   t.deepEqual(started.services, ["base", "cache"], "the services stay while the plan runs");
   const done = step(started, { type: "job.succeeded", planId: "c1-002" });
   t.is(statusOf(done), "active");
   t.deepEqual(clusterNodeIds(done), ["c1-1000", "c1-1001"]);
   t.deepEqual(done.services, ["base"]);
-  t.deepEqual(
-    done.serviceDefs.map((d) => d.name),
-    ["base"],
-  );
+  t.deepEqual(done.serviceDefs.map((d) => d.name), ["base"]);
   t.is(done.leavingNodes, undefined);
 });
 
 test("a removal that fails keeps its nodes and their services; the cluster is inconsistent", (t) => {
-  const started = step(activeCluster(), {
-    type: "job.started",
-    action: "remove_nodes",
-    planId: "c1-002",
-    leavingNodenums: [1002],
-    leavingServices: ["cache"],
-  });
-  const failed = step(started, { type: "job.failed", planId: "c1-002" });
+  const failed = step(removalStarted(), { type: "job.failed", planId: "c1-002" });
   t.is(statusOf(failed), "inconsistent");
   t.deepEqual(clusterNodeIds(failed), ["c1-1000", "c1-1001", "c1-1002"]);
   t.is(failed.numNodes, 3);
@@ -129,17 +118,7 @@ test("a job prepared before the node it takes off left is refused (409): never t
   t.regex(err?.message ?? "", /c1-1001/);
 });
 
-const node = (nodenum: number, services: string[], health?: NodeHealth): ClusterNode => ({
-  id: `c1-${nodenum}`,
-  clusterId: "c1",
-  nodenum,
-  services,
-  properties: { hostname: `h${nodenum}.example` },
-  results: {},
-  actions: [],
-  applied: [],
-  ...(health ? { health } : {}),
-});
+const node = testNode;
 
 test("changed config - a replacement changes the peer lists that named the old node", (t) => {
   const nodes = [node(1000, ["base", "db"]), node(1001, ["base", "web"]), node(1002, ["base", "web"])];

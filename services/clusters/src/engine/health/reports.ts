@@ -1,11 +1,12 @@
 import { isTerminatedCluster, NODE_HEALTH_STATES, type NodeHealthEntry, type NodeHealthEvent, type NodeHealthReport } from "@corral/contracts";
 import type { ReadingDeps } from "../../adapters/deps.js";
 import { followHealthReports, type HealthReportFeed } from "../../adapters/health-reports.js";
-import { statusOf } from "../../domain/cluster-status.js";
+import { currentPlanOf, statusOf } from "../../domain/cluster-status.js";
 import { clusterNodeIds } from "../../domain/ids.js";
+import { leavingNodeIds } from "../../domain/node-config.js";
 import { nodeHealthEvent, withHealth } from "../../domain/node-health.js";
 import type { NodeChange } from "../../adapters/node-store.js";
-import type { ClusterNode } from "../../domain/records.js";
+import type { ClusterNode, ClusterRecord } from "../../domain/records.js";
 
 /** Longest message kept of a finding. */
 const MAX_MESSAGE_CHARS = 1_000;
@@ -14,7 +15,8 @@ const MAX_MESSAGE_CHARS = 1_000;
  * Keeps nodes' health from the provisioners' reports (docs/providers.md, Node health): each finding is written into
  * its node when it changes the state or message (or refreshes an old `checkedAt`), per cluster in one write of its
  * nodes, and every change of state or message is published as a `node.health` event. Findings of clusters that are
- * unknown, another tenant's or terminated, and of nodes the cluster does not have, are ignored.
+ * unknown, another tenant's or terminated, of nodes the cluster does not have, and of nodes its running plan deletes
+ * (a removal's, a replacement's, a cluster delete's) are ignored.
  */
 export function startHealthReports(deps: ReadingDeps): HealthReportFeed {
   return followHealthReports(deps.nc, deps.log, (tenant, report) => applyHealthReport(deps, tenant, report));
@@ -33,8 +35,12 @@ export async function applyHealthReport(deps: ReadingDeps, tenant: string, repor
   for (const [clusterId, entries] of byCluster) {
     const cluster = (await deps.clusters.get(clusterId))?.value;
     if (!cluster || cluster.tenant !== tenant || isTerminatedCluster({ tenant, status: statusOf(cluster) })) continue;
-    // A node that left (removed, or replaced while its machine was unreachable) keeps its stored record: skip it.
-    const members = new Set(clusterNodeIds(cluster));
+    // A node that left (removed, or replaced while its machine was unreachable) keeps its stored record, and a
+    // node the running plan deletes (a removal's, a replacement's, a cluster delete's) vanishes by Corral's own hand:
+    // neither is a finding.
+    if (isBeingDeleted(cluster)) continue;
+    const leaving = statusOf(cluster) === "pending" ? leavingNodeIds(cluster, currentPlanOf(cluster)) : new Set<string>();
+    const members = new Set(clusterNodeIds(cluster).filter((id) => !leaving.has(id)));
     const before = new Map<string, ClusterNode>();
     const changes = new Map<string, NodeChange>(
       entries.filter((entry) => members.has(entry.nodeId)).map((entry) => [
@@ -53,6 +59,8 @@ export async function applyHealthReport(deps: ReadingDeps, tenant: string, repor
   }
   deps.publisher.publishClusterEvents(events);
 }
+
+const isBeingDeleted = (cluster: ClusterRecord): boolean => statusOf(cluster) === "pending" && cluster.actor.context.action === "cluster_delete";
 
 function isEntry(e: NodeHealthEntry): boolean {
   return (
