@@ -8,7 +8,7 @@ import anyTest, { type TestFn } from "ava";
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { clusterEventSubject, encode, inboxPrefixOf, withUrlCredentials, type ClusterStatusEvent, type WebhookDelivery } from "@corral/contracts";
-import { callEndpoint, connectNats, silentLogger } from "@corral/shared";
+import { callEndpoint, connectNats, createLogger } from "@corral/shared";
 import { startWebhooksService, type WebhooksService } from "@corral/webhooks";
 import { api, SUPERADMIN, type Caller } from "../helpers/api.js";
 import { eventually } from "../helpers/eventually.js";
@@ -28,9 +28,12 @@ const BETA: Caller = { user: "admin", tenant: "beta" };
 /** Names ending so resolve to a loopback address the service does not allow (a DNS name pointing inward). */
 const INWARD_SUFFIX = ".inward.example";
 const RETRY_DELAYS_MS = [100, 200, 300, 400];
+/** Every log line of the gateway and the webhooks service, at debug: no secret may be in one. */
+const logLines: string[] = [];
+const capturing = (name: string) => createLogger({ service: name }, { level: "debug", write: (line) => void logLines.push(line) });
 
 test.before(async (t) => {
-  const sys = await startSystem({});
+  const sys = await startSystem({ logger: capturing });
   t.context.sys = sys;
   for (const tenant of ["acme", "beta"]) {
     const r = await api(sys.baseUrl, "POST", "/tenants", { ...SUPERADMIN, body: { tenant: { name: tenant, workers: 0 } } });
@@ -44,7 +47,7 @@ test.before(async (t) => {
   });
   t.context.webhooks = await startWebhooksService({
     nc: t.context.nc,
-    log: silentLogger,
+    log: capturing("webhooks"),
     allowedNetworks: ["127.0.0.1/32"],
     retryDelaysMs: RETRY_DELAYS_MS,
     leaseMs: 2000,
@@ -308,4 +311,17 @@ test.serial("a deleted tenant's endpoints and deliveries are purged, and no othe
   t.is((await api(sys.baseUrl, "GET", `/webhooks/${before[0]!.id}/deliveries`, BETA)).status, 404);
   t.is(((await api(sys.baseUrl, "GET", "/webhooks", ACME)).body as unknown[]).length, acme);
   t.deepEqual(await callEndpoint(sys.nc, "webhooks.purgeTenant", { tenant: "beta" }), { removed: 0 });
+});
+
+test.serial("no log line holds a secret", async (t) => {
+  const { sys, receiver } = t.context;
+  const given = "whsec_" + Buffer.alloc(32, 9).toString("base64");
+  const r = await api(sys.baseUrl, "POST", "/webhooks", { ...ACME, body: { url: receiver.url("/logged"), events: ["audit"], secret: given } });
+  t.is(r.status, 200, r.text);
+  await api(sys.baseUrl, "POST", `/webhooks/${r.body.id}/test`, ACME);
+  t.true(logLines.length > 0, "the processes logged");
+  t.deepEqual(
+    logLines.filter((line) => line.includes("whsec_") || line.includes(given.slice(6))),
+    [],
+  );
 });
