@@ -54,7 +54,7 @@ export const SERVICE_ACCESS: Readonly<Record<CorralService, BusAccess>> = {
     listens: [liveClusterEventsFilter],
   },
   tenancy: {
-    calls: ["clusters.purgeTenant", "plugins.purgeTenant", "plugins.copyTenant", "metrics.purgeTenant"],
+    calls: ["clusters.purgeTenant", "plugins.purgeTenant", "plugins.copyTenant", "metrics.purgeTenant", "webhooks.purgeTenant"],
     kv: {
       read: [buckets.usage, buckets.pluginTypes],
       write: [buckets.tenants, buckets.catalog, buckets.provisioners, buckets.assignments, buckets.hostPool],

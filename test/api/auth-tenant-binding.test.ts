@@ -22,6 +22,7 @@ test.before(async (t) => {
   t.context.sys = await startSystem({
     clusters: 1,
     metrics: 1,
+    webhooks: 1,
     security: { config: { "security.authentication.basic.realmfile": realmfile } },
   });
   t.context.root = await tokenFor(t.context.sys.tokenUrl!, "root", "rootpw");

@@ -42,7 +42,7 @@ import { resourceArchive, tar, tarGz } from "../../services/plugins/test/tar-bui
 // One provisioner: it announces the bundled plugin types (sim; shell, chef-solo) and syncs resources.
 // A long gateway timeout: the 50 MB upload test forces garbage collections while it runs.
 // Clusters and metrics too: a deleted tenant's name is free again once every service that keeps tenant state purged it.
-const test = testWithSystem({ provisioners: 1, clusters: 1, metrics: 1, requestTimeoutMs: 60_000 });
+const test = testWithSystem({ provisioners: 1, clusters: 1, metrics: 1, webhooks: 1, requestTimeoutMs: 60_000 });
 type T = SystemTest;
 
 const SCRIPTS = "/plugins/automatortypes/shell/scripts";

@@ -16,7 +16,7 @@ import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
 import { NO_LEFTOVERS, tenantLeftovers } from "../helpers/tenant-leftovers.js";
 import { pluginClient } from "../helpers/plugin-rest.js";
 
-const test = testWithSystem({ clusters: 1, metrics: 1, provisioners: 1, requestTimeoutMs: 30_000 });
+const test = testWithSystem({ clusters: 1, metrics: 1, webhooks: 1, provisioners: 1, requestTimeoutMs: 30_000 });
 type T = SystemTest;
 
 const call = (t: T, caller: Caller, method: string, path: string, body?: unknown) =>
@@ -103,6 +103,13 @@ test("tenant delete - a later tenant of the same name sees nothing of the delete
   // A task page, as a plan of more than 64 tasks has them (this small cluster's plans keep theirs in their records).
   await (await openBucket(sys.nc, buckets.planTasks)).put(kvKey(id, planId, "0", "0"), encode([{ taskName: "CREATE", nodeId: "n1", service: "" }]));
 
+  // A webhook endpoint (the test system lets deliveries reach 127.0.0.1; nothing listens on port 9, so they fail
+  // and are kept), and a delivery of it: the audit entry of the next change.
+  const hook = await call(t, catalog.admin, "POST", "/webhooks", { url: "http://127.0.0.1:9/old-tenant", events: ["audit"] });
+  assertOk(t, hook, "register a webhook");
+  assertOk(t, await call(t, catalog.admin, "PUT", "/providers/pool", pool.body), "a change the webhook hears of");
+  await eventually(async () => (await tenantLeftovers(sys.nc, name, [id], sys.redis?.url)).webhookDeliveries > 0, { what: "a delivery of the webhook" });
+
   // The checks below are not vacuous: all of this exists before the delete (but done tasks, which the work queue drops).
   const { tasks: _none, ...before } = await tenantLeftovers(sys.nc, name, [id], sys.redis?.url);
   for (const [what, value] of Object.entries(before)) t.truthy(Array.isArray(value) ? value.length : value, `${what} exists before the delete`);
@@ -133,6 +140,8 @@ test("tenant delete - a later tenant of the same name sees nothing of the delete
   t.is(await nodeSeconds(t, catalog.admin, "?user=alice"), 0, "node usage of alice, as the tenant admin");
   t.is(await nodeSeconds(t, SUPERADMIN, `?tenant=${name}`), 0, "node usage of the tenant, as the superadmin");
   t.deepEqual((await scripts.call("GET", "/plugins/automatortypes/shell/scripts")).body, {}, "no plugin resources");
+  t.deepEqual((await call(t, catalog.admin, "GET", "/webhooks")).body, [], "no webhook endpoints");
+  assertError(t, await call(t, catalog.admin, "GET", `/webhooks/${(hook.body as { id: string }).id}`), 404, "the old endpoint");
   t.deepEqual((await call(t, catalog.admin, "GET", "/export")).body, { providers: [], hardwaretypes: [], imagetypes: [], services: [], clustertemplates: [] });
   assertOk(t, await call(t, catalog.admin, "POST", "/providers", pool.body), "the same hostpool provider again");
   t.deepEqual((await call(t, catalog.admin, "GET", "/providers/pool/hosts")).body, [{ host: "10.0.0.7:22", state: "free" }], "the old quarantine is gone");

@@ -14,7 +14,7 @@ const test = anyTest as TestFn<{ sys: TestSystem }>;
 
 test.before(async (t) => {
   // A deleted name is free again once every service that keeps tenant state purged it: clusters and metrics too.
-  t.context.sys = await startSystem({ clusters: 1, metrics: 1 });
+  t.context.sys = await startSystem({ clusters: 1, metrics: 1, webhooks: 1 });
   await registerFixturePluginTypes(t.context.sys.nc);
   // The superadmin catalog that bootstrap copies; tests only read it.
   for (const kind of KINDS) {

@@ -29,7 +29,7 @@ type T = ExecutionContext<Context>;
 const TAKEOVER_MS = 1_000;
 
 test.before(async (t) => {
-  const sys = await startSystem({ tenancies: 0, metrics: 1, provisioners: 1, requestTimeoutMs: 5_000 });
+  const sys = await startSystem({ tenancies: 0, metrics: 1, webhooks: 1, provisioners: 1 });
   t.context.sys = sys;
   t.context.procs = createProcessSet();
   t.context.tenancy = await t.context.procs.start(() => startTenancyProcess({ natsUrl: sys.nats.url, takeoverAfterMs: TAKEOVER_MS }));

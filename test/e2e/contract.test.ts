@@ -15,7 +15,7 @@ import { uniqueName } from "../helpers/catalog.js";
 import { simFixtureCatalog, waitForAssignment, waitForStatus } from "../helpers/clusters.js";
 import { testWithSystem, type SystemTest } from "../helpers/system-test.js";
 
-const test = testWithSystem({ clusters: 1, provisioners: 1, metrics: 1, reconcileIntervalMs: 500 });
+const test = testWithSystem({ clusters: 1, provisioners: 1, metrics: 1, webhooks: 1, reconcileIntervalMs: 500 });
 
 const route = createRouter(apiRoutes());
 

@@ -29,6 +29,7 @@ test.before(async (t) => {
     clusters: 1,
     provisioners: 1,
     metrics: 1,
+    webhooks: 1,
     reconcileIntervalMs: 500,
     natsLog: (line) => t.context.natsLog.push(line),
   });

@@ -33,6 +33,9 @@ export interface TenantLeftovers {
   usage: boolean;
   catalog: number;
   pluginResources: number;
+  /** Webhook endpoints and their deliveries. */
+  webhooks: number;
+  webhookDeliveries: number;
   taskConsumer: boolean;
   /** Messages per stream under the tenant's subjects. */
   tasks: number;
@@ -56,6 +59,8 @@ export const NO_LEFTOVERS: TenantLeftovers = {
   usage: false,
   catalog: 0,
   pluginResources: 0,
+  webhooks: 0,
+  webhookDeliveries: 0,
   taskConsumer: false,
   tasks: 0,
   results: 0,
@@ -93,6 +98,8 @@ export async function tenantLeftovers(
     usage: (await readValue(await openBucket(nc, buckets.usage), kvKey(tenant))) !== undefined,
     catalog: await under(nc, buckets.catalog, tenantKeys),
     pluginResources: await under(nc, buckets.pluginResources, tenantKeys),
+    webhooks: await under(nc, buckets.webhooks, tenantKeys),
+    webhookDeliveries: await under(nc, buckets.webhookDeliveries, tenantKeys),
     taskConsumer: await jsm.consumers.info(streams.tasks, taskConsumerName(tenant)).then(
       () => true,
       () => false,

@@ -12,7 +12,7 @@ import { createActiveCluster, createCluster, tenantWithSimCatalog } from "../hel
 import { clickButton, confirmInDialog, consoleTests, fieldError, fillIn, newPage } from "../helpers/console-page.js";
 import { eventually } from "../helpers/eventually.js";
 
-const test = consoleTests({ clusters: 1, provisioners: 1, metrics: 1 });
+const test = consoleTests({ clusters: 1, provisioners: 1, metrics: 1, webhooks: 1 });
 
 const navLabels = (page: Page) => page.$$eval("header.top nav a", (links) => links.map((a) => a.textContent ?? ""));
 

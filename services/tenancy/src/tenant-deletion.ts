@@ -84,6 +84,8 @@ export function createTenantDeletions(deps: TenantDeletionDeps): TenantDeletions
     { what: "node usage", run: (name) => callEndpoint(nc, "metrics.purgeTenant", { tenant: name }, { timeoutMs: STEP_TIMEOUT_MS }) },
     { what: "hostpool allocations", run: (name) => hostPool.purgeTenant(name) },
     { what: "plugin resources", run: (name) => callEndpoint(nc, "plugins.purgeTenant", { tenant: name }, { timeoutMs: STEP_TIMEOUT_MS }) },
+    // A tenant made again under the name must not inherit the endpoints (and their secrets) of the deleted one.
+    { what: "webhooks", run: (name) => callEndpoint(nc, "webhooks.purgeTenant", { tenant: name }, { timeoutMs: STEP_TIMEOUT_MS }) },
     // Last: a catalog write that passed the gateway just before the tombstone has had the whole purge to land.
     { what: "catalog", run: (name) => replacer.purge(name) },
   ];
