@@ -111,8 +111,9 @@ export const catalogSnapshotSchema = objectOf(
 );
 
 /**
- * A catalog create as the validation takes it: an object naming the entity; the rest is checked per kind
- * (contracts/src/validation), against the tenant's plugin types.
+ * An entity of an import as the row takes it: an object naming the entity; the tenancy service checks the rest per
+ * kind (contracts/src/validation/catalog-snapshot.ts), naming the entity in its refusals
+ * (`clustertemplates[0] (name "t"): defaults is required`).
  */
 export const catalogCreateSchema = typedSchema<JsonObject>(objectOf({ name: nameField() }, { additionalProperties: true }));
 

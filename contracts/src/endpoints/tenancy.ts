@@ -6,7 +6,6 @@ import { subjects } from "../subjects.js";
 import { bodyOf, nameField, textField } from "../validation/fields.js";
 import { endpointsOf, route, type RequestSchemas, type RestEndpoint, type ServedEndpoint } from "./endpoint.js";
 import {
-  catalogCreateSchema,
   catalogEntitySchemas,
   catalogImportSchema,
   catalogSnapshotSchema,
