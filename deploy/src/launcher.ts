@@ -5,7 +5,6 @@
  * processes (`instances.<process>` of each, each restarted on its own). Each step prints one line. Ctrl-C or SIGTERM stops the services first, then redis and nats,
  * and exits 0.
  */
-import { request } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { connectNats, loadConfig } from "@corral/shared";
 import { describeReplicaChange, prepareBus } from "./bus-setup.js";
@@ -21,6 +20,7 @@ import { loadLauncherConfig } from "./launcher-config.js";
 import { countOf, instanceEnv, instancesOf } from "./instances.js";
 import { assignMetricsPorts, metricsPortEnv, type MetricsPort } from "./metrics-ports.js";
 import { repoRoot } from "./paths.js";
+import { apiServes } from "./api-probe.js";
 import { serviceNodeEnv } from "./servers.js";
 import type { Supervisor } from "./process-supervisor.js";
 import { createSupervisor } from "./process-supervisor.js";
@@ -163,23 +163,10 @@ function announceApi(config: LauncherConfig, services: ServiceEntry[]): void {
       }
       await sleep(100);
     }
+    if (!exiting) {
+      warn(`the gateway does not serve ${url}: see its log lines above (another program on port ${config.serverPort}? set server.port, e.g. CORRAL_SERVER_PORT=55080)`);
+    }
   })();
-}
-
-/**
- * Whether the gateway on `port` serves requests: `/status` answers anything but 503 (which it answers until it has
- * loaded the tenants; with security on, 401 for want of a token is serving too).
- */
-function apiServes(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const req = request({ host: "127.0.0.1", port, path: "/status", timeout: 2_000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode !== 503);
-    });
-    req.once("timeout", () => req.destroy());
-    req.once("error", () => resolve(false));
-    req.end();
-  });
 }
 
 main().catch((err: unknown) => {

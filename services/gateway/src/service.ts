@@ -307,7 +307,11 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
 
   const host = deps.host ?? "0.0.0.0";
   const socket = await new Promise<us_listen_socket>((resolve, reject) =>
-    app.listen(host, deps.port ?? 55054, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${host}:${deps.port}`)))),
+    app.listen(host, deps.port ?? 55054, (s) =>
+      s
+        ? resolve(s)
+        : reject(new Error(`cannot listen on ${host}:${deps.port}: is another program using the port? Give the gateway another one (server.port, e.g. CORRAL_SERVER_PORT=55080)`)),
+    ),
   );
   const port = uWS.us_socket_local_port(socket);
   let stopping: Promise<void> | undefined;
