@@ -193,7 +193,7 @@ test("rolling - refusals name what makes them impossible", (t) => {
   const details = badRequest(
     t,
     { ...all, rolling: { maxUnavailable: 3 } },
-    /cannot stop any node of etcd: it runs on 1 node and template k8s-distributed keeps at least 1 running \(constraints\.services\.etcd\.quantities\.min\)/,
+    /cannot stop any node of etcd: it runs on 1 node and template k8s-distributed keeps at least 1 running \(constraints\.services\.etcd\.quantities\.min\); restart it without rolling, or restart the other services one by one/,
   );
   t.like(details, { constraint: "quantities", service: "etcd", min: 1, nodes: 1 });
   for (const bad of [0, 1.5, "2", -1, null]) {

@@ -85,7 +85,8 @@ function downLimits(segment: PlanSegment, definitions: ReadonlyMap<string, Servi
     if (limit < 1) {
       throw new BadRequestError(
         `a rolling restart cannot stop any node of ${service}: it runs on ${nodeCount(running)} and template ${rolling.templateName} ` +
-          `keeps at least ${min} running (constraints.services.${service}.quantities.min)`,
+          `keeps at least ${min} running (constraints.services.${service}.quantities.min); restart it without rolling, ` +
+          `or restart the other services one by one (POST /clusters/{id}/services/{service}/restart)`,
         { constraint: "quantities", service, min, nodes: running, maxUnavailable: rolling.maxUnavailable },
       );
     }
