@@ -40,7 +40,11 @@ test("install - the packed tarball installs with npm install -g and runs without
   const port = await closedPort();
   const unreachable = await runCorral(["status", "--url", `127.0.0.1:${port}`, "--user", "alice", "--tenant", "acme"], { bin, env });
   t.is(unreachable.code, 4, shown(unreachable));
-  t.is(unreachable.stderr, `corral: cannot reach http://127.0.0.1:${port}/v2/clusters: ECONNREFUSED\n`);
+  t.is(
+    unreachable.stderr,
+    `corral: cannot reach http://127.0.0.1:${port}/v2/clusters: ECONNREFUSED; is Corral running there (npm start)? ` +
+      "The URL comes from --url, CORRAL_URL or the profile (corral config show)\n",
+  );
 });
 
 /** A loopback port nothing listens on (taken, then let go). */

@@ -73,6 +73,9 @@ export function createApiClient(settings: Settings): ApiClient {
 /** fetch says "fetch failed" and keeps the reason (ECONNREFUSED, a timeout) in `cause`. */
 export function describeFetchError(err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  if (cause?.code === "ECONNREFUSED" || cause?.code === "ENOTFOUND") {
+    return `${cause.code}; is Corral running there (npm start)? The URL comes from --url, CORRAL_URL or the profile (corral config show)`;
+  }
   if (cause?.code) return cause.code;
   if ((err as Error).name === "TimeoutError") return `no answer within ${REQUEST_TIMEOUT_MS / 1000} s`;
   return cause?.message ?? (err as Error).message;
