@@ -128,6 +128,13 @@ test("--dry-run prints the layout and plan a create or an operation would make a
   t.false(clusters.some((c) => c.name === "preview"), "no cluster was created");
 });
 
+test("a refusal naming a body field names the command's option for it", async (t) => {
+  const corral = corralAs(t, t.context.healthy);
+  const missing = await corral(["cluster", "create", "--name", "nosize", "--cluster-template", "webapp", "--dry-run"]);
+  t.is(missing.code, 3, shown(missing));
+  t.regex(missing.stderr, /^corral: numMachines is required \(option --num-machines\) \(HTTP 400 bad_request\)/);
+});
+
 test("on a terminal the progress is a block redrawn in place, ending with the outcome", async (t) => {
   const { baseUrl } = t.context.sys;
   const env = { ...corralEnv(baseUrl, t.context.healthy.user, t.context.scratch.profile), TERM: "xterm" };

@@ -8,7 +8,7 @@
  * camelCase becomes kebab-case (`metrics.nodeUsage` -> `metrics node-usage`).
  */
 import { endpointList, restPath, type DryRunResult, type Endpoint, type EndpointName, type RestBinding, type RestRoute } from "@corral/contracts";
-import { UsageError } from "../errors.js";
+import { ApiError, UsageError } from "../errors.js";
 import { readBytes } from "../input-files.js";
 import { BODY_OPTIONS, bodyOf, kebabCase, propertyOptionSpecs, propertyOptions, type PropertyOption } from "./body-options.js";
 import { flag, listOption, stringOption, type Command, type CommandContext, type CommandInput, type CommandOutcome, type OptionSpecs } from "./command.js";
@@ -102,7 +102,12 @@ function endpointCommand(name: EndpointName, rest: RestBinding, request: Paramet
       const dryRun = flag(input, "dry-run");
       const query = { ...queryOf(input), ...(dryRun ? { dryRun: "true" } : {}) };
       const body = await requestBody(ctx, input, rest, properties);
-      const reply = await ctx.client().request(method, path, { query, ...body });
+      const reply = await ctx
+        .client()
+        .request(method, path, { query, ...body })
+        .catch((err: unknown) => {
+          throw withOptionNamed(err, properties);
+        });
       if (dryRun) return { result: { value: reply, table: () => hooks.dryRunTable(reply as DryRunResult) } };
       if (isJob && flag(input, "wait")) {
         const clusterId = input.positionals[0] ?? (reply as { id?: string } | undefined)?.id;
@@ -115,6 +120,15 @@ function endpointCommand(name: EndpointName, rest: RestBinding, request: Paramet
       return { result: { value: reply, ...(table ? { table } : {}) } };
     },
   };
+}
+
+/** A refusal naming a body field the command has an option for names the option too (`numMachines` -> `--num-machines`). */
+function withOptionNamed(err: unknown, properties: readonly PropertyOption[]): unknown {
+  if (!(err instanceof ApiError)) return err;
+  const field = err.body.details?.["field"];
+  const top = typeof field === "string" ? field.split(/[.[]/)[0] : undefined;
+  const property = properties.find((p) => p.property === top);
+  return property ? new ApiError(err.status, { ...err.body, message: `${err.body.message} (option --${property.option})` }) : err;
 }
 
 function queryOf(input: CommandInput): Record<string, string> {
