@@ -290,17 +290,31 @@ export type JobStarted = Static<typeof jobStartedSchema>;
 const define = endpointsOf("clusters");
 const c = subjects.clusters;
 
-/** start, stop or restart the services of a cluster: all of them, or the one named in the path. */
-const runServices = <B extends TSchema>(op: "start" | "stop" | "restart", subject: string, body: B) =>
+/**
+ * A job on a cluster (a user's call that runs as a plan): its body, `?dryRun=true`, the plan to follow as the
+ * answer, and what a dry run answers instead.
+ */
+const job = <B extends TSchema, K extends "json" | "optional">(
+  subject: string,
+  routes: ReturnType<typeof route>[],
+  bodyKind: K,
+  body: B,
+  errors?: Partial<Record<404 | 409, string>>,
+) =>
   define.rest({
     subject,
-    routes: [route("POST", `/clusters/:id/services/${op}`), route("POST", `/clusters/:id/services/:service/${op}`)],
+    routes,
     access: "user",
-    body: "optional",
+    body: bodyKind,
     request: { body, query: Type.Object(dryRunQuery) },
+    ...(errors ? { errors } : {}),
     reply: jobStartedSchema,
     dryRunReply: dryRunResultSchema,
   });
+
+/** start, stop or restart the services of a cluster: all of them, or the one named in the path. */
+const runServices = <B extends TSchema>(op: "start" | "stop" | "restart", subject: string, body: B) =>
+  job(subject, [route("POST", `/clusters/:id/services/${op}`), route("POST", `/clusters/:id/services/:service/${op}`)], "optional", body);
 
 /** The 409 of both removal routes. */
 const REMOVAL_CONFLICT =
@@ -334,89 +348,28 @@ export const clusterEndpoints = {
     request: { body: leaseExtensionBody },
     reply: "empty",
   }),
-  "clusters.delete": define.rest({
-    subject: c.delete,
-    routes: [route("DELETE", "/clusters/:id")],
-    access: "user",
-    body: "optional",
-    request: { body: providerFieldsBody, query: Type.Object(dryRunQuery) },
-    reply: jobStartedSchema,
-    dryRunReply: dryRunResultSchema,
-  }),
+  "clusters.delete": job(c.delete, [route("DELETE", "/clusters/:id")], "optional", providerFieldsBody),
   "clusters.status": define.get(c.status, "/clusters/:id/status", "user", clusterStatusSchema),
   "clusters.plans": define.get(c.plans, "/clusters/:id/plans", "user", arrayOf(planViewSchema)),
   "clusters.plan": define.get(c.plan, "/clusters/:id/plans/:planId", "user", planViewSchema),
   "clusters.getConfig": define.get(c.getConfig, "/clusters/:id/config", "user", anyObject),
-  "clusters.putConfig": define.rest({
-    subject: c.putConfig,
-    routes: [route("PUT", "/clusters/:id/config")],
-    access: "user",
-    body: "json",
-    request: {
-      body: configBody,
-      query: Type.Object(dryRunQuery),
-    },
-    reply: jobStartedSchema,
-    dryRunReply: dryRunResultSchema,
-  }),
+  "clusters.putConfig": job(c.putConfig, [route("PUT", "/clusters/:id/config")], "json", configBody),
   "clusters.getServices": define.get(c.getServices, "/clusters/:id/services", "user", names),
-  "clusters.addServices": define.rest({
-    subject: c.addServices,
-    routes: [route("POST", "/clusters/:id/services")],
-    access: "user",
-    body: "json",
-    request: { body: addServicesBody, query: Type.Object(dryRunQuery) },
-    reply: jobStartedSchema,
-    dryRunReply: dryRunResultSchema,
+  "clusters.addServices": job(c.addServices, [route("POST", "/clusters/:id/services")], "json", addServicesBody),
+  "clusters.addNodes": job(c.addNodes, [route("POST", "/clusters/:id/nodes")], "json", addNodesBody, {
+    409: "The tenant's maxNodes quota, a running action, or a cluster state that does not allow adding nodes.",
   }),
-  "clusters.addNodes": define.rest({
-    subject: c.addNodes,
-    routes: [route("POST", "/clusters/:id/nodes")],
-    access: "user",
-    body: "json",
-    request: { body: addNodesBody, query: Type.Object(dryRunQuery) },
-    errors: { 409: "The tenant's maxNodes quota, a running action, or a cluster state that does not allow adding nodes." },
-    reply: jobStartedSchema,
-    dryRunReply: dryRunResultSchema,
+  "clusters.removeNode": job(c.removeNode, [route("DELETE", "/clusters/:id/nodes/:nodeId")], "optional", removeNodeBody, {
+    404: "No cluster of that id that the caller may see, or no node of that id in it.",
+    409: REMOVAL_CONFLICT,
   }),
-  "clusters.removeNode": define.rest({
-    subject: c.removeNode,
-    routes: [route("DELETE", "/clusters/:id/nodes/:nodeId")],
-    access: "user",
-    body: "optional",
-    request: { body: removeNodeBody, query: Type.Object(dryRunQuery) },
-    errors: {
-      404: "No cluster of that id that the caller may see, or no node of that id in it.",
-      409: REMOVAL_CONFLICT,
-    },
-    reply: jobStartedSchema,
-    dryRunReply: dryRunResultSchema,
+  "clusters.removeNodes": job(c.removeNodes, [route("POST", "/clusters/:id/nodes/remove")], "json", removeNodesBody, {
+    404: "No cluster of that id that the caller may see, or no node of one of the ids in it.",
+    409: REMOVAL_CONFLICT,
   }),
-  "clusters.removeNodes": define.rest({
-    subject: c.removeNodes,
-    routes: [route("POST", "/clusters/:id/nodes/remove")],
-    access: "user",
-    body: "json",
-    request: { body: removeNodesBody, query: Type.Object(dryRunQuery) },
-    errors: {
-      404: "No cluster of that id that the caller may see, or no node of one of the ids in it.",
-      409: REMOVAL_CONFLICT,
-    },
-    reply: jobStartedSchema,
-    dryRunReply: dryRunResultSchema,
-  }),
-  "clusters.replaceNode": define.rest({
-    subject: c.replaceNode,
-    routes: [route("POST", "/clusters/:id/nodes/:nodeId/replace")],
-    access: "user",
-    body: "optional",
-    request: { body: replaceNodeBody, query: Type.Object(dryRunQuery) },
-    errors: {
-      404: "No cluster of that id that the caller may see, or no node of that id in it.",
-      409: "The tenant's maxNodes quota (the new node is built before the old one goes), a running action, or a cluster state that does not allow it.",
-    },
-    reply: jobStartedSchema,
-    dryRunReply: dryRunResultSchema,
+  "clusters.replaceNode": job(c.replaceNode, [route("POST", "/clusters/:id/nodes/:nodeId/replace")], "optional", replaceNodeBody, {
+    404: "No cluster of that id that the caller may see, or no node of that id in it.",
+    409: "The tenant's maxNodes quota (the new node is built before the old one goes), a running action, or a cluster state that does not allow it.",
   }),
   "clusters.startServices": runServices("start", c.startServices, providerFieldsBody),
   "clusters.stopServices": runServices("stop", c.stopServices, providerFieldsBody),
