@@ -166,6 +166,17 @@ test("every REST endpoint answers what the API description says, refusals too", 
   await call(user, "GET", "/metrics/nodes/usage");
   await call(admin, "GET", "/audit?limit=5");
 
+  // Webhooks (nothing listens on port 9: deliveries fail, which the answers describe too).
+  const hook = (await call(admin, "POST", "/webhooks", { url: "http://127.0.0.1:9/contract", events: ["audit"], description: "contract" })).body as { id: string };
+  await call(admin, "GET", "/webhooks");
+  await call(admin, "GET", `/webhooks/${hook.id}`);
+  await call(admin, "PUT", `/webhooks/${hook.id}`, { events: ["audit", "cluster.status"] });
+  await call(admin, "POST", `/webhooks/${hook.id}/test`);
+  await call(admin, "GET", `/webhooks/${hook.id}/deliveries`);
+  await refused(user, "GET", "/webhooks", 401);
+  await call(admin, "DELETE", `/webhooks/${hook.id}`);
+  await refused(admin, "GET", `/webhooks/${hook.id}`, 404);
+
   // A tenant without clusters is deleted.
   const gone = uniqueName("contract-gone");
   await call(SUPERADMIN, "POST", "/tenants", { tenant: { name: gone, workers: 0 } });
