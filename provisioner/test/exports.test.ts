@@ -49,6 +49,7 @@ test("exports - @corral/provisioner/sdk exports exactly the plugin SDK", async (
     "exitStatus",
     "fingerprint",
     "generateSshKeyPair",
+    "healthBySettings",
     "hostKeyMismatchMessage",
     "hostKeysFromPublicKeyLines",
     "matchesPinned",
