@@ -24,10 +24,16 @@ export interface PropertyOption {
 
 export const kebabCase = (name: string): string => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
-/** The property options of a request schema, leaving out names another option already has. */
+/**
+ * The property options of a request schema. A property whose name another option has already (a webhook's `url`
+ * and the global `--url`) gets `--body-<name>` instead.
+ */
 export function propertyOptions(schema: JsonSchema | undefined, taken: ReadonlySet<string>): PropertyOption[] {
   return Object.entries(schema?.properties ?? {})
-    .map(([property, propertySchema]) => ({ option: kebabCase(property), property, schema: primaryForm(propertySchema) }))
+    .map(([property, propertySchema]) => {
+      const plain = kebabCase(property);
+      return { option: taken.has(plain) ? `body-${plain}` : plain, property, schema: primaryForm(propertySchema) };
+    })
     .filter((p) => !taken.has(p.option));
 }
 
