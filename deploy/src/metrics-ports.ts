@@ -23,11 +23,13 @@ const portOfInstance = (configured: number, index: number): number => configured
 
 /**
  * A metrics port for each instance `npm start` runs: its port as above, or a free one when that is `0` (configured
- * so), past 65535, taken, or already given to another instance. Empty when `metrics.enabled` is false.
+ * so), past 65535, taken, already given to another instance, or the API's or the token server's. Empty when
+ * `metrics.enabled` is false.
  */
 export async function assignMetricsPorts(config: CorralConfig, instances: readonly Instance[]): Promise<MetricsPort[]> {
   if (!config.get("metrics.enabled")) return [];
-  const given = new Set<number>();
+  // The API's and the token server's ports are not listened on yet when the free ports are picked.
+  const given = new Set<number>([config.get("server.port"), config.get("security.auth.server.bind.port")]);
   const out: MetricsPort[] = [];
   for (const { service, index, name } of instances) {
     const process = service.name;

@@ -92,6 +92,24 @@ test("metrics ports - instance N of a process gets its port plus N blocks of one
   );
 });
 
+test("metrics ports - a port chosen for a process is never the API's or the token server's", async (t) => {
+  // Configured metrics ports that equal the API's and the token server's ports (free now: nothing listens yet).
+  const api = await freePort();
+  const token = await freePort();
+  const env = {
+    [envNameOf("server.port")]: String(api),
+    [envNameOf("security.auth.server.bind.port")]: String(token),
+    [envNameOf(metricsPortKey("gateway"))]: String(api),
+    [envNameOf(metricsPortKey("tenancy"))]: String(token),
+  };
+  const entry = (name: string) => ({ name, entry: `services/${name}/src/index.ts` });
+  const ports = await assignMetricsPorts(loadConfig({ env }), instancesOf([entry("gateway"), entry("tenancy")], () => 1));
+  for (const { name, port, configured } of ports) {
+    t.false(port === api || port === token, `${name} got ${port}`);
+    t.true(configured === api || configured === token, `${name} says which port it did not get`);
+  }
+});
+
 test("instances - two of every process: the gateways share the API port, and a SIGKILL of one of each loses nothing", async (t) => {
   t.timeout(300_000);
   const r = t.context.running;
