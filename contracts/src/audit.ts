@@ -36,7 +36,65 @@ export interface AuditEntry {
   failedTask?: string;
 }
 
-/** An entry as `GET /audit` answers it: with its position in the log, which `after` takes to page on. */
+/**
+ * A message of the audit stream holding several entries of one tenant (its subject's), oldest first: what the
+ * processes that record requests publish, one per tenant and flush. `batch` is the form's version; a reader
+ * skips a message of a version it does not know. `AuditLog.recordOnce` publishes a single {@link AuditEntry}
+ * instead, so that its message id names that entry alone: a message holds either.
+ */
+export interface AuditBatch {
+  batch: typeof AUDIT_BATCH_VERSION;
+  entries: AuditEntry[];
+}
+
+export const AUDIT_BATCH_VERSION = 1;
+
+/** What one message of the audit stream holds: a single entry or a batch. */
+export type AuditMessage = AuditEntry | AuditBatch;
+
+/** The entries a decoded audit stream message holds, oldest first; none when it is neither form. */
+export function entriesOfAuditMessage(message: unknown): AuditEntry[] {
+  if (typeof message !== "object" || message === null) return [];
+  if ("batch" in message) {
+    const { batch, entries } = message as Partial<AuditBatch>;
+    return batch === AUDIT_BATCH_VERSION && Array.isArray(entries) ? entries : [];
+  }
+  return typeof (message as Partial<AuditEntry>).time === "string" ? [message as AuditEntry] : [];
+}
+
+/**
+ * Where an entry is in the log: its message's stream sequence and its place in that message. An entry's `id`
+ * (`GET /audit`) is `<seq>.<index>`; a plain `<seq>` (the ids before batches) reads as `<seq>.0`.
+ */
+export interface AuditPosition {
+  seq: number;
+  index: number;
+}
+
+export const auditIdOf = (position: AuditPosition): string => `${position.seq}.${position.index}`;
+
+/** The position an id names; undefined when `id` is no id. */
+export function auditPositionOf(id: string): AuditPosition | undefined {
+  const match = /^([1-9][0-9]{0,15})(?:\.(0|[1-9][0-9]{0,8}))?$/.exec(id);
+  if (!match) return undefined;
+  const seq = Number(match[1]);
+  if (!Number.isSafeInteger(seq)) return undefined;
+  return { seq, index: match[2] === undefined ? 0 : Number(match[2]) };
+}
+
+/** Log order of two positions: negative when `a` was recorded before `b`. */
+export const compareAuditPositions = (a: AuditPosition, b: AuditPosition): number => a.seq - b.seq || a.index - b.index;
+
+/** Log order of two entries' ids (an id that is none sorts first). */
+export function compareAuditIds(a: string, b: string): number {
+  const none = { seq: 0, index: 0 };
+  return compareAuditPositions(auditPositionOf(a) ?? none, auditPositionOf(b) ?? none);
+}
+
+/**
+ * An entry as `GET /audit` answers it: with its position in the log (`<seq>.<index>`, {@link AuditPosition}),
+ * which `after` takes to page on.
+ */
 export interface ListedAuditEntry extends AuditEntry {
   id: string;
 }

@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { auditSubject, encode, type AuditEntry } from "@corral/contracts";
+import { AUDIT_BATCH_VERSION, auditSubject, encode, type AuditBatch, type AuditEntry } from "@corral/contracts";
 import { jsRequests } from "./js-requests.js";
 import type { Logger } from "./log.js";
 import { LabeledCounter } from "./metrics/series.js";
@@ -7,16 +7,18 @@ import type { MetricsRegistry } from "./metrics/registry.js";
 
 /**
  * Where a process records audit entries (contracts/src/audit.ts). `record` only queues the entry: the request it
- * describes never waits for the audit stream, and never fails because of it. Queued entries are published together
- * every `lingerMs` (or as soon as `batchSize` are queued), their acknowledgements awaited off the request path;
- * an entry the stream did not take is counted (`corral_audit_entries_total{outcome="failed"}`) and logged.
+ * describes never waits for the audit stream, and never fails because of it. Queued entries are published every
+ * `lingerMs` (or as soon as `batchSize` are queued), each tenant's in one message (an `AuditBatch` on the tenant's
+ * subject, split when it would pass `maxMessageBytes`), their acknowledgements awaited off the request path: the
+ * stream stores and syncs a message per tenant and flush, not per entry. An entry the stream did not take is
+ * counted (`corral_audit_entries_total{outcome="failed"}`) and logged.
  */
 export interface AuditLog {
   record(entry: AuditEntry): void;
   /**
-   * Publishes `entry` at once under `messageId` and resolves when the stream has it; rejects when it did not take
-   * it. The stream drops an entry whose id it got within its duplicate window (10 minutes), so what is recorded
-   * again after a crash is recorded once.
+   * Publishes `entry` at once, alone in its message, under `messageId` and resolves when the stream has it; rejects
+   * when it did not take it. The stream drops an entry whose id it got within its duplicate window (10 minutes), so
+   * what is recorded again after a crash is recorded once.
    */
   recordOnce(entry: AuditEntry, messageId: string): Promise<void>;
   /** Publishes what is queued and waits for it; records nothing after. */
@@ -33,6 +35,38 @@ export interface AuditLogOptions {
   batchSize?: number;
   /** Entries queued or in flight beyond this are dropped (and counted): a stream that is down costs bounded memory. @default 100000 */
   maxPending?: number;
+  /**
+   * A batch message larger than this (or than the server's `max_payload`) is split in two, again as needed; an
+   * entry larger alone goes alone. @default 262144
+   */
+  maxMessageBytes?: number;
+}
+
+/** One message to publish: its subject, its bytes and how many entries it holds. */
+interface AuditMessageOut {
+  subject: string;
+  data: Uint8Array;
+  entries: number;
+}
+
+/** Each tenant's entries in order of recording, tenants in order of their first entry. */
+function byTenant(entries: readonly AuditEntry[]): AuditEntry[][] {
+  const groups = new Map<string, AuditEntry[]>();
+  for (const entry of entries) {
+    const group = groups.get(entry.tenant);
+    if (group) group.push(entry);
+    else groups.set(entry.tenant, [entry]);
+  }
+  return [...groups.values()];
+}
+
+/** One tenant's entries as batch messages of at most `maxBytes` (halved until they fit; one entry is never split). */
+function batchMessages(subject: string, entries: AuditEntry[], maxBytes: number): AuditMessageOut[] {
+  const batch: AuditBatch = { batch: AUDIT_BATCH_VERSION, entries };
+  const data = encode(batch);
+  if (data.length <= maxBytes || entries.length === 1) return [{ subject, data, entries: entries.length }];
+  const half = Math.ceil(entries.length / 2);
+  return [...batchMessages(subject, entries.slice(0, half), maxBytes), ...batchMessages(subject, entries.slice(half), maxBytes)];
 }
 
 /** A log line about failed entries at most this often. */
@@ -43,6 +77,7 @@ export function openAuditLog(options: AuditLogOptions): AuditLog {
   const lingerMs = options.lingerMs ?? 20;
   const batchSize = options.batchSize ?? 256;
   const maxPending = options.maxPending ?? 100_000;
+  const maxMessageBytes = Math.min(options.maxMessageBytes ?? 256 * 1024, nc.info?.max_payload ?? Number.POSITIVE_INFINITY);
   const js = jsRequests(nc);
   const counter = new LabeledCounter(options.metrics, {
     name: "corral_audit_entries_total",
@@ -77,15 +112,16 @@ export function openAuditLog(options: AuditLogOptions): AuditLog {
     const batch = queue;
     queue = [];
     inFlight += batch.length;
-    const flight = Promise.allSettled(batch.map((entry) => js.publish(auditSubject(entry.tenant), encode(entry)))).then((outcomes) => {
+    const messages = byTenant(batch).flatMap((entries) => batchMessages(auditSubject(entries[0]!.tenant), entries, maxMessageBytes));
+    const flight = Promise.allSettled(messages.map((m) => js.publish(m.subject, m.data))).then((outcomes) => {
       inFlight -= batch.length;
       let failures = 0;
       let firstError: unknown;
-      for (const outcome of outcomes) {
-        if (outcome.status === "fulfilled") continue;
-        failures++;
+      outcomes.forEach((outcome, i) => {
+        if (outcome.status === "fulfilled") return;
+        failures += messages[i]!.entries;
         firstError ??= outcome.reason;
-      }
+      });
       if (batch.length > failures) recorded.inc(batch.length - failures);
       if (failures > 0) noteFailure(failures, firstError);
     });

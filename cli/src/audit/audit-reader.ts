@@ -3,7 +3,7 @@
  * for new entries as they are recorded.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { AUDIT_PAGE_MAX, type AuditPage, type ListedAuditEntry } from "@corral/contracts";
+import { AUDIT_PAGE_MAX, compareAuditIds, type AuditPage, type ListedAuditEntry } from "@corral/contracts";
 import type { ApiClient } from "../http/api-client.js";
 
 /** The query parameters of `GET /audit` a command passes on (`since`, `until`, `user`, `action`, `target`). */
@@ -43,8 +43,11 @@ async function entriesSince(client: ApiClient, filters: AuditFilters, sinceMs: n
 }
 
 /** Oldest first: by time, then by position in the log. */
-export const oldestFirst = (a: ListedAuditEntry, b: ListedAuditEntry): number =>
-  Date.parse(a.time) - Date.parse(b.time) || Number(a.id) - Number(b.id);
+export const oldestFirst = (a: ListedAuditEntry, b: ListedAuditEntry): number => Date.parse(a.time) - Date.parse(b.time) || compareAuditIds(a.id, b.id);
+
+/** The id of the entry latest in the log among `entries` ("" for none). */
+const latestId = (entries: ReadonlyArray<ListedAuditEntry | undefined>, from = ""): string =>
+  entries.reduce((latest, e) => (e && compareAuditIds(e.id, latest) > 0 ? e.id : latest), from);
 
 export interface FollowOptions {
   /** Between two polls. @default 2000 */
@@ -57,8 +60,9 @@ export interface FollowOptions {
 
 /**
  * The newest `initial` entries, then each entry recorded after them, oldest first within each poll, until the
- * signal aborts. An entry's `id` is its position in the log, and the log only grows at its end: an entry is new
- * exactly when its id is above every id seen, so none is shown twice. Each poll asks for entries since the newest
+ * signal aborts. An entry's `id` is its position in the log (its message's sequence and its place in it), and the
+ * log only grows at its end, a batch of entries at once: an entry is new exactly when its id is after every id
+ * seen, so none is shown twice. Each poll asks for entries since the newest
  * time seen less {@link LATE_ENTRY_MS}, so one stored late with an earlier time is not missed.
  */
 export async function* followAudit(client: ApiClient, filters: AuditFilters, options: FollowOptions = {}): AsyncGenerator<ListedAuditEntry[]> {
@@ -66,7 +70,7 @@ export async function* followAudit(client: ApiClient, filters: AuditFilters, opt
   const anchor = (await client.request<AuditPage>("GET", "/audit", { query: { limit: "1" } })).entries[0];
   const shown = (await listAudit(client, filters, options.initial ?? 10)).entries.sort(oldestFirst);
   const userSinceMs = filters["since"] === undefined ? undefined : timeMs(filters["since"]);
-  let highestId = Math.max(0, ...[anchor, ...shown].flatMap((e) => (e ? [Number(e.id)] : [])));
+  let highestId = latestId([anchor, ...shown]);
   let newestMs = Math.max(Number.NEGATIVE_INFINITY, ...[anchor, ...shown].flatMap((e) => (e ? [Date.parse(e.time)] : [])));
   yield shown;
   while (!options.signal?.aborted) {
@@ -77,11 +81,9 @@ export async function* followAudit(client: ApiClient, filters: AuditFilters, opt
     }
     const lookBack = Number.isFinite(newestMs) ? newestMs - LATE_ENTRY_MS : undefined;
     const sinceMs = lookBack === undefined ? userSinceMs : Math.max(lookBack, userSinceMs ?? lookBack);
-    const fresh = (await entriesSince(client, filters, sinceMs)).filter((e) => Number(e.id) > highestId).sort(oldestFirst);
-    for (const entry of fresh) {
-      highestId = Math.max(highestId, Number(entry.id));
-      newestMs = Math.max(newestMs, Date.parse(entry.time));
-    }
+    const fresh = (await entriesSince(client, filters, sinceMs)).filter((e) => compareAuditIds(e.id, highestId) > 0).sort(oldestFirst);
+    highestId = latestId(fresh, highestId);
+    for (const entry of fresh) newestMs = Math.max(newestMs, Date.parse(entry.time));
     if (fresh.length > 0) yield fresh;
   }
 }

@@ -5,4 +5,4 @@
 export { addressPolicy, parseAllowedNetworks, urlProblem } from "./domain/address-policy.js";
 export type { AddressPolicy } from "./domain/address-policy.js";
 export { generateSecret, signedHeaders } from "./domain/signature.js";
-export { eventOfAuditEntry, eventsOfClusterMessage, laneOf, deliveryIdOf } from "./domain/events.js";
+export { eventOfAuditEntry, eventsOfAuditMessage, eventsOfClusterMessage, laneOf, deliveryIdOf } from "./domain/events.js";

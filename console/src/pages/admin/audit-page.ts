@@ -2,9 +2,9 @@
  * `#/audit` (admins): the audit log (`GET /v2/audit`), newest first: who changed what, or was refused. Filters by
  * user, action, target and time (also read from the page's query: `#/audit?target=<cluster id>`), older entries a
  * page at a time (`after`), and, while "Follow" is on, entries recorded since added on top (the first page read
- * again every few seconds; an entry's id is its position in the log, so a higher id is a new entry).
+ * again every few seconds; an entry's id is its position in the log, so an id after every one shown is a new entry).
  */
-import { AUDIT_PAGE_DEFAULT, type ListedAuditEntry } from "@corral/contracts";
+import { AUDIT_PAGE_DEFAULT, compareAuditIds, type ListedAuditEntry } from "@corral/contracts";
 import { h } from "../../components/dom.js";
 import { field, type Field } from "../../components/form.js";
 import { virtualTable } from "../../components/virtual-table.js";
@@ -25,7 +25,7 @@ const TIME_FILTERS = [
   { name: "until", label: "Until" },
 ] as const;
 
-const byNewest = (a: ListedAuditEntry, b: ListedAuditEntry) => Date.parse(b.time) - Date.parse(a.time) || Number(b.id) - Number(a.id);
+const byNewest = (a: ListedAuditEntry, b: ListedAuditEntry) => Date.parse(b.time) - Date.parse(a.time) || compareAuditIds(b.id, a.id);
 
 /** A `datetime-local` value (the browser's local time) as the query takes it (ISO 8601, UTC); "" stays "". */
 const isoOfLocal = (value: string) => (value ? new Date(value).toISOString() : "");
@@ -95,8 +95,8 @@ function auditPage(ctx: PageContext): MountedPage {
     try {
       const page = await ctx.api.call("metrics.audit", { query: { ...filters(), limit: String(AUDIT_PAGE_DEFAULT) } });
       if (mine !== run) return;
-      const highest = Math.max(0, ...entries.map((e) => Number(e.id)));
-      const fresh = page.entries.filter((e) => Number(e.id) > highest);
+      const latest = entries.reduce((id, e) => (compareAuditIds(e.id, id) > 0 ? e.id : id), "");
+      const fresh = page.entries.filter((e) => compareAuditIds(e.id, latest) > 0);
       if (fresh.length > 0) {
         entries = [...fresh, ...entries].sort(byNewest);
         show();

@@ -1,4 +1,14 @@
-import { AUDIT_PAGE_DEFAULT, BadRequestError, auditSubject, streamSubjects, streams, type AuditEntry, type Identity } from "@corral/contracts";
+import {
+  AUDIT_PAGE_DEFAULT,
+  BadRequestError,
+  auditPositionOf,
+  auditSubject,
+  streamSubjects,
+  streams,
+  type AuditEntry,
+  type AuditPosition,
+  type Identity,
+} from "@corral/contracts";
 
 /** What `GET /audit` asks for, checked and decoded. */
 export interface AuditQuery {
@@ -9,8 +19,8 @@ export interface AuditQuery {
   action?: string;
   target?: string;
   limit: number;
-  /** Only entries below this position (a previous page's `next`). */
-  beforeSeq?: number;
+  /** Only entries recorded before this position (a previous page's `next`). */
+  before?: AuditPosition;
 }
 
 export interface AuditQueryText {
@@ -34,10 +44,10 @@ function timeOf(name: string, text: string | undefined): number | undefined {
 export function resolveAuditQuery(text: AuditQueryText): AuditQuery {
   const sinceMs = timeOf("since", text.since);
   const untilMs = timeOf("until", text.until);
-  let beforeSeq: number | undefined;
+  let before: AuditPosition | undefined;
   if (text.after !== undefined && text.after !== "") {
-    if (!/^[1-9][0-9]{0,15}$/.test(text.after)) throw new BadRequestError("after is not the next of a page");
-    beforeSeq = Number(text.after);
+    before = auditPositionOf(text.after);
+    if (!before) throw new BadRequestError("after is not the next of a page");
   }
   return {
     ...(sinceMs !== undefined ? { sinceMs } : {}),
@@ -46,7 +56,7 @@ export function resolveAuditQuery(text: AuditQueryText): AuditQuery {
     ...(text.action ? { action: text.action } : {}),
     ...(text.target ? { target: text.target } : {}),
     limit: text.limit ?? AUDIT_PAGE_DEFAULT,
-    ...(beforeSeq !== undefined ? { beforeSeq } : {}),
+    ...(before !== undefined ? { before } : {}),
   };
 }
 

@@ -1,10 +1,13 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { DeliverPolicy, type JsMsg } from "@nats-io/jetstream";
-import { consumers, decode, streams, type AuditEntry, type ClusterStreamEvent } from "@corral/contracts";
+import { consumers, decode, streams, type ClusterStreamEvent } from "@corral/contracts";
 import { ensureDurableConsumer, pullBatches, sleep, type DurableConsumerConfig, type Logger } from "@corral/shared";
-import { eventOfAuditEntry, eventsOfClusterMessage, type WebhookEvent } from "../domain/events.js";
+import { eventsOfAuditMessage, eventsOfClusterMessage, type WebhookEvent } from "../domain/events.js";
 
-/** The two durable consumers the webhooks service reads: every tenant's cluster events, and its audit entries. */
+/**
+ * The two durable consumers the webhooks service reads: every tenant's cluster events, and its audit entries (a
+ * message of either may hold several events).
+ */
 const SOURCES = [
   {
     stream: streams.events,
@@ -16,10 +19,7 @@ const SOURCES = [
     stream: streams.audit,
     consumer: consumers.webhookAudit,
     filter: "corral.audit.*",
-    eventsOf: (m: JsMsg) => {
-      const event = eventOfAuditEntry(decode<AuditEntry>(m.data), m.seq);
-      return event ? [event] : [];
-    },
+    eventsOf: (m: JsMsg) => eventsOfAuditMessage(decode(m.data), m.subject, m.seq),
   },
 ] as const;
 

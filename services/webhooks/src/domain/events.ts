@@ -1,5 +1,7 @@
 import {
+  auditSubject,
   clientEventsOf,
+  entriesOfAuditMessage,
   WEBHOOK_EVENT_TYPES,
   type AuditEntry,
   type ClusterStreamEvent,
@@ -42,11 +44,24 @@ export function eventsOfClusterMessage(stored: ClusterStreamEvent, seq: number):
   return out;
 }
 
-/** The webhook event of an audit entry; none for an entry of no tenant (a refused token). */
-export function eventOfAuditEntry(entry: AuditEntry, seq: number): WebhookEvent | undefined {
+/** The webhook event of an audit entry, the `index`th of its message; none for an entry of no tenant (a refused token). */
+export function eventOfAuditEntry(entry: AuditEntry, seq: number, index = 0): WebhookEvent | undefined {
   if (entry.tenant === "") return undefined;
   const at = Date.parse(entry.time);
-  return { tenant: entry.tenant, type: "audit", clusterId: "", at: Number.isNaN(at) ? Date.now() : at, data: entry, source: { stream: "a", seq, index: 0 } };
+  return { tenant: entry.tenant, type: "audit", clusterId: "", at: Number.isNaN(at) ? Date.now() : at, data: entry, source: { stream: "a", seq, index } };
+}
+
+/**
+ * The webhook events of one audit stream message (a single entry or a batch), in the order recorded: each entry
+ * its own event, told apart by its place in the message. Only entries of the tenant whose subject the message is
+ * on: a tenant's endpoints never hear of another's entries, whatever a message holds.
+ */
+export function eventsOfAuditMessage(message: unknown, subject: string, seq: number): WebhookEvent[] {
+  return entriesOfAuditMessage(message).flatMap((entry, index) => {
+    if (auditSubject(entry.tenant) !== subject) return [];
+    const event = eventOfAuditEntry(entry, seq, index);
+    return event ? [event] : [];
+  });
 }
 
 /** The lane a delivery waits in: events of one cluster are delivered in order, and so are audit entries. */
