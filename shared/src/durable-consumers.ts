@@ -7,10 +7,11 @@ import { sleep } from "./retry.js";
 export type DurableConsumerConfig = Partial<ConsumerConfig> & { durable_name: string };
 
 /**
- * Creates the durable consumer `config.durable_name` on `stream` unless it exists, and returns it. Instances that
- * race to create it all succeed: one creates it, the others find it.
+ * Creates the durable consumer `config.durable_name` on `stream` unless it exists, and returns its name: create only,
+ * no handle asked for (one request when it exists). Instances that race to create it all succeed: one creates it,
+ * the others find it.
  */
-export async function ensureDurableConsumer(nc: NatsConnection, stream: string, config: DurableConsumerConfig): Promise<Consumer> {
+export async function createDurableConsumer(nc: NatsConnection, stream: string, config: DurableConsumerConfig): Promise<string> {
   const jsm = await jetstreamManager(nc);
   const name = config.durable_name;
   const exists = await jsm.consumers.info(stream, name).then(
@@ -25,7 +26,12 @@ export async function ensureDurableConsumer(nc: NatsConnection, stream: string, 
       });
     });
   }
-  return jetstream(nc).consumers.get(stream, name);
+  return name;
+}
+
+/** createDurableConsumer, then the consumer's handle for pulling. */
+export async function ensureDurableConsumer(nc: NatsConnection, stream: string, config: DurableConsumerConfig): Promise<Consumer> {
+  return jetstream(nc).consumers.get(stream, await createDurableConsumer(nc, stream, config));
 }
 
 export interface BatchLoopOptions {

@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstreamManager } from "@nats-io/jetstream";
+import { DeliverPolicy, RetentionPolicy, StorageType, jetstreamManager } from "@nats-io/jetstream";
 import {
   type StreamName,
   consumers,
@@ -11,6 +11,7 @@ import {
   taskConsumerName,
   taskSubject,
 } from "@corral/contracts";
+import { createDurableConsumer } from "./durable-consumers.js";
 import { storeReplicas } from "./replicas.js";
 
 /**
@@ -65,40 +66,23 @@ export async function ensureStreams(nc: NatsConnection, options: { replicas?: nu
   }
 }
 
-/** Creates (or keeps) the durable pull consumer workers of a tenant share. Idempotent. */
-export async function ensureTaskConsumer(nc: NatsConnection, tenant: string): Promise<string> {
-  const jsm = await jetstreamManager(nc);
-  const name = taskConsumerName(tenant);
-  try {
-    await jsm.consumers.info(streams.tasks, name);
-  } catch {
-    await jsm.consumers.add(streams.tasks, {
-      durable_name: name,
-      filter_subject: taskSubject(tenant),
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: ns(TASK_ACK_WAIT_MS),
-      max_deliver: -1,
-      max_ack_pending: 10_000,
-    });
-  }
-  return name;
+/** Creates (or keeps) the durable pull consumer workers of a tenant share; returns its name. Idempotent. */
+export function ensureTaskConsumer(nc: NatsConnection, tenant: string): Promise<string> {
+  return createDurableConsumer(nc, streams.tasks, {
+    durable_name: taskConsumerName(tenant),
+    filter_subject: taskSubject(tenant),
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: ns(TASK_ACK_WAIT_MS),
+    max_ack_pending: 10_000,
+  });
 }
 
-/** Creates (or keeps) the durable consumer the clusters service reads results with. Idempotent. */
-export async function ensureResultsConsumer(nc: NatsConnection): Promise<string> {
-  const jsm = await jetstreamManager(nc);
-  try {
-    await jsm.consumers.info(streams.results, consumers.results);
-  } catch {
-    await jsm.consumers.add(streams.results, {
-      durable_name: consumers.results,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: ns(RESULTS_ACK_WAIT_MS),
-      max_deliver: -1,
-      max_ack_pending: 20_000,
-    });
-  }
-  return consumers.results;
+/** Creates (or keeps) the durable consumer the clusters service reads results with; returns its name. Idempotent. */
+export function ensureResultsConsumer(nc: NatsConnection): Promise<string> {
+  return createDurableConsumer(nc, streams.results, {
+    durable_name: consumers.results,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: ns(RESULTS_ACK_WAIT_MS),
+    max_ack_pending: 20_000,
+  });
 }
