@@ -1,6 +1,8 @@
 import { resolve } from "node:path";
 import { instancesKey, loadConfig, METRICS_PROCESSES, type CorralConfig, type MetricsProcess } from "@corral/shared";
 import { repoRoot } from "./paths.js";
+import { CORRAL_SERVICES } from "./service-access.js";
+import { parseSharedServices } from "./shared-process.js";
 
 /** What the launcher needs from the configuration (keys and environment variables as in docs/configuration.md). */
 export interface LauncherConfig {
@@ -28,6 +30,8 @@ export interface LauncherConfig {
   localProvisioner: boolean;
   /** How many instances of each process to run (`instances.<process>`). @default 1 each */
   instances: Readonly<Record<MetricsProcess, number>>;
+  /** Services run together in one process (`launcher.sharedProcess`). @default auth, metrics, plugins, webhooks */
+  sharedServices: string[];
 }
 
 /** More would only starve a machine of memory; a typo like 100 should say so rather than start them. */
@@ -60,6 +64,7 @@ export function loadLauncherConfig(env: NodeJS.ProcessEnv = process.env): Launch
     auditRetention: { maxAgeDays: config.get("audit.maxAgeDays"), maxBytes: config.get("audit.maxBytes") },
     localProvisioner: config.get("provisioner.local.enabled"),
     instances: instanceCounts(config),
+    sharedServices: parseSharedServices(config.get("launcher.sharedProcess"), CORRAL_SERVICES),
   };
 }
 

@@ -2,7 +2,8 @@
  * `npm start`: runs Corral on this machine. Starts the embedded nats-server and redis-server
  * (unless `CORRAL_NATS_URL` / `CORRAL_REDIS_URL` point elsewhere) with the installation's credentials,
  * creates the streams and buckets, then starts every service and the provisioner as supervised child
- * processes (`instances.<process>` of each, each restarted on its own). Each step prints one line. Ctrl-C or SIGTERM stops the services first, then redis and nats,
+ * processes (`instances.<process>` of each, each restarted on its own; the services `launcher.sharedProcess` names
+ * together in one, shared-process.ts). Each step prints one line. Ctrl-C or SIGTERM stops the services first, then redis and nats,
  * and exits 0.
  */
 import { setTimeout as sleep } from "node:timers/promises";
@@ -17,9 +18,10 @@ import type { EmbeddedServers } from "./embedded-servers.js";
 import { startEmbeddedServers } from "./embedded-servers.js";
 import type { LauncherConfig } from "./launcher-config.js";
 import { loadLauncherConfig } from "./launcher-config.js";
-import { countOf, instanceEnv, instancesOf } from "./instances.js";
+import { countOf, instanceEnv, instancesOf, type Instance } from "./instances.js";
 import { assignMetricsPorts, metricsPortEnv, type MetricsPort } from "./metrics-ports.js";
 import { repoRoot } from "./paths.js";
+import { launchUnits, SHARED_PROCESS_ENTRY, SHARED_PROCESS_ENV, sharedProcessName, type SharedMember } from "./shared-process.js";
 import { apiServes } from "./api-probe.js";
 import { serviceNodeEnv } from "./servers.js";
 import type { Supervisor } from "./process-supervisor.js";
@@ -107,25 +109,57 @@ async function main(): Promise<void> {
   const count = countOf(config.instances);
   notice(toStart.length ? `starting ${toStart.map((s) => (count(s.name) > 1 ? `${s.name} x${count(s.name)}` : s.name)).join(", ")}` : "no services to start yet");
   const instances = instancesOf(toStart, count);
+  const units = launchUnits(instances, config.sharedServices);
+  for (const unit of units) {
+    if (unit.kind === "shared") notice(`${listed(unit.instances.map((i) => i.name))} share one process (launcher.sharedProcess)`);
+  }
   const sharedConfig = loadConfig({ env: process.env });
   const metricsPorts = await assignMetricsPorts(sharedConfig, instances);
   announceMetrics(metricsPorts, sharedConfig.get("metrics.host"));
-  for (const instance of instances) {
-    const metricsPort = metricsPorts.find((m) => m.name === instance.name);
-    const name = instance.service.name;
-    // Each service logs in as its own user (bus-permissions.ts); one without a row there gets the admin's.
-    const serviceEnv = name === "provisioner" ? provisionerEnv : isCorralService(name) ? { ...env, CORRAL_NATS_URL: serviceNatsUrls[name] } : env;
+  const metricsEnvOf = (instance: Instance) => {
+    const port = metricsPorts.find((m) => m.name === instance.name);
+    return port ? metricsPortEnv(port) : {};
+  };
+  // Each service logs in as its own user (bus-permissions.ts); one without a row there gets the admin's.
+  const serviceEnvOf = (name: string) => (name === "provisioner" ? provisionerEnv : isCorralService(name) ? { ...env, CORRAL_NATS_URL: serviceNatsUrls[name] } : env);
+  for (const unit of units) {
+    if (unit.kind === "alone") {
+      const { instance } = unit;
+      const serviceEnv = serviceEnvOf(instance.service.name);
+      supervisor.start({
+        name: instance.name,
+        command: process.execPath,
+        // As this launcher runs: compiled JavaScript under `npm start`, the TypeScript sources when run through tsx.
+        args: nodeArgsOf(instance.service.entry),
+        cwd: repoRoot,
+        env: serviceNodeEnv({ ...serviceEnv, ...instanceEnv(instance, serviceEnv, config.dataDir), ...metricsEnvOf(instance) }),
+      });
+      continue;
+    }
+    const members: SharedMember[] = unit.instances.map((instance) => ({
+      service: instance.service.name,
+      definition: instance.service.definition!,
+      env: { CORRAL_NATS_URL: serviceEnvOf(instance.service.name)["CORRAL_NATS_URL"] ?? natsUrl },
+    }));
+    // No admin login in the shared process: each member connects with its own.
+    const { CORRAL_NATS_URL: _admin, ...withoutAdmin } = env;
     supervisor.start({
-      name: instance.name,
+      name: sharedProcessName(unit.instances),
       command: process.execPath,
-      // As this launcher runs: compiled JavaScript under `npm start`, the TypeScript sources when run through tsx.
-      args: nodeArgsOf(instance.service.entry),
+      args: nodeArgsOf(SHARED_PROCESS_ENTRY),
       cwd: repoRoot,
-      env: serviceNodeEnv({ ...serviceEnv, ...instanceEnv(instance, serviceEnv, config.dataDir), ...(metricsPort ? metricsPortEnv(metricsPort) : {}) }),
+      env: serviceNodeEnv({
+        ...withoutAdmin,
+        ...Object.assign({}, ...unit.instances.map((i) => ({ ...instanceEnv(i, env, config.dataDir), ...metricsEnvOf(i) }))),
+        [SHARED_PROCESS_ENV]: JSON.stringify(members),
+      }),
     });
   }
   announceApi(config, services);
 }
+
+/** `a, b and c`. */
+const listed = (names: readonly string[]): string => (names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`);
 
 /** Prints each process's metrics port (and which ports were taken), or that metrics are off. */
 function announceMetrics(ports: readonly MetricsPort[], host: string): void {

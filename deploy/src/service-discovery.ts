@@ -6,6 +6,11 @@ export interface ServiceEntry {
   name: string;
   /** Path of the entry relative to the repository root, for example `services/gateway/src/index.ts`. */
   entry: string;
+  /**
+   * Path of its definition (`services/<name>/src/service-process.ts`, exporting `serviceProcess`) when it has one:
+   * then it can run in the launcher's shared process.
+   */
+  definition?: string;
 }
 
 /**
@@ -26,7 +31,8 @@ export async function discoverServices(root: string): Promise<ServiceEntry[]> {
   for (const name of names) {
     const entry = join("services", name, "src", "index.ts");
     if (await exists(join(root, entry))) {
-      found.push({ name, entry });
+      const definition = join("services", name, "src", "service-process.ts");
+      found.push({ name, entry, ...((await exists(join(root, definition))) ? { definition } : {}) });
     }
   }
   const provisioner = join("provisioner", "src", "index.ts");

@@ -14,6 +14,7 @@ import { connectNats, openBucket } from "@corral/shared";
 import { CORRAL_SERVICES, freePort } from "@corral/deploy";
 import { createCluster, createClusterCatalog, waitForStatus } from "../../test/helpers/cluster-fixture.js";
 import { startLauncher, type Launcher } from "../../test/helpers/launcher.js";
+import { api, SUPERADMIN } from "../../test/helpers/api.js";
 import { createProcessSet, startServiceProcess } from "../../test/helpers/processes.js";
 import { rawRedisAnswer } from "../../test/helpers/raw-redis.js";
 import { scrape, valueOf } from "../../test/helpers/prometheus-text.js";
@@ -143,6 +144,49 @@ test.serial("launcher - every process serves Prometheus metrics on the port the 
   const provisioner = await scrape(`http://127.0.0.1:${ports["provisioner"]}/metrics`);
   t.true(valueOf(provisioner, "corral_provisioner_worker_loops") >= 1, "the local provisioner runs worker loops");
 });
+
+/** The pid each service logged when it started, in the order of the lines. */
+function startedPids(lines: readonly string[]): Array<{ service: string; pid: number }> {
+  return lines.flatMap((line) => {
+    if (!line.startsWith("{")) return [];
+    const record = JSON.parse(line) as { service?: string; pid?: number; msg?: string };
+    return record.service && record.pid && record.msg === `${record.service} service started` ? [{ service: record.service, pid: record.pid }] : [];
+  });
+}
+
+test.serial("launcher - auth, metrics, plugins and webhooks share one process, which the launcher restarts as one", async (t) => {
+  const launcher = t.context.running.launcher!;
+  const shared = ["auth", "metrics", "plugins", "webhooks"];
+  t.true(launcher.lines.includes("[launcher] auth, metrics, plugins and webhooks share one process (launcher.sharedProcess)"), launcher.lines.join("\n"));
+  const first = startedPids(launcher.lines);
+  const pidOf = (service: string) => first.find((s) => s.service === service)?.pid;
+  const sharedPid = pidOf("auth")!;
+  t.deepEqual(shared.map(pidOf), shared.map(() => sharedPid), "one pid for the four");
+  for (const alone of ["gateway", "tenancy", "clusters", "solver"]) t.not(pidOf(alone), sharedPid, `${alone} runs alone`);
+
+  const seen = launcher.lines.length;
+  process.kill(sharedPid, "SIGKILL");
+  await waitUntil(() => {
+    const again = startedPids(launcher.lines.slice(seen));
+    return shared.every((service) => again.some((s) => s.service === service));
+  }, 60_000);
+  const again = startedPids(launcher.lines.slice(seen));
+  const restartedPid = again[0]!.pid;
+  t.not(restartedPid, sharedPid);
+  t.deepEqual(shared.map((service) => again.find((s) => s.service === service)?.pid), shared.map(() => restartedPid));
+  t.true(launcher.lines.some((l) => l.startsWith("[launcher] auth+metrics+plugins+webhooks was killed by SIGKILL")));
+  // The restarted plugins service answers through the API (plugin types come from it).
+  const types = await api(`http://127.0.0.1:${t.context.apiPort}/v2`, "GET", "/plugins/providertypes", SUPERADMIN);
+  t.is(types.status, 200, types.text);
+});
+
+async function waitUntil(check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 test.serial("launcher - a service started by hand with CORRAL_CONFIG=solver.properties connects", async (t) => {
   const procs = createProcessSet();

@@ -72,6 +72,11 @@ export const CONFIG_KEYS = {
   "instances.webhooks": { type: "number", default: 1, doc: "webhooks instances npm start runs" },
   "tenancy.superadmin.workers": { type: "number", default: 0, doc: "workers of the superadmin tenant when it is first created" },
   "tenancy.takeoverAfterMs": { type: "number", default: 30000, doc: "age after which any tenancy instance finishes an interrupted import or tenant deletion" },
+  "launcher.sharedProcess": {
+    type: "string",
+    default: "auth,metrics,plugins,webhooks",
+    doc: "services npm start runs together in one process, saving a runtime's memory each (comma separated; empty: each in a process of its own; a service with several instances runs them alone)",
+  },
   "provisioner.local.enabled": { type: "boolean", default: true, doc: "npm start also runs one local provisioner" },
   "provisioner.health.intervalMs": { type: "number", default: 30000, doc: "between two rounds of node health checks of a provisioner (0: none)" },
   "provisioner.plugins": {

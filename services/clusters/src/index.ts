@@ -1,9 +1,4 @@
 import { runServiceProcess } from "@corral/shared";
-import { startClustersService } from "./service.js";
+import { serviceProcess } from "./service-process.js";
 
-await runServiceProcess({
-  name: "clusters",
-  env: process.env,
-  exit: process.exit,
-  start: ({ nc, log, metrics }) => startClustersService({ nc, log, metrics }),
-});
+await runServiceProcess({ ...serviceProcess, env: process.env, exit: process.exit });

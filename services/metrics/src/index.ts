@@ -1,9 +1,4 @@
 import { runServiceProcess } from "@corral/shared";
-import { startMetricsService } from "./service.js";
+import { serviceProcess } from "./service-process.js";
 
-await runServiceProcess({
-  name: "metrics",
-  env: process.env,
-  exit: process.exit,
-  start: ({ nc, log, config, metrics }) => startMetricsService({ nc, redis: config.get("redis.url"), log, metrics, audit: config.get("audit.enabled") }),
-});
+await runServiceProcess({ ...serviceProcess, env: process.env, exit: process.exit });

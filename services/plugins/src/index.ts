@@ -1,9 +1,4 @@
 import { runServiceProcess } from "@corral/shared";
-import { startPluginsService } from "./service.js";
+import { serviceProcess } from "./service-process.js";
 
-await runServiceProcess({
-  name: "plugins",
-  env: process.env,
-  exit: process.exit,
-  start: ({ nc, log, metrics }) => startPluginsService({ nc, log, metrics }),
-});
+await runServiceProcess({ ...serviceProcess, env: process.env, exit: process.exit });

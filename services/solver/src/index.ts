@@ -1,9 +1,4 @@
 import { runServiceProcess } from "@corral/shared";
-import { startSolverService } from "./service.js";
+import { serviceProcess } from "./service-process.js";
 
-await runServiceProcess({
-  name: "solver",
-  env: process.env,
-  exit: process.exit,
-  start: ({ nc, log, metrics }) => startSolverService({ nc, log, metrics }),
-});
+await runServiceProcess({ ...serviceProcess, env: process.env, exit: process.exit });

@@ -1,16 +1,4 @@
 import { runServiceProcess } from "@corral/shared";
-import { startTenancyService } from "./service.js";
+import { serviceProcess } from "./service-process.js";
 
-await runServiceProcess({
-  name: "tenancy",
-  env: process.env,
-  exit: process.exit,
-  start: ({ nc, log, config, metrics }) =>
-    startTenancyService({
-      nc,
-      log,
-      superadminWorkers: config.get("tenancy.superadmin.workers"),
-      takeoverAfterMs: config.get("tenancy.takeoverAfterMs"),
-      metrics,
-    }),
-});
+await runServiceProcess({ ...serviceProcess, env: process.env, exit: process.exit });
