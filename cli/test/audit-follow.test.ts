@@ -1,19 +1,20 @@
 /**
  * Following the audit log against a log kept in memory that answers `GET /audit` as the metrics service does
  * (newest first by position, a scan that stops at the first entry older than `since`, pages of `limit` with
- * `next`): entries stored late with an earlier time, and more new entries than a page holds, are each printed once.
+ * `next`): entries stored late with an earlier time, more new entries than a page holds, and batches (ids
+ * `<seq>.<index>`), are each printed once.
  */
 import test from "ava";
-import type { AuditPage, ListedAuditEntry } from "@corral/contracts";
+import { compareAuditIds, type AuditPage, type ListedAuditEntry } from "@corral/contracts";
 import { followAudit, listAudit } from "../src/audit/audit-reader.js";
 import { auditLineWriter } from "../src/audit/audit-views.js";
 import type { ApiClient } from "../src/http/api-client.js";
 
 function memoryLog() {
   const entries: ListedAuditEntry[] = [];
-  const append = (timeMs: number, target: string, user = "opsa") =>
-    entries.push({
-      id: String(entries.length + 1),
+  let seq = 0;
+  const entryOf = (id: string, timeMs: number, target: string, user = "opsa"): ListedAuditEntry => ({
+      id,
       time: new Date(timeMs).toISOString(),
       tenant: "acme",
       user,
@@ -26,17 +27,24 @@ function memoryLog() {
       requestId: `r-${target}`,
       source: "127.0.0.1",
     });
+  /** One entry alone in its message: id `<seq>` (as before batches). */
+  const append = (timeMs: number, target: string, user = "opsa") => entries.push(entryOf(String(++seq), timeMs, target, user));
+  /** One message holding a batch of entries: ids `<seq>.<index>`. */
+  const appendBatch = (timeMs: number, targets: readonly string[]) => {
+    seq++;
+    targets.forEach((target, index) => entries.push(entryOf(`${seq}.${index}`, timeMs, target)));
+  };
   const page = (query: Readonly<Record<string, string>>): AuditPage => {
     const limit = Number(query["limit"] ?? 100);
     const since = query["since"] === undefined ? undefined : Number(query["since"]);
-    const before = query["after"] === undefined ? Number.POSITIVE_INFINITY : Number(query["after"]);
+    const before = query["after"];
     const found: ListedAuditEntry[] = [];
     for (const entry of [...entries].reverse()) {
-      if (Number(entry.id) >= before) continue;
+      if (before !== undefined && compareAuditIds(entry.id, before) >= 0) continue;
       if (since !== undefined && Date.parse(entry.time) < since) return { entries: found };
       if (query["user"] !== undefined && entry.user !== query["user"]) continue;
       found.push(entry);
-      if (found.length === limit) return entry.id === "1" ? { entries: found } : { entries: found, next: entry.id };
+      if (found.length === limit) return entry === entries[0] ? { entries: found } : { entries: found, next: entry.id };
     }
     return { entries: found };
   };
@@ -49,7 +57,7 @@ function memoryLog() {
       return page(options.query ?? {}) as T;
     },
   } as ApiClient;
-  return { append, client };
+  return { append, appendBatch, client };
 }
 
 test("follow - late and many entries are printed once each, oldest first", async (t) => {
@@ -76,6 +84,43 @@ test("follow - late and many entries are printed once each, oldest first", async
   t.deepEqual(polls[0], ["old-25", "old-26", "old-27", "old-28", "old-29"], "the newest 5, oldest first");
   const followed = polls.slice(1).flat();
   t.deepEqual(followed, ["new-1", "late", ...Array.from({ length: 1500 }, (_, i) => `burst-${i}`)]);
+});
+
+test("follow - entries of batches, in one time and past index 9, are printed once each, in log order", async (t) => {
+  const log = memoryLog();
+  const t0 = Date.parse("2026-01-01T00:00:00Z");
+  for (let i = 0; i < 5; i++) log.append(t0 + i, `old-${i}`);
+  log.appendBatch(t0 + 10, Array.from({ length: 12 }, (_, i) => `first-${i}`));
+  const abort = new AbortController();
+  const polls: string[][] = [];
+  const steps = [
+    () => log.appendBatch(t0 + 20, Array.from({ length: 25 }, (_, i) => `second-${i}`)),
+    () => {
+      log.appendBatch(t0 + 30, ["third-0", "third-1"]);
+      log.append(t0 + 30, "single");
+    },
+    () => abort.abort(),
+  ];
+  const giveUp = setTimeout(() => abort.abort(), 5_000);
+  for await (const entries of followAudit(log.client, {}, { intervalMs: 1, initial: 15, signal: abort.signal })) {
+    polls.push(entries.map((e) => e.target));
+    steps[polls.length - 1]?.();
+  }
+  clearTimeout(giveUp);
+  t.deepEqual(polls[0], ["old-2", "old-3", "old-4", ...Array.from({ length: 12 }, (_, i) => `first-${i}`)]);
+  t.deepEqual(polls.slice(1).flat(), [...Array.from({ length: 25 }, (_, i) => `second-${i}`), "third-0", "third-1", "single"]);
+
+  // Listing in pages that end inside a batch gives each entry once.
+  const listed: string[] = [];
+  let after: string | undefined;
+  do {
+    const page = await listAudit(log.client, {}, 4, after);
+    listed.push(...page.entries.map((e) => e.target));
+    after = page.next;
+  } while (after);
+  t.is(listed.length, 5 + 12 + 25 + 3);
+  t.is(new Set(listed).size, listed.length);
+  t.deepEqual(listed.slice(0, 6), ["single", "third-1", "third-0", "second-24", "second-23", "second-22"]);
 });
 
 test("follow - with a filter that matches nothing yet, polls still look back only from the log's newest entry", async (t) => {

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { decodeProtectedHeader, generateKeyPair, SignJWT } from "jose";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { decode, streams, type AuditEntry } from "@corral/contracts";
+import { decode, entriesOfAuditMessage, streams, type AuditEntry } from "@corral/contracts";
 import { loadConfig, silentLogger } from "@corral/shared";
 import { readOidcSettings } from "@corral/auth/internal";
 import { freePort } from "@corral/deploy";
@@ -257,7 +257,7 @@ async function callbackEntries(nc: NatsConnection): Promise<AuditEntry[]> {
   const entries: AuditEntry[] = [];
   for (let seq = state.first_seq; seq > 0 && seq <= state.last_seq; seq++) {
     const stored = await jsm.streams.getMessage(streams.audit, { seq }).catch(() => undefined);
-    if (stored) entries.push(decode<AuditEntry>(stored.data));
+    if (stored) entries.push(...entriesOfAuditMessage(decode(stored.data)));
   }
   return entries.filter((e) => e.route === "/oidc/callback");
 }

@@ -7,6 +7,7 @@ import anyTest, { type TestFn } from "ava";
 import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import {
   auditSubject,
+  entriesOfAuditMessage,
   clusterEventSubject,
   consumers,
   decode,
@@ -92,9 +93,10 @@ async function auditEntries(t: { context: Context }): Promise<AuditEntry[]> {
   if (expected === 0) return [];
   const consumer = await jetstream(nc).consumers.get(streams.audit, { filter_subjects: [subject], deliver_policy: DeliverPolicy.All });
   const entries: AuditEntry[] = [];
+  let read = 0;
   for await (const m of await consumer.fetch({ max_messages: expected, expires: 5000 })) {
-    entries.push(decode<AuditEntry>(m.data));
-    if (entries.length >= expected) break;
+    entries.push(...entriesOfAuditMessage(decode(m.data)));
+    if (++read >= expected) break;
   }
   return entries;
 }

@@ -5,10 +5,15 @@ import { join } from "node:path";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import {
   clusterEventFilter,
+  auditSubject,
   clusterEventSubject,
+  compareAuditIds,
   consumers,
+  decode,
   encode,
+  entriesOfAuditMessage,
   streams,
+  type AuditEntry,
   type AuditPage,
   type ClusterStreamEvent,
   type ListedAuditEntry,
@@ -185,8 +190,8 @@ test.serial("pages go newest first, follow on with next, and filter", async (t) 
   const ids = (await allEntries(opsa, query)).map((e) => e.id);
   t.deepEqual(seen, ids, "pages of 2 hold the same entries, in the same order, as one page");
   t.true(pages >= 3);
-  const numeric = ids.map(Number);
-  t.deepEqual([...numeric].sort((a, b) => b - a), numeric, "newest first");
+  t.deepEqual([...ids].sort((a, b) => compareAuditIds(b, a)), ids, "newest first");
+  t.true(ids.every((id) => /^[1-9][0-9]*\.[0-9]+$/.test(id)), "ids are <seq>.<index>");
 
   const byTarget = await allEntries(opsa, "&target=page-2");
   t.deepEqual(byTarget.map((e) => e.target), ["page-2"]);
@@ -198,6 +203,46 @@ test.serial("pages go newest first, follow on with next, and filter", async (t) 
   t.deepEqual(past, []);
   t.is((await opsa.call("GET", "/audit?since=yesterday")).status, 400);
   t.is((await opsa.call("GET", "/audit?after=abc")).status, 400);
+});
+
+test.serial("changes made at once share batch messages, and pages with after cursors give each once, newest first", async (t) => {
+  const { session, sys } = t.context;
+  const opsa = await session("opsa", "opsapw", "acme");
+  const jsm = await jetstreamManager(sys.nc);
+  const firstSeq = (await jsm.streams.info(streams.audit)).state.last_seq + 1;
+  const names = Array.from({ length: 30 }, (_, i) => `burst-${i}`);
+  const created = await Promise.all(names.map((name) => opsa.call("POST", "/services", { body: { name, provisioner: { actions: {} } } })));
+  t.true(created.every((r) => r.status === 200));
+  const query = "&action=tenancy.catalog.services.create&user=opsa";
+  await eventually(async () => (await allEntries(opsa, query)).filter((e) => e.target.startsWith("burst-")).length === names.length, {
+    what: "the burst's entries",
+    timeoutMs: 10_000,
+  });
+
+  // The gateway published them in batches: a message of acme's subject holds several entries, and only acme's.
+  const { state } = await jsm.streams.info(streams.audit);
+  const held: AuditEntry[][] = [];
+  for (let seq = firstSeq; seq <= state.last_seq; seq++) {
+    const stored = await jsm.streams.getMessage(streams.audit, { seq });
+    if (stored?.subject === auditSubject("acme")) held.push(entriesOfAuditMessage(decode(stored.data)));
+  }
+  t.true(held.some((entries) => entries.length > 1), `messages of ${held.map((e) => e.length).join(", ")} entries`);
+  t.true(held.flat().every((e) => e.tenant === "acme"));
+
+  const everything = await allEntries(opsa, query);
+  for (const limit of [1, 4, 7]) {
+    const seen: ListedAuditEntry[] = [];
+    let after = "";
+    do {
+      const page = (await opsa.call("GET", `/audit?limit=${limit}${query}${after ? `&after=${after}` : ""}`)).body as AuditPage;
+      seen.push(...page.entries);
+      after = page.next ?? "";
+    } while (after);
+    t.deepEqual(seen.map((e) => e.id), everything.map((e) => e.id), `pages of ${limit}`);
+  }
+  const burst = everything.filter((e) => e.target.startsWith("burst-"));
+  t.deepEqual(burst.map((e) => e.target).sort(), [...names].sort(), "each entry once");
+  t.deepEqual([...everything].sort((a, b) => compareAuditIds(b.id, a.id)), everything, "newest first");
 });
 
 /** Waits until the cluster's status is `status` (the plan it runs has ended). */

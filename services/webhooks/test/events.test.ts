@@ -1,7 +1,7 @@
 /** Which stored events webhooks are told of, in which lane, under which id. */
 import test from "ava";
-import type { AuditEntry, ClusterStreamEvent } from "@corral/contracts";
-import { deliveryIdOf, eventOfAuditEntry, eventsOfClusterMessage, laneOf } from "@corral/webhooks/testing";
+import { auditSubject, decode, encode, type AuditBatch, type AuditEntry, type ClusterStreamEvent } from "@corral/contracts";
+import { deliveryIdOf, eventOfAuditEntry, eventsOfAuditMessage, eventsOfClusterMessage, laneOf } from "@corral/webhooks/testing";
 
 const base = { tenant: "acme", clusterId: "00000007", at: 1_700_000_000_000 };
 
@@ -75,4 +75,50 @@ test("status, lease and health events are delivered as they are; audit entries o
   t.like(audit, { tenant: "acme", type: "audit", clusterId: "", at: Date.parse(entry.time), source: { stream: "a", seq: 9, index: 0 } });
   t.is(laneOf(audit), "audit");
   t.is(eventOfAuditEntry({ ...entry, tenant: "" }, 10), undefined);
+});
+
+const auditEntry = (tenant: string, n: number): AuditEntry => ({
+  time: new Date(Date.UTC(2026, 10, 28, 10, 0, n)).toISOString(),
+  tenant,
+  user: "admin",
+  role: "admin",
+  method: "DELETE",
+  route: "/services/:name",
+  action: "tenancy.catalog.services.delete",
+  target: `s-${n}`,
+  status: 200,
+  requestId: `r-${n}`,
+  source: "127.0.0.1",
+});
+
+test("each entry of an audit batch is its own event, with a webhook-id of its own, the same when delivered again", (t) => {
+  const batch: AuditBatch = { batch: 1, entries: Array.from({ length: 12 }, (_, n) => auditEntry("acme", n)) };
+  const message = encode(batch);
+  const events = eventsOfAuditMessage(decode(message), auditSubject("acme"), 41);
+  t.deepEqual(
+    events.map((e) => (e.data as AuditEntry).target),
+    batch.entries.map((e) => e.target),
+    "every entry, in the order recorded",
+  );
+  t.true(events.every((e, index) => e.type === "audit" && e.tenant === "acme" && e.source.seq === 41 && e.source.index === index));
+  const ids = events.map((e) => deliveryIdOf("w1", e.source));
+  t.is(new Set(ids).size, 12, "a webhook-id per entry");
+  const again = eventsOfAuditMessage(decode(message), auditSubject("acme"), 41).map((e) => deliveryIdOf("w1", e.source));
+  t.deepEqual(again, ids, "the message delivered again gives the same ids");
+  t.false(eventsOfAuditMessage(decode(message), auditSubject("acme"), 42).some((e) => ids.includes(deliveryIdOf("w1", e.source))), "another message, other ids");
+
+  // A single entry (a plan's end) is an event at index 0, as before batches.
+  const single = eventsOfAuditMessage(auditEntry("acme", 99), auditSubject("acme"), 43);
+  t.deepEqual(single.map((e) => e.source), [{ stream: "a", seq: 43, index: 0 }]);
+});
+
+test("an audit message gives only the events of its subject's tenant, and none of no tenant or an unknown form", (t) => {
+  const mixed = { batch: 1, entries: [auditEntry("acme", 1), auditEntry("beta", 2), auditEntry("", 3), auditEntry("acme", 4)] };
+  const onAcme = eventsOfAuditMessage(mixed, auditSubject("acme"), 7);
+  t.deepEqual(onAcme.map((e) => [e.tenant, e.source.index]), [["acme", 0], ["acme", 3]]);
+  t.deepEqual(eventsOfAuditMessage(mixed, auditSubject("beta"), 7).map((e) => e.tenant), ["beta"]);
+  t.deepEqual(eventsOfAuditMessage(mixed, auditSubject(""), 7), [], "no tenant: no endpoint");
+  t.deepEqual(eventsOfAuditMessage(auditEntry("beta", 5), auditSubject("acme"), 8), [], "a single entry of another tenant");
+  t.deepEqual(eventsOfAuditMessage({ batch: 2, entries: mixed.entries }, auditSubject("acme"), 9), [], "a version not known");
+  t.deepEqual(eventsOfAuditMessage("no entry", auditSubject("acme"), 10), []);
 });
