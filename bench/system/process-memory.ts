@@ -35,6 +35,7 @@ export function processName(command: string, parentName?: string): string {
   const service = /(?:services\/([\w-]+)|(provisioner))\/(?:src\/index\.ts|dist\/index\.js)/.exec(command);
   if (service) return service[1] ?? service[2] ?? "service";
   if (/deploy\/(?:src\/launcher\.ts|dist\/launcher\.js)/.test(command)) return "launcher";
+  if (/deploy\/(?:src\/shared-process-main\.ts|dist\/shared-process-main\.js)/.test(command)) return "shared process";
   if (/deploy\/bin\/start\.mjs/.test(command)) return "start.mjs";
   const server = /\b(nats-server|redis-server)\b/.exec(command)?.[1];
   if (server) return server;
