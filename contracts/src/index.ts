@@ -224,6 +224,7 @@ export {
   mergeProviderUpdate,
   parseMachineType,
   parseService,
+  checkClusterTemplate,
   parseClusterTemplate,
   parseCatalogSnapshot,
   requestValidator,

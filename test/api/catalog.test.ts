@@ -424,6 +424,24 @@ test("catalog - providers - PUT without a name in the body takes the name from t
   t.deepEqual(res.body, { ...sample.providers(name), description: "from path" });
 });
 
+test("catalog - clustertemplates - PUT without a name in the body stores the template in its canonical key order", async (t) => {
+  const who = await tenant(t, "tplorder");
+  const name = uniqueName("t");
+  await create(t, who, "clustertemplates", sample.clustertemplates(name));
+  const { name: _, ...unnamed } = sample.clustertemplates(name);
+  // Given last and first: the stored order is the canonical one either way.
+  const reordered = { administration: unnamed.administration, constraints: unnamed.constraints, defaults: unnamed.defaults, compatibility: unnamed.compatibility, description: "again" };
+  const canonical = ["name", "description", "compatibility", "defaults", "constraints", "administration"];
+  for (const body of [unnamed, reordered, { ...reordered, name }]) {
+    const put = await call(t, who.admin, "PUT", `/clustertemplates/${name}`, body);
+    assertOk(t, put, "put");
+    t.deepEqual(Object.keys(put.body ?? {}), canonical);
+    const stored = (await call(t, who.admin, "GET", `/clustertemplates/${name}`)).body;
+    t.deepEqual(Object.keys(stored ?? {}), canonical);
+    t.deepEqual(stored, { name, ...body });
+  }
+});
+
 test("catalog - providers - a provider created without provisioner reads back an empty object", async (t) => {
   const who = await tenant(t, "noprov");
   const name = uniqueName("p");

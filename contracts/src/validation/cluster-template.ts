@@ -23,7 +23,15 @@ const validate = bodyValidator(clusterTemplateWriteSchema);
  * @throws BadRequestError naming the offending field.
  */
 export function parseClusterTemplate(body: unknown): ClusterTemplate {
-  const template: ClusterTemplate = validate(body) as ClusterTemplate;
+  return checkClusterTemplate(validate(body) as ClusterTemplate);
+}
+
+/**
+ * The rules that reach across a template's sections (listed at parseClusterTemplate), for a template its declaration
+ * has already checked and decoded, as a catalog write's endpoint row does: returns `template` itself.
+ * @throws BadRequestError naming the offending field.
+ */
+export function checkClusterTemplate(template: ClusterTemplate): ClusterTemplate {
   checkDefaults(template);
   if (template.constraints) checkConstraints(template.constraints, "constraints");
   if (template.administration) checkLease(template.administration.leaseduration, "administration.leaseduration");

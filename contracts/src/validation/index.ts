@@ -11,7 +11,7 @@ export type { ProviderValidationContext } from "./provider.js";
 export { parseMachineType } from "./machine-type.js";
 export { parseService } from "./service.js";
 export type { ServiceValidationContext } from "./service.js";
-export { parseClusterTemplate } from "./cluster-template.js";
+export { checkClusterTemplate, parseClusterTemplate } from "./cluster-template.js";
 export { parseCatalogSnapshot } from "./catalog-snapshot.js";
 export type { ValidationContext } from "./catalog-snapshot.js";
 export { bodyValidator, paramsValidator, queryValidator } from "./check.js";

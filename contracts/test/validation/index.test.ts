@@ -9,6 +9,7 @@ test("validation index - exports exactly the intended API", async (t) => {
     "bodyOf",
     "bodyValidator",
     "booleanField",
+    "checkClusterTemplate",
     "describeValue",
     "distinct",
     "dnsSuffixField",

@@ -1,14 +1,15 @@
 import {
   BadRequestError,
   NotFoundError,
+  checkClusterTemplate,
   describeValue,
   mergeProviderUpdate,
-  parseClusterTemplate,
   parseMachineType,
   parseProvider,
   parseService,
   type CatalogEntity,
   type CatalogKind,
+  type ClusterTemplate,
   type Identity,
   type Provider,
   type ValidationContext,
@@ -19,13 +20,18 @@ import type { RegistryStore } from "../adapters/registry-store.js";
 import { providersSeenBy, withStoredSecrets } from "../provider-secrets.js";
 import { loadValidationContext, type CatalogWriteContext } from "../validation-context.js";
 
-/** How each kind is parsed and named in messages. */
+/**
+ * How each kind's write body, as its endpoint row decoded it, becomes an entity, and how the kind is named in
+ * messages. A template's row declares it whole (clusterTemplateWriteSchema, on update with the path's name put
+ * first), so only the rules across its sections are left; the other kinds are parsed whole (their update rows declare
+ * only an object naming them, and providers and services need the tenant's plugin types).
+ */
 const KINDS: Record<CatalogKind, { noun: string; parse: (body: unknown, ctx: ValidationContext) => CatalogEntity }> = {
   providers: { noun: "provider", parse: (b, ctx) => parseProvider(b, ctx) },
   hardwaretypes: { noun: "hardware type", parse: (b) => parseMachineType(b) },
   imagetypes: { noun: "image type", parse: (b) => parseMachineType(b) },
   services: { noun: "service", parse: (b, ctx) => parseService(b, ctx) },
-  clustertemplates: { noun: "cluster template", parse: (b) => parseClusterTemplate(b) },
+  clustertemplates: { noun: "cluster template", parse: (b) => checkClusterTemplate(b as ClusterTemplate) },
 };
 
 export interface CatalogHandlerDeps {
@@ -33,14 +39,17 @@ export interface CatalogHandlerDeps {
   registry: RegistryStore;
 }
 
-/** A PUT body takes its name from the path; a different name in the body is a 400. */
+/**
+ * A PUT body takes its name from the path; a different name in the body is a 400. The name comes first, where every
+ * kind's canonical key order has it, so a body the row decoded in that order keeps it.
+ */
 function withPathName(body: { name?: string }, name: string, noun: string): Record<string, unknown> {
   if (body.name !== undefined && body.name !== name) {
     throw new BadRequestError(`${noun} name in body (${describeValue(body.name)}) does not match name in path (${name})`, {
       field: "name",
     });
   }
-  return { ...body, name };
+  return { name, ...body };
 }
 
 type CatalogOperation = "list" | "get" | "create" | "update" | "delete";
