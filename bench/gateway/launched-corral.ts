@@ -1,12 +1,13 @@
 /**
  * Corral as `npm start` runs it (deploy/src/launcher.ts: its own nats-server and redis-server, every service and
- * the local provisioner, each a process of its own), in a throwaway data dir with free ports, for benchmarks.
+ * the local provisioner), in a throwaway data dir with free ports, for benchmarks.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "@corral/deploy";
 import { startServiceProcess, type ServiceProcess } from "../../test/helpers/processes.js";
+import { processName } from "../system/process-memory.js";
 import { commandLine, descendants } from "./process-cpu.js";
 
 export interface LaunchedCorral {
@@ -14,7 +15,7 @@ export interface LaunchedCorral {
   baseUrl: string;
   /** The admin's NATS URL, credentials included (from the data dir's admin.properties). */
   natsUrl: string;
-  /** Process ids of the services (`gateway`, `tenancy`, ...), `nats-server` and `redis-server`, by name. */
+  /** Process ids of the launcher's children by name (`gateway`, `shared process`, `nats-server`, ...: bench/system/process-memory.ts). */
   pids(): Record<string, number>;
   /** Stops the launcher (services, then redis and nats) and removes the data dir. */
   stop(): Promise<void>;
@@ -40,13 +41,6 @@ function natsUrlIn(dataDir: string): string {
     .find((l) => l.startsWith("nats.url="));
   if (!line) throw new Error(`no nats.url in ${dataDir}/admin.properties`);
   return line.slice("nats.url=".length);
-}
-
-/** What a launcher's child is, from its command line: a service entry's folder, or the server's name. */
-function processName(command: string): string | undefined {
-  const service = /(?:services\/([\w-]+)|(provisioner))\/src\/index\.ts/.exec(command);
-  if (service) return service[1] ?? service[2];
-  return /\b(nats-server|redis-server)\b/.exec(command)?.[1];
 }
 
 export async function launchCorral(options: LaunchOptions = {}): Promise<LaunchedCorral> {
@@ -82,8 +76,7 @@ export async function launchCorral(options: LaunchOptions = {}): Promise<Launche
     pids() {
       const out: Record<string, number> = {};
       for (const pid of descendants(launcher.pid)) {
-        const name = processName(commandLine(pid));
-        if (name) out[name] = pid;
+        out[processName(commandLine(pid))] = pid;
       }
       return out;
     },
