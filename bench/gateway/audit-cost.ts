@@ -22,8 +22,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { jetstreamManager } from "@nats-io/jetstream";
-import { streams } from "@corral/contracts";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { decode, entriesOfAuditMessage, streams } from "@corral/contracts";
 import { connectNats, envNameOf } from "@corral/shared";
 import { createClusterCatalog } from "../../test/helpers/cluster-fixture.js";
 import { createProviders, IDENTITY, pluginTypesRegistered } from "./bench-providers.js";
@@ -150,11 +150,20 @@ async function measured(arm: Arm, name: string, options: LoadOptions = load): Pr
   return { loadAverage1m, ...result, cpuMsPerKRequests: { ...byProcess, total: perK(Object.keys(pids).reduce((sum, p) => sum + used(p), 0)) } };
 }
 
-/** Entries in the arm's audit stream. */
+/** Entries in the arm's audit stream (a message holds one entry or a batch of them). */
 async function auditEntries(arm: Arm): Promise<number> {
   const nc = await connectNats({ url: arm.corral.natsUrl, name: "bench-audit-count" });
   try {
-    return (await (await jetstreamManager(nc)).streams.info(streams.audit)).state.messages;
+    const { state } = await (await jetstreamManager(nc)).streams.info(streams.audit);
+    if (state.messages === 0) return 0;
+    const messages = await (await jetstream(nc).consumers.get(streams.audit)).consume();
+    let entries = 0;
+    for await (const m of messages) {
+      entries += entriesOfAuditMessage(decode(m.data)).length;
+      if (m.seq >= state.last_seq) break;
+    }
+    await messages.close();
+    return entries;
   } finally {
     await nc.close();
   }

@@ -15,7 +15,10 @@ const text = (description: string) => Type.Optional(Type.String({ description })
 
 const auditEntrySchema = objectOf(
   {
-    id: string,
+    id: Type.String({
+      description: "The entry's position in the log, `<seq>.<index>`: the stream sequence of the message holding it and its place in that message.",
+      pattern: "^[1-9][0-9]*\\.[0-9]+$",
+    }),
     time: Type.String({ description: "ISO 8601, UTC." }),
     tenant: string,
     user: string,
@@ -37,7 +40,12 @@ export const auditEndpoints = {
     endpointSubject("metrics.audit"),
     "/audit",
     "admin",
-    typedSchema<AuditPage>(objectOf({ entries: arrayOf(auditEntrySchema) }, { optional: { next: string } })),
+    typedSchema<AuditPage>(
+      objectOf(
+        { entries: arrayOf(auditEntrySchema) },
+        { optional: { next: Type.String({ description: "Given when older entries may match: the `after` of the next page (the last entry's id, or where the scan stopped)." }) } },
+      ),
+    ),
     {
       query: Type.Object({
         since: text("Only entries at or after this time (ISO 8601, or milliseconds since the epoch)."),
@@ -46,7 +54,7 @@ export const auditEndpoints = {
         action: text("Only this action: an endpoint name (`clusters.create`), or its prefix ending in a dot (`clusters.`)."),
         target: text("Only entries about this entity or cluster."),
         limit: Type.Optional(integerField({ minimum: 1, maximum: AUDIT_PAGE_MAX, description: `Entries per page (default ${AUDIT_PAGE_DEFAULT}).` })),
-        after: text("The `next` of the previous page: entries older than its last."),
+        after: text("The `next` of the previous page: only entries recorded before that position (`<seq>.<index>`; a plain `<seq>`, before that message)."),
       }),
       errors: { 400: "A time that is neither ISO 8601 nor milliseconds, or an `after` that is not a page's `next`." },
     },
