@@ -2,6 +2,8 @@
  * The catalog and tenancy entities in their canonical stored form (docs/catalog.md for the catalog model).
  * Validation (`validation/`) turns request bodies into these shapes; everything downstream reads them.
  */
+import type { StaticDecode } from "@sinclair/typebox";
+import type { clusterTemplateWriteSchema } from "./endpoints/entity-schemas.js";
 
 /** Free-form JSON value as accepted in config trees and provider settings. */
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
@@ -89,65 +91,22 @@ export interface Service {
   provisioner: { actions: Partial<Record<ServiceActionName, ServiceAction>> };
 }
 
-export interface TemplateCompatibility {
-  hardwaretypes: string[];
-  imagetypes: string[];
-  services: string[];
-}
-
-export interface TemplateDefaults {
-  services: string[];
-  provider: string;
-  config: JsonObject;
-  hardwaretype?: string;
-  imagetype?: string;
-  dnsSuffix?: string;
-}
-
-export interface ServiceConstraint {
-  hardwaretypes?: string[];
-  imagetypes?: string[];
-  quantities?: { min?: number; max?: number };
-}
-
-export interface TemplateConstraints {
-  size?: { min?: number; max?: number };
-  layout?: { mustcoexist?: string[][]; cantcoexist?: string[][] };
-  services?: Record<string, ServiceConstraint>;
-}
-
-/** Milliseconds; 0 means unlimited (initial, max) or any step. */
-export interface LeaseDuration {
-  initial: number;
-  max: number;
-  step: number;
-}
-
 /**
- * Automatic repair (docs/catalog.md, Cluster templates): with `auto`, a node missing or unreachable for longer than
- * `afterSeconds` (>= 1) is replaced as by `POST /clusters/{id}/nodes/{nodeId}/replace`, one at a time per cluster.
+ * A cluster template (docs/catalog.md, Cluster templates and constraints): what its declaration,
+ * clusterTemplateWriteSchema, decodes to. Absent optional levels are not given; absent compatibility lists are
+ * empty; a lease duration is milliseconds, 0 meaning unlimited (initial, max) or any step; `administration.repair`
+ * absent: nodes are never replaced automatically, else one missing or unreachable for longer than `afterSeconds` is
+ * replaced as by `POST /clusters/{id}/nodes/{nodeId}/replace`, one at a time per cluster.
  */
-export interface TemplateRepair {
-  auto: boolean;
-  afterSeconds: number;
-}
-
+export type ClusterTemplate = StaticDecode<typeof clusterTemplateWriteSchema>;
+export type TemplateCompatibility = ClusterTemplate["compatibility"];
+export type TemplateDefaults = ClusterTemplate["defaults"];
+export type TemplateConstraints = NonNullable<ClusterTemplate["constraints"]>;
+export type ServiceConstraint = NonNullable<TemplateConstraints["services"]>[string];
 /** Lease limits and automatic repair; absent: unlimited leases, no automatic repair. */
-export interface TemplateAdministration {
-  leaseduration: LeaseDuration;
-  /** Absent: nodes are never replaced automatically. */
-  repair?: TemplateRepair;
-}
-
-/** A cluster template (docs/catalog.md, Cluster templates and constraints). */
-export interface ClusterTemplate {
-  name: string;
-  description?: string;
-  compatibility: TemplateCompatibility;
-  defaults: TemplateDefaults;
-  constraints?: TemplateConstraints;
-  administration?: TemplateAdministration;
-}
+export type TemplateAdministration = NonNullable<ClusterTemplate["administration"]>;
+export type LeaseDuration = TemplateAdministration["leaseduration"];
+export type TemplateRepair = NonNullable<TemplateAdministration["repair"]>;
 
 /** The five catalog kinds, as they appear in paths and in the export body. */
 export const CatalogKind = {

@@ -23,7 +23,7 @@ const validate = bodyValidator(clusterTemplateWriteSchema);
  * @throws BadRequestError naming the offending field.
  */
 export function parseClusterTemplate(body: unknown): ClusterTemplate {
-  return checkClusterTemplate(validate(body) as ClusterTemplate);
+  return checkClusterTemplate(validate(body));
 }
 
 /**

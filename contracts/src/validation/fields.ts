@@ -148,10 +148,13 @@ export function optionalField<T extends TSchema>(schema: T): TOptionalField<T> {
   return Type.Optional(decoded);
 }
 
-/** A body's fields as a handler gets them: each decoded, the optional ones possibly absent. */
-export type DecodedBody<R extends Readonly<Record<string, TSchema>>, O extends Readonly<Record<string, TSchema>>> = {
+/**
+ * A body's fields as a handler gets them: each decoded, the optional ones possibly absent unless `Filled` (those
+ * with a default).
+ */
+export type DecodedBody<R extends Readonly<Record<string, TSchema>>, O extends Readonly<Record<string, TSchema>>, Filled extends keyof O = never> = {
   -readonly [K in keyof R]: StaticDecode<R[K]>;
-} & { -readonly [K in keyof O]?: StaticDecode<O[K]> };
+} & { -readonly [K in Exclude<keyof O, Filled>]?: StaticDecode<O[K]> } & { -readonly [K in Filled]: StaticDecode<O[K]> };
 
 /** A body's fields as a client sends them: the optional ones possibly absent or `null`. */
 export type WireBody<R extends Readonly<Record<string, TSchema>>, O extends Readonly<Record<string, TSchema>>> = {
@@ -162,17 +165,20 @@ export type WireBody<R extends Readonly<Record<string, TSchema>>, O extends Read
  * A request body of `required` and `optional` fields, as declared (the wire) and as decoded. (Its types are
  * spelled out here rather than left to TObject's, which the compiler takes far longer to work out.)
  */
-export type TBody<R extends Readonly<Record<string, TSchema>>, O extends Readonly<Record<string, TSchema>>> = TTransform<
+export type TBody<R extends Readonly<Record<string, TSchema>>, O extends Readonly<Record<string, TSchema>>, Filled extends keyof O = never> = TTransform<
   TUnsafe<WireBody<R, O>>,
-  DecodedBody<R, O>
+  DecodedBody<R, O, Filled>
 >;
 
-export interface BodyOptions {
+/** Decoded values of some of the optional fields `O`: what they decode to when not given. */
+export type BodyDefaults<O extends Readonly<Record<string, TSchema>>> = { readonly [K in keyof O]?: StaticDecode<O[K]> };
+
+export interface BodyOptions<D = Readonly<Record<string, unknown>>> {
   description?: string;
   /** The decoded body's key order (a stored entity's canonical order). @default required fields, then optional ones */
   order?: readonly string[];
-  /** What an optional field not given decodes to (copied for each request). @default left out */
-  defaults?: Readonly<Record<string, unknown>>;
+  /** What an optional field not given decodes to (copied for each request); the decoded type has it. @default left out */
+  defaults?: D;
   /** Refuse keys it does not declare, saying this of them (`is not an allowed action (...)`). @default allowed, ignored */
   unknownKey?: string;
   /**
@@ -186,14 +192,15 @@ export interface BodyOptions {
  * A request body: an object with `required` fields and `optional` ones (`null` meaning not given; the decoded body
  * leaves out what was not given).
  */
-export function bodyOf<R extends Readonly<Record<string, TSchema>>, O extends Readonly<Record<string, TSchema>> = {}>(
-  required: R,
-  optional: O = {} as O,
-  options: BodyOptions = {},
-): TBody<R, O> {
+export function bodyOf<
+  R extends Readonly<Record<string, TSchema>>,
+  O extends Readonly<Record<string, TSchema>> = {},
+  D extends BodyDefaults<O> = {},
+>(required: R, optional: O = {} as O, options: BodyOptions<D> = {}): TBody<R, O, keyof D & keyof O> {
   const optionals = Object.fromEntries(Object.entries(optional).map(([key, schema]) => [key, optionalField(schema)]));
   const properties: Record<string, TSchema> = { ...required, ...optionals };
-  const { others, order, defaults = {}, unknownKey, ...rest } = options;
+  const { others, order, defaults: filled, unknownKey, ...rest } = options;
+  const defaults: Readonly<Record<string, unknown>> = filled ?? {};
   const wire = Type.Object(properties, { ...rest, additionalProperties: unknownKey !== undefined ? false : (others ?? true) });
   if (unknownKey !== undefined) Object.assign(wire, { [UNKNOWN_KEY]: unknownKey });
   const declared = order ?? Object.keys(properties);
