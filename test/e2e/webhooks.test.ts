@@ -5,9 +5,20 @@
  * the clusters service publishes them; audit entries come from the gateway's own recording.
  */
 import anyTest, { type TestFn } from "ava";
-import { jetstream } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { clusterEventSubject, encode, inboxPrefixOf, withUrlCredentials, type ClusterStatusEvent, type WebhookDelivery } from "@corral/contracts";
+import {
+  auditSubject,
+  clusterEventSubject,
+  decode,
+  encode,
+  entriesOfAuditMessage,
+  inboxPrefixOf,
+  streams,
+  withUrlCredentials,
+  type ClusterStatusEvent,
+  type WebhookDelivery,
+} from "@corral/contracts";
 import { callEndpoint, connectNats, createLogger } from "@corral/shared";
 import { startWebhooksService, type WebhooksService } from "@corral/webhooks";
 import { api, SUPERADMIN, type Caller } from "../helpers/api.js";
@@ -299,6 +310,49 @@ test.serial("test deliveries and audit entries reach the tenant's endpoint only"
   t.false(receiver.requests("/audit-beta").some((r) => JSON.stringify(r.payload).includes("audited")));
   // Registering an endpoint is audited without its secret.
   t.false(receiver.requests("/audit-acme").some((r) => JSON.stringify(r.payload).includes("whsec_")));
+});
+
+test.serial("every entry of an audit batch is delivered once, with a webhook-id of its own, to its tenant only", async (t) => {
+  const { sys, receiver } = t.context;
+  await register(t, ACME, "/audit-burst-acme", ["audit"]);
+  await register(t, BETA, "/audit-burst-beta", ["audit"]);
+  const jsm = await jetstreamManager(sys.nc);
+  const firstSeq = (await jsm.streams.info(streams.audit)).state.last_seq + 1;
+  // Changes of two tenants at once: the gateway records them in batches, a message per tenant and flush.
+  const names = Array.from({ length: 24 }, (_, i) => `burst-${i}`);
+  const created = await Promise.all(
+    names.map((name, i) => api(sys.baseUrl, "POST", "/services", { ...(i % 3 === 2 ? BETA : ACME), body: { name, provisioner: { actions: {} } } })),
+  );
+  t.true(created.every((r) => r.status === 200));
+  const ofAcme = names.filter((_, i) => i % 3 !== 2);
+  const ofBeta = names.filter((_, i) => i % 3 === 2);
+  const burstTargets = (path: string) =>
+    receiver
+      .delivered(path)
+      .filter((r) => r.payload.type === "audit" && (r.payload.data as { target: string }).target.startsWith("burst-"));
+  await eventually(() => burstTargets("/audit-burst-acme").length >= ofAcme.length && burstTargets("/audit-burst-beta").length >= ofBeta.length, {
+    what: "every entry of the burst delivered",
+    timeoutMs: 15_000,
+  });
+
+  const { state } = await jsm.streams.info(streams.audit);
+  const held: Array<{ subject: string; tenants: string[] }> = [];
+  for (let seq = firstSeq; seq <= state.last_seq; seq++) {
+    const stored = await jsm.streams.getMessage(streams.audit, { seq });
+    if (stored) held.push({ subject: stored.subject, tenants: entriesOfAuditMessage(decode(stored.data)).map((e) => e.tenant) });
+  }
+  t.true(held.some((m) => m.tenants.length > 1), `messages of ${held.map((m) => m.tenants.length).join(", ")} entries`);
+  t.true(held.every((m) => m.tenants.every((tenant) => auditSubject(tenant) === m.subject)), "two tenants never share a message");
+
+  for (const [path, mine, tenant] of [
+    ["/audit-burst-acme", ofAcme, "acme"],
+    ["/audit-burst-beta", ofBeta, "beta"],
+  ] as const) {
+    const delivered = burstTargets(path);
+    t.deepEqual(delivered.map((r) => (r.payload.data as { target: string }).target).sort(), [...mine].sort(), `${path}: each entry once`);
+    t.is(new Set(delivered.map((r) => r.id)).size, delivered.length, "a webhook-id per entry");
+    t.true(delivered.every((r) => r.verified && r.payload.tenant === tenant));
+  }
 });
 
 test.serial("a deleted tenant's endpoints and deliveries are purged, and no other tenant's", async (t) => {
