@@ -18,7 +18,7 @@ async function memberOf(member: SharedMember): Promise<ServiceMember> {
 
 try {
   const members = await Promise.all(parseSharedMembers(process.env[SHARED_PROCESS_ENV]).map(memberOf));
-  await runServiceGroup({ members, exit: process.exit });
+  await runServiceGroup({ members, exit: process.exit, retryFailedStarts: true });
 } catch (err) {
   console.error(`[shared process] cannot start: ${(err as Error).message}`);
   process.exit(1);

@@ -1,8 +1,14 @@
 /** Which instances the launcher runs together (launcher.sharedProcess) and what the shared process accepts. */
+import { setTimeout as sleep } from "node:timers/promises";
 import test from "ava";
-import { launchUnits, parseSharedMembers, parseSharedServices, sharedProcessName } from "../src/shared-process.js";
+import { inboxPrefixOf } from "@corral/contracts";
+import { connectNats } from "@corral/shared";
+import { freePort } from "../src/ports.js";
+import { launchUnits, parseSharedMembers, parseSharedServices, SHARED_PROCESS_ENTRY, SHARED_PROCESS_ENV, sharedProcessName, type SharedMember } from "../src/shared-process.js";
 import { instancesOf } from "../src/instances.js";
 import type { ServiceEntry } from "../src/service-discovery.js";
+import { startServiceProcess } from "../../test/helpers/processes.js";
+import { startNats } from "../../test/helpers/servers.js";
 
 const entry = (name: string, definition = true): ServiceEntry => ({
   name,
@@ -57,4 +63,45 @@ test("the shared process refuses members it was not given by the launcher", (t) 
   t.throws(() => parseSharedMembers("[]"), { message: /JSON list of \{service, definition, env\}/ });
   t.throws(() => parseSharedMembers(JSON.stringify([{ service: "auth", definition: "x", env: { A: 1 } }])), { message: /JSON list/ });
   t.deepEqual(parseSharedMembers(JSON.stringify([{ service: "auth", definition: "x", env: { A: "1" } }])), [{ service: "auth", definition: "x", env: { A: "1" } }]);
+});
+
+test("the shared process: a member that cannot start is started again while the others serve; SIGTERM exits 0", async (t) => {
+  t.timeout(60_000);
+  const nats = await startNats({ jetstream: false });
+  t.teardown(() => nats.stop());
+  const members: SharedMember[] = [
+    { service: "solver", definition: "services/solver/src/service-process.ts", env: { CORRAL_NATS_URL: nats.url } },
+    // A login module that does not exist: the auth service cannot start.
+    { service: "auth", definition: "services/auth/src/service-process.ts", env: { CORRAL_NATS_URL: nats.url } },
+  ];
+  const lines: string[] = [];
+  const shared = await startServiceProcess({
+    name: "shared process",
+    entry: SHARED_PROCESS_ENTRY,
+    env: {
+      [SHARED_PROCESS_ENV]: JSON.stringify(members),
+      CORRAL_METRICS_ENABLED: "false",
+      CORRAL_SECURITY_ENABLED: "true",
+      CORRAL_SECURITY_AUTH_SERVER_BIND_PORT: String(await freePort()),
+      CORRAL_SECURITY_AUTHENTICATION_HANDLERCLASSNAME: "./no/such/login-module.js",
+    },
+    readyMsg: "solver service started",
+    onLine: (line) => lines.push(line),
+  });
+  t.teardown(() => shared.stop());
+  const retries = () => lines.filter((l) => l.includes("starting the auth service again in")).length;
+  const deadline = Date.now() + 20_000;
+  while (retries() < 2 && Date.now() < deadline) await sleep(100);
+  t.true(retries() >= 2, lines.join("\n"));
+  t.true(lines.some((l) => l.includes('"msg":"auth service failed to start"')));
+  t.true(lines.some((l) => l.includes("starting the auth service again in 2 s")), "the delay doubles");
+
+  // The solver serves meanwhile, in the same process.
+  const nc = await connectNats({ url: nats.url, name: "shared-process-test", inboxPrefix: inboxPrefixOf("clusters") });
+  t.teardown(() => nc.close());
+  const answer = await nc.request("corral.solver.layout", new Uint8Array(), { timeout: 5_000 });
+  t.true(answer.data.length > 0, "the solver answered");
+  t.true(shared.isAlive());
+
+  t.deepEqual(await shared.stop(5_000), { code: 0, signal: null });
 });

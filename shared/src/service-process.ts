@@ -45,12 +45,17 @@ export interface ServiceGroupOptions {
   members: readonly ServiceMember[];
   /** Ends the process (entry files pass `process.exit`). */
   exit: (code: number) => void;
+  /** Start a member that could not start again (with backoff) instead of ending the process. @default false */
+  retryFailedStarts?: boolean;
 }
 
 /** A service started in this process. */
 interface RunningService {
   stop(signal: string): Promise<void>;
 }
+
+/** The first delay before a member that could not start is started again; it doubles up to the last. */
+const RESTART_DELAY_MS = { first: 1_000, last: 30_000 } as const;
 
 /**
  * The life of a service process: configuration, logger, NATS connection, start, and a clean stop on SIGTERM or
@@ -64,35 +69,70 @@ export function runServiceProcess(options: ServiceProcessOptions): Promise<void>
 /**
  * Several services in one process (the launcher's `launcher.sharedProcess`): each as it runs alone (its own
  * configuration, logger, NATS connection and user, metrics port), started together; ready once all are, stopped
- * together on SIGTERM or SIGINT. One that cannot start ends the process with 1, and the supervisor starts it again.
+ * together on SIGTERM or SIGINT (those started by then; the process exits 0 without waiting for the others). A
+ * member that cannot start ends the process with 1, or with `retryFailedStarts` is started again after 1 s,
+ * doubling to 30 s, while the others serve: one service's bad setting or missing backend does not take the others
+ * down with it.
  */
 export async function runServiceGroup(options: ServiceGroupOptions): Promise<void> {
-  let running: RunningService[];
-  try {
-    running = await Promise.all(options.members.map((member) => startService(member)));
-  } catch {
-    options.exit(1);
-    return;
-  }
-  tellSupervisorReady();
+  const running: RunningService[] = [];
   let stopping = false;
+  const wakeOnStop = new Set<() => void>();
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    for (const wake of wakeOnStop) wake();
     await Promise.all(running.map((service) => service.stop(signal)));
     options.exit(0);
   };
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
   process.once("SIGINT", () => void shutdown("SIGINT"));
+
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        wakeOnStop.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      wakeOnStop.add(wake);
+    });
+  /** True once the member serves; false when it failed without retries or the process is stopping. */
+  const startMember = async (member: ServiceMember): Promise<boolean> => {
+    const log = memberLogger(member);
+    for (let delay: number = RESTART_DELAY_MS.first; !stopping; delay = Math.min(delay * 2, RESTART_DELAY_MS.last)) {
+      try {
+        const service = await startService(member, log);
+        if (stopping) return false;
+        running.push(service);
+        return true;
+      } catch {
+        if (!options.retryFailedStarts || stopping) return false;
+        log.warn(`starting the ${member.definition.name} service again in ${delay / 1000} s; the others in this process serve meanwhile`);
+        await pause(delay);
+      }
+    }
+    return false;
+  };
+  const started = await Promise.all(options.members.map(startMember));
+  if (stopping) return;
+  if (!started.every(Boolean)) return options.exit(1);
+  tellSupervisorReady();
 }
 
-/** Connects and starts one service; a failure is logged under the service's name and thrown. */
-async function startService({ definition, env }: ServiceMember): Promise<RunningService> {
-  const config = loadConfig({ env });
+function memberLogger({ definition, env }: ServiceMember): Logger {
   const instance = instanceOf(env);
-  const log = createLogger({ service: definition.name, ...(instance !== undefined ? { instance } : {}) }, { level: config.get("log.level") as LogLevel });
+  const level = loadConfig({ env }).get("log.level") as LogLevel;
+  return createLogger({ service: definition.name, ...(instance !== undefined ? { instance } : {}) }, { level });
+}
+
+/** Connects and starts one service; a failure is logged under the service's name, its connection closed, and thrown. */
+async function startService({ definition, env }: ServiceMember, log: Logger): Promise<RunningService> {
+  let nc: NatsConnection | undefined;
   try {
-    const nc = await connectNats({
+    const config = loadConfig({ env });
+    nc = await connectNats({
       url: config.get("nats.url"),
       name: definition.connectionName ?? `corral-${definition.name}`,
       log,
@@ -109,16 +149,18 @@ async function startService({ definition, env }: ServiceMember): Promise<Running
       nats: redactUrls(config.get("nats.url")),
       metrics: metricsServer?.url ?? (metrics ? "unavailable" : "off"),
     });
+    const connection = nc;
     return {
       async stop(signal) {
         log.info("stopping", { signal });
         await service.stop().catch((err: unknown) => log.error("stop failed", { err }));
         await metricsServer?.stop();
-        await nc.drain().catch(() => {});
+        await connection.drain().catch(() => {});
       },
     };
   } catch (err) {
     log.error(`${definition.name} service failed to start`, { err });
+    await nc?.close().catch(() => {});
     throw err;
   }
 }
