@@ -14,19 +14,24 @@ export type DurableConsumerConfig = Partial<ConsumerConfig> & { durable_name: st
 export async function createDurableConsumer(nc: NatsConnection, stream: string, config: DurableConsumerConfig): Promise<string> {
   const jsm = await jetstreamManager(nc);
   const name = config.durable_name;
-  const exists = await jsm.consumers.info(stream, name).then(
-    () => true,
-    () => false,
+  await createUnlessFound(
+    () => jsm.consumers.info(stream, name),
+    () => jsm.consumers.add(stream, { ack_policy: AckPolicy.Explicit, max_deliver: -1, ...config }),
   );
-  if (!exists) {
-    await jsm.consumers.add(stream, { ack_policy: AckPolicy.Explicit, max_deliver: -1, ...config }).catch(async (err: unknown) => {
-      // Another instance created it in between.
-      await jsm.consumers.info(stream, name).catch(() => {
-        throw err;
-      });
-    });
-  }
   return name;
+}
+
+/**
+ * Runs `create` unless `find` succeeds (a JetStream stream or consumer). A `create` that fails counts as done when
+ * `find` then succeeds: another instance created it in between.
+ */
+export async function createUnlessFound(find: () => Promise<unknown>, create: () => Promise<unknown>): Promise<void> {
+  if (await find().then(() => true, () => false)) return;
+  await create().catch(async (err: unknown) => {
+    await find().catch(() => {
+      throw err;
+    });
+  });
 }
 
 /** createDurableConsumer, then the consumer's handle for pulling. */

@@ -11,7 +11,7 @@ import {
   taskConsumerName,
   taskSubject,
 } from "@corral/contracts";
-import { createDurableConsumer } from "./durable-consumers.js";
+import { createDurableConsumer, createUnlessFound } from "./durable-consumers.js";
 import { storeReplicas } from "./replicas.js";
 
 /**
@@ -34,35 +34,25 @@ const STREAM_RETENTION: Record<StreamName, { retention: RetentionPolicy; max_age
 };
 
 /**
- * Creates (or keeps) the three streams, with the connection's replica count (replicas.ts) unless told another;
+ * Creates (or keeps) the streams, with the connection's replica count (replicas.ts) unless told another;
  * every service that needs them calls this, idempotently.
  */
 export async function ensureStreams(nc: NatsConnection, options: { replicas?: number } = {}): Promise<void> {
   const jsm = await jetstreamManager(nc);
   const replicas = options.replicas ?? storeReplicas(nc);
-  const ensure = async (config: Parameters<typeof jsm.streams.add>[0] & { name: string }) => {
-    try {
-      await jsm.streams.info(config.name);
-    } catch {
-      try {
-        await jsm.streams.add(config);
-      } catch (err) {
-        // Another instance created it in between.
-        await jsm.streams.info(config.name).catch(() => {
-          throw err;
-        });
-      }
-    }
-  };
   for (const name of Object.values(streams)) {
-    await ensure({
-      name,
-      subjects: [streamSubjects[name]],
-      storage: StorageType.File,
-      num_replicas: replicas,
-      duplicate_window: ns(DUPLICATE_WINDOW_MS),
-      ...STREAM_RETENTION[name],
-    });
+    await createUnlessFound(
+      () => jsm.streams.info(name),
+      () =>
+        jsm.streams.add({
+          name,
+          subjects: [streamSubjects[name]],
+          storage: StorageType.File,
+          num_replicas: replicas,
+          duplicate_window: ns(DUPLICATE_WINDOW_MS),
+          ...STREAM_RETENTION[name],
+        }),
+    );
   }
 }
 
