@@ -232,7 +232,7 @@ const templateOrder = { order: ["name", "description", "compatibility", "default
  * A cluster template as a write gives it (docs/catalog.md, Cluster templates and constraints): integers also as
  * numeric strings, lease durations also as `"10s"`, `"15m"`, `"2h"`, `"1d"`, absent compatibility lists empty,
  * `null` for an absent optional level. What reaches across its sections (defaults within compatibility, every `max`
- * at least its `min`, the lease rule, distinct names in layout sets) is checked by parseClusterTemplate
+ * at least its `min`, the lease rule, distinct names in layout sets) is checked by checkClusterTemplate
  * (contracts/src/validation/cluster-template.ts).
  */
 export const clusterTemplateWriteSchema = bodyOf({ name: nameField(), ...templateSections }, templateOptions, templateOrder);
