@@ -8,8 +8,8 @@ export type DurableConsumerConfig = Partial<ConsumerConfig> & { durable_name: st
 
 /**
  * Creates the durable consumer `config.durable_name` on `stream` unless it exists, and returns its name: create only,
- * no handle asked for (one request when it exists). Instances that race to create it all succeed: one creates it,
- * the others find it.
+ * no handle asked for (no request beyond finding or making it). Instances that race to create it all succeed: one
+ * creates it, the others find it.
  */
 export async function createDurableConsumer(nc: NatsConnection, stream: string, config: DurableConsumerConfig): Promise<string> {
   const jsm = await jetstreamManager(nc);
