@@ -233,7 +233,7 @@ try {
       runs: pairs,
     };
   }
-  // The gateway publishes in batches every 20 ms: let the last one land.
+  // The gateway publishes in batches every 100 ms: let the last one land.
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const stored = { off: (await auditEntries(off)) - entriesBefore.off, on: (await auditEntries(on)) - entriesBefore.on };
   const revision = (await promisify(execFile)("git", ["rev-parse", "--short", "HEAD"], { cwd: HERE }).catch(() => ({ stdout: "" }))).stdout.trim();

@@ -29,7 +29,11 @@ export interface AuditLogOptions {
   nc: NatsConnection;
   log: Logger;
   metrics?: MetricsRegistry;
-  /** @default 20 */
+  /**
+   * How long an entry waits for others to share its message. A message costs the same whatever it holds (~1 ms of
+   * the publishing process's CPU and ~0.5 ms of nats-server's, which syncs it), so this bounds the messages a
+   * process publishes to 10 a second per tenant at low rates; at high ones `batchSize` fills first. @default 100
+   */
   lingerMs?: number;
   /** @default 256 */
   batchSize?: number;
@@ -74,7 +78,7 @@ const FAILURE_LOG_INTERVAL_MS = 10_000;
 
 export function openAuditLog(options: AuditLogOptions): AuditLog {
   const { nc, log } = options;
-  const lingerMs = options.lingerMs ?? 20;
+  const lingerMs = options.lingerMs ?? 100;
   const batchSize = options.batchSize ?? 256;
   const maxPending = options.maxPending ?? 100_000;
   const maxMessageBytes = Math.min(options.maxMessageBytes ?? 256 * 1024, nc.info?.max_payload ?? Number.POSITIVE_INFINITY);
