@@ -1,7 +1,7 @@
 /**
  * `npm start` runs compiled JavaScript (issue 26, "What a process costs"): the launcher in the start script's own
- * process, each service and the provisioner as `node --conditions=corral-compiled <workspace>/dist/index.js`, no
- * process through tsx; the provisioner loads its plugin modules compiled (the default ec2 and lxd ones and a
+ * process, each service and the provisioner as `node --conditions=corral-compiled <workspace>/dist/index.js` (auth,
+ * metrics, plugins and webhooks together as deploy/dist/shared-process-main.js), no process through tsx; the provisioner loads its plugin modules compiled (the default ec2 and lxd ones and a
  * JavaScript module of a third party that imports the SDK) and a cluster on sim gets active.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -81,11 +81,16 @@ test.serial("npm start runs the launcher, every service and the provisioner as c
   }));
   t.true(launcher.lines.some((l) => l.includes("running the compiled JavaScript (dist/)")), launcher.lines.join("\n"));
   const commands = descendantCommands(launcher.child.pid!);
-  const nodeChildren = commands.filter((c) => /\/dist\/index\.js/.test(c));
+  const nodeChildren = commands.filter((c) => /\/dist\/(?:index|shared-process-main)\.js/.test(c));
   t.deepEqual(
-    nodeChildren.map((c) => /(?:services\/(\w+)|(provisioner))\/dist\/index\.js/.exec(c)?.slice(1).find(Boolean)).sort(),
-    ["auth", "clusters", "gateway", "metrics", "plugins", "provisioner", "solver", "tenancy", "webhooks"],
+    nodeChildren.map((c) => /(?:services\/(\w+)|(provisioner))\/dist\/index\.js|deploy\/dist\/(shared-process-main)\.js/.exec(c)?.slice(1).find(Boolean)).sort(),
+    ["clusters", "gateway", "provisioner", "shared-process-main", "solver", "tenancy"],
   );
+  // The shared process loads the compiled definitions of the four it runs: each says it started.
+  t.true(launcher.lines.includes("[launcher] auth, metrics, plugins and webhooks share one process (launcher.sharedProcess)"));
+  for (const service of ["auth", "metrics", "plugins", "webhooks"]) {
+    t.true(launcher.lines.some((l) => l.includes(`"msg":"${service} service started"`)), `${service} started`);
+  }
   for (const command of nodeChildren) t.regex(command, /--conditions=corral-compiled --expose-gc --import=\.\/deploy\/dist\/preload-idle-gc\.js /);
   t.deepEqual(
     commands.filter((c) => /tsx|\.ts\b/.test(c)),
