@@ -34,10 +34,12 @@ export interface PlacementRetryOptions {
 
 /**
  * JetStream's answers while a cluster's peers are still meeting, or one of them restarts: a replicated stream cannot
- * be placed for a moment ("no suitable peers for placement, peer offline"), or the meta group has no leader yet.
- * The launcher met them right after every node had reported the others (CI, under load).
+ * be placed for a moment ("no suitable peers for placement, peer offline"), the meta group has no leader yet, or a
+ * request gets no answer in time (nats.js's TimeoutError, "timeout"; every step is create-unless-found, so asking
+ * again is safe). The launcher and the tests met them right after every node had reported the others (CI, under
+ * load).
  */
-const TRANSIENT_PLACEMENT = /peer offline|temporarily unavailable/i;
+const TRANSIENT_PLACEMENT = /peer offline|temporarily unavailable|^timeout$/i;
 
 /** Runs `create` (idempotent) again while it fails with a transient placement error, for at most `retryForMs`. */
 export function retryingPlacement<T>(create: () => Promise<T>, options: PlacementRetryOptions = {}): Promise<T> {

@@ -38,4 +38,13 @@ test("bus setup - a placement error of peers still meeting is waited out; any ot
     { message: /temporarily unavailable/ },
   );
   t.true(late >= 2 && late <= 3, `tried ${late} times within its 600 ms`);
+
+  // A request the busy cluster did not answer in time (nats.js: TimeoutError "timeout") is asked again.
+  let unanswered = 0;
+  const answered = await retryingPlacement(async () => {
+    if (++unanswered < 2) throw Object.assign(new Error("timeout"), { name: "TimeoutError" });
+    return "answered";
+  });
+  t.is(answered, "answered");
+  t.is(unanswered, 2);
 });
