@@ -4,6 +4,7 @@ import { createLogger, type Logger, type LogLevel } from "./log.js";
 import { createMetricsRegistry, type MetricsRegistry } from "./metrics/registry.js";
 import { startMetricsServer, type MetricsServer } from "./metrics/server.js";
 import { connectNats } from "./nats.js";
+import { sleep } from "./retry.js";
 import { inboxPrefixOf, redactUrls } from "@corral/contracts";
 
 export interface ServiceContext {
@@ -76,47 +77,35 @@ export function runServiceProcess(options: ServiceProcessOptions): Promise<void>
  */
 export async function runServiceGroup(options: ServiceGroupOptions): Promise<void> {
   const running: RunningService[] = [];
-  let stopping = false;
-  const wakeOnStop = new Set<() => void>();
+  const stopping = new AbortController();
   const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    for (const wake of wakeOnStop) wake();
+    if (stopping.signal.aborted) return;
+    stopping.abort();
     await Promise.all(running.map((service) => service.stop(signal)));
     options.exit(0);
   };
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
   process.once("SIGINT", () => void shutdown("SIGINT"));
 
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        wakeOnStop.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      wakeOnStop.add(wake);
-    });
   /** True once the member serves; false when it failed without retries or the process is stopping. */
   const startMember = async (member: ServiceMember): Promise<boolean> => {
     const log = memberLogger(member);
-    for (let delay: number = RESTART_DELAY_MS.first; !stopping; delay = Math.min(delay * 2, RESTART_DELAY_MS.last)) {
+    for (let delay: number = RESTART_DELAY_MS.first; !stopping.signal.aborted; delay = Math.min(delay * 2, RESTART_DELAY_MS.last)) {
       try {
         const service = await startService(member, log);
-        if (stopping) return false;
+        if (stopping.signal.aborted) return false;
         running.push(service);
         return true;
       } catch {
-        if (!options.retryFailedStarts || stopping) return false;
+        if (!options.retryFailedStarts || stopping.signal.aborted) return false;
         log.warn(`starting the ${member.definition.name} service again in ${delay / 1000} s; the others in this process serve meanwhile`);
-        await pause(delay);
+        await sleep(delay, stopping.signal);
       }
     }
     return false;
   };
   const started = await Promise.all(options.members.map(startMember));
-  if (stopping) return;
+  if (stopping.signal.aborted) return;
   if (!started.every(Boolean)) return options.exit(1);
   tellSupervisorReady();
 }

@@ -7,6 +7,7 @@
  * than its timeouts, then SIGCONTs it. Every fault is kept with its times.
  */
 import { TASK_ACK_WAIT_MS } from "@corral/contracts";
+import { sleep } from "@corral/shared";
 import { signal, type ChaosSystem, type Slot } from "./chaos-system.js";
 
 export type FaultKind = "service" | "provisioner" | "nats-node" | "redis" | "pause";
@@ -47,19 +48,9 @@ export function startFaultInjector(sys: ChaosSystem, options: FaultOptions = {})
   const random = options.random ?? Math.random;
   const between = ([lo, hi]: [number, number]) => lo + random() * (hi - lo);
   const faults: Fault[] = [];
-  let stopped = false;
-  const sleepers = new Set<() => void>();
+  const stopping = new AbortController();
   /** Sleeps `ms` unless stopped meanwhile. */
-  const nap = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        sleepers.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      sleepers.add(wake);
-    });
+  const nap = (ms: number) => sleep(ms, stopping.signal);
 
   const slotTarget = (slot: Slot): Target => ({
     kind: slot.kind,
@@ -94,10 +85,10 @@ export function startFaultInjector(sys: ChaosSystem, options: FaultOptions = {})
   };
 
   const killLane = (async () => {
-    while (!stopped) {
+    while (!stopping.signal.aborted) {
       for (const target of interleavedByKind(targets, random)) {
         await nap(between(options.gapMs ?? [1_000, 4_000]));
-        if (stopped) return;
+        if (stopping.signal.aborted) return;
         const fault: Fault = { kind: target.kind, target: target.name, at: Date.now() };
         faults.push(fault);
         await target.hit(fault);
@@ -109,9 +100,9 @@ export function startFaultInjector(sys: ChaosSystem, options: FaultOptions = {})
 
   const pauseLane = (async () => {
     const pausable = [sys.provisioners, sys.services];
-    for (let turn = 0; !stopped; turn++) {
+    for (let turn = 0; !stopping.signal.aborted; turn++) {
       await nap(between(options.pauseGapMs ?? [2_000, 8_000]));
-      if (stopped) return;
+      if (stopping.signal.aborted) return;
       const group = pausable[turn % pausable.length] ?? [];
       const slot = group[Math.floor(random() * group.length)];
       if (!slot) continue;
@@ -128,8 +119,7 @@ export function startFaultInjector(sys: ChaosSystem, options: FaultOptions = {})
   return {
     faults,
     async stop() {
-      stopped = true;
-      for (const wake of [...sleepers]) wake();
+      stopping.abort();
       await Promise.all([killLane, pauseLane]);
       return faults;
     },
