@@ -91,6 +91,11 @@ export function compareAuditIds(a: string, b: string): number {
   return compareAuditPositions(auditPositionOf(a) ?? none, auditPositionOf(b) ?? none);
 }
 
+/** The id latest in the log among `entries` and `from` (`""`, which sorts first, by default). */
+export function latestAuditId(entries: ReadonlyArray<{ id: string } | undefined>, from = ""): string {
+  return entries.reduce((latest, e) => (e && compareAuditIds(e.id, latest) > 0 ? e.id : latest), from);
+}
+
 /**
  * An entry as `GET /audit` answers it: with its position in the log (`<seq>.<index>`, {@link AuditPosition}),
  * which `after` takes to page on.

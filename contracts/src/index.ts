@@ -136,7 +136,7 @@ export type {
 } from "./endpoints/solver-types.js";
 export { ResourceStatus, RESOURCE_STATUSES } from "./resource-status.js";
 export type { AuditBatch, AuditEntry, AuditMessage, AuditPage, AuditPosition, ListedAuditEntry } from "./audit.js";
-export { AUDIT_BATCH_VERSION, auditIdOf, auditPositionOf, compareAuditIds, compareAuditPositions, entriesOfAuditMessage } from "./audit.js";
+export { AUDIT_BATCH_VERSION, auditIdOf, auditPositionOf, compareAuditIds, compareAuditPositions, entriesOfAuditMessage, latestAuditId } from "./audit.js";
 export { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX } from "./endpoints/audit.js";
 export { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, WEBHOOK_SECRET_PATTERN, WEBHOOK_SECRET_PREFIX, WEBHOOK_TEST_EVENT } from "./webhooks.js";
 export type {

@@ -3,7 +3,7 @@
  * for new entries as they are recorded.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { AUDIT_PAGE_MAX, compareAuditIds, type AuditPage, type ListedAuditEntry } from "@corral/contracts";
+import { AUDIT_PAGE_MAX, compareAuditIds, latestAuditId, type AuditPage, type ListedAuditEntry } from "@corral/contracts";
 import type { ApiClient } from "../http/api-client.js";
 
 /** The query parameters of `GET /audit` a command passes on (`since`, `until`, `user`, `action`, `target`). */
@@ -45,10 +45,6 @@ async function entriesSince(client: ApiClient, filters: AuditFilters, sinceMs: n
 /** Oldest first: by time, then by position in the log. */
 export const oldestFirst = (a: ListedAuditEntry, b: ListedAuditEntry): number => Date.parse(a.time) - Date.parse(b.time) || compareAuditIds(a.id, b.id);
 
-/** The id of the entry latest in the log among `entries` ("" for none). */
-const latestId = (entries: ReadonlyArray<ListedAuditEntry | undefined>, from = ""): string =>
-  entries.reduce((latest, e) => (e && compareAuditIds(e.id, latest) > 0 ? e.id : latest), from);
-
 export interface FollowOptions {
   /** Between two polls. @default 2000 */
   intervalMs?: number;
@@ -70,7 +66,7 @@ export async function* followAudit(client: ApiClient, filters: AuditFilters, opt
   const anchor = (await client.request<AuditPage>("GET", "/audit", { query: { limit: "1" } })).entries[0];
   const shown = (await listAudit(client, filters, options.initial ?? 10)).entries.sort(oldestFirst);
   const userSinceMs = filters["since"] === undefined ? undefined : timeMs(filters["since"]);
-  let highestId = latestId([anchor, ...shown]);
+  let highestId = latestAuditId([anchor, ...shown]);
   let newestMs = Math.max(Number.NEGATIVE_INFINITY, ...[anchor, ...shown].flatMap((e) => (e ? [Date.parse(e.time)] : [])));
   yield shown;
   while (!options.signal?.aborted) {
@@ -82,7 +78,7 @@ export async function* followAudit(client: ApiClient, filters: AuditFilters, opt
     const lookBack = Number.isFinite(newestMs) ? newestMs - LATE_ENTRY_MS : undefined;
     const sinceMs = lookBack === undefined ? userSinceMs : Math.max(lookBack, userSinceMs ?? lookBack);
     const fresh = (await entriesSince(client, filters, sinceMs)).filter((e) => compareAuditIds(e.id, highestId) > 0).sort(oldestFirst);
-    highestId = latestId(fresh, highestId);
+    highestId = latestAuditId(fresh, highestId);
     for (const entry of fresh) newestMs = Math.max(newestMs, Date.parse(entry.time));
     if (fresh.length > 0) yield fresh;
   }

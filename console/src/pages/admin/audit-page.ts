@@ -4,7 +4,7 @@
  * page at a time (`after`), and, while "Follow" is on, entries recorded since added on top (the first page read
  * again every few seconds; an entry's id is its position in the log, so an id after every one shown is a new entry).
  */
-import { AUDIT_PAGE_DEFAULT, compareAuditIds, type ListedAuditEntry } from "@corral/contracts";
+import { AUDIT_PAGE_DEFAULT, compareAuditIds, latestAuditId, type ListedAuditEntry } from "@corral/contracts";
 import { h } from "../../components/dom.js";
 import { field, type Field } from "../../components/form.js";
 import { virtualTable } from "../../components/virtual-table.js";
@@ -95,7 +95,7 @@ function auditPage(ctx: PageContext): MountedPage {
     try {
       const page = await ctx.api.call("metrics.audit", { query: { ...filters(), limit: String(AUDIT_PAGE_DEFAULT) } });
       if (mine !== run) return;
-      const latest = entries.reduce((id, e) => (compareAuditIds(e.id, id) > 0 ? e.id : id), "");
+      const latest = latestAuditId(entries);
       const fresh = page.entries.filter((e) => compareAuditIds(e.id, latest) > 0);
       if (fresh.length > 0) {
         entries = [...fresh, ...entries].sort(byNewest);
